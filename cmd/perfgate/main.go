@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes, as DESIGN.md fixes them.
+const (
+	exitPass       = 0
+	exitRegression = 1
+	exitUsage      = 2
+	exitRunFailed  = 3
+)
+
+// version is set at build time with -ldflags "-X main.version=v0.1.0".
+var version = "v0.1.0-dev"
+
+// env is what a subcommand may touch of the process: only main builds it.
+type env struct {
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// isTerminal reports whether stdout is a terminal (live progress).
+	isTerminal bool
+	// workdir is the directory relative paths resolve against.
+	workdir string
+}
+
+// exitError carries an exit code with its error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr marks err as a usage or configuration error (exit 2).
+func usageErr(format string, a ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+// withCode marks err with an exit code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// errSilentFail is returned when the verdict is a failure already reported.
+var errSilentFail = errors.New("")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	wd, _ := os.Getwd()
+	e := &env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		isTerminal: isTerminal(os.Stdout), workdir: wd}
+	err := run(ctx, os.Args[1:], e)
+	stop()
+	os.Exit(exitCode(err, e.stderr))
+}
+
+// exitCode maps err to the process exit code, printing it.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitPass
+	}
+	code := exitRunFailed
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(stderr, "perfgate: %s\n", msg)
+	}
+	return code
+}
+
+// run dispatches to a subcommand.
+func run(ctx context.Context, args []string, e *env) error {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, usageText)
+		return usageErr("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "demo":
+		return cmdDemo(ctx, e, rest)
+	case "run":
+		return cmdRun(ctx, e, rest)
+	case "compare":
+		return cmdCompare(ctx, e, rest)
+	case "size":
+		return cmdSize(ctx, e, rest)
+	case "gate":
+		return cmdGate(ctx, e, rest)
+	case "baseline":
+		return cmdBaseline(ctx, e, rest)
+	case "fixture":
+		return cmdFixture(ctx, e, rest)
+	case "action":
+		return cmdAction(ctx, e, rest)
+	case "version", "--version":
+		fmt.Fprintf(e.stdout, "perfgate %s\n", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(e.stdout, usageText)
+		return nil
+	}
+	fmt.Fprint(e.stderr, usageText)
+	return usageErr("unknown command %q", cmd)
+}
+
+const usageText = `perfgate: load-test an inference service, gate regressions, size capacity.
+
+Usage:
+  perfgate demo [--quick]
+  perfgate run  --config perfgate.yaml [--scenario NAME]... [--out DIR]
+  perfgate run  --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--rate R | --concurrency C | --sweep --slo-p99 DUR] ...
+  perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
+  perfgate size    --result FILE --peak-qps N [--headroom 1.3] [--format text|markdown|json]
+  perfgate gate    --config perfgate.yaml
+  perfgate baseline update --from DIR --to DIR
+  perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] ...
+  perfgate action
+
+Run "perfgate COMMAND -h" for a command's flags.
+`

@@ -1,0 +1,127 @@
+package config
+
+import "time"
+
+// Version is the only configuration version this perfgate reads.
+const Version = 1
+
+// Config is a parsed perfgate.yaml. Zero values mean "not set"; Defaults
+// fills them in after parsing and Validate checks the whole.
+type Config struct {
+	// Path is the file the config was read from, for error messages and for
+	// resolving relative paths (body, dataset, trace, baselines).
+	Path string `yaml:"-"`
+
+	Version   int                `yaml:"version"`
+	SLO       SLO                `yaml:"slo"`
+	Capacity  Capacity           `yaml:"capacity"`
+	Gate      Gate               `yaml:"gate"`
+	Baselines string             `yaml:"baselines"`
+	Targets   map[string]*Target `yaml:"targets"`
+	Scenarios []*Scenario        `yaml:"scenarios"`
+	// Ladder is an ordered list of scenario names, from the baseline variant
+	// to the candidate, each rung changing one layer; compare attributes the
+	// end-to-end change to the layers rung by rung.
+	Ladder []string `yaml:"ladder"`
+}
+
+// SLO is the service-level objective the knee search and sizing use.
+type SLO struct {
+	P99          Duration `yaml:"p99"`
+	MaxErrorRate Percent  `yaml:"max_error_rate"`
+	// TTFT and TPOT are the streaming SLOs (P99) for goodput and its knee.
+	TTFT Duration `yaml:"ttft"`
+	TPOT Duration `yaml:"tpot"`
+}
+
+// Capacity is the traffic to size for.
+type Capacity struct {
+	PeakQPS             float64 `yaml:"peak_qps"`
+	Headroom            float64 `yaml:"headroom"`
+	CostPerInstanceHour float64 `yaml:"cost_per_instance_hour"`
+}
+
+// Gate holds the regression thresholds.
+type Gate struct {
+	P99Regression    Percent `yaml:"p99_regression"`
+	MaxQPSRegression Percent `yaml:"max_qps_regression"`
+	Confidence       float64 `yaml:"confidence"`
+}
+
+// Target is a process perfgate starts, waits for and stops.
+type Target struct {
+	Name         string            `yaml:"-"`
+	Command      []string          `yaml:"command"`
+	Env          map[string]string `yaml:"env"`
+	Ready        string            `yaml:"ready"`
+	ReadyTimeout Duration          `yaml:"ready_timeout"`
+	// Metrics is the Prometheus endpoint to scrape ({port} allowed).
+	Metrics string `yaml:"metrics"`
+	// Dir is the working directory (relative to the config file).
+	Dir string `yaml:"dir"`
+	// GRPCPort asks for a second free port, filled into {grpc_port}.
+	GRPCPort bool `yaml:"grpc_port"`
+}
+
+// Scenario is one named measurement.
+type Scenario struct {
+	Name   string `yaml:"name"`
+	Layer  string `yaml:"layer"`
+	Target string `yaml:"target"`
+	// URL is a running service to test instead of a target perfgate starts.
+	URL string `yaml:"url"`
+	// Args are appended to the target's command for this scenario's variant.
+	Args     []string          `yaml:"args"`
+	Env      map[string]string `yaml:"env"`
+	Protocol string            `yaml:"protocol"`
+	Model    string            `yaml:"model"`
+	// Endpoint selects the OpenAI endpoint: chat (default) or completions.
+	Endpoint string            `yaml:"endpoint"`
+	Method   string            `yaml:"method"`
+	Path     string            `yaml:"path"`
+	Headers  map[string]string `yaml:"headers"`
+	Body     string            `yaml:"body"`
+	// Dataset is a JSONL file of prompts for openai scenarios.
+	Dataset string `yaml:"dataset"`
+	// PromptTokens and MaxTokens shape synthetic prompts.
+	PromptTokens int `yaml:"prompt_tokens"`
+	MaxTokens    int `yaml:"max_tokens"`
+	// Shape and Datatype describe a random tensor when no body is given.
+	Shape    []int64 `yaml:"shape"`
+	Datatype string  `yaml:"datatype"`
+	Metrics  string  `yaml:"metrics"`
+	Timeout  Duration `yaml:"timeout"`
+	Load     Load     `yaml:"load"`
+}
+
+// Load is a scenario's load profile.
+type Load struct {
+	Mode        string   `yaml:"mode"` // rate | concurrency | sweep | replay
+	Rate        float64  `yaml:"rate"`
+	Arrival     string   `yaml:"arrival"` // constant (default) | poisson
+	Seed        int64    `yaml:"seed"`
+	Concurrency int      `yaml:"concurrency"`
+	Duration    Duration `yaml:"duration"`
+	Warmup      Duration `yaml:"warmup"`
+	Trials      int      `yaml:"trials"`
+	// Connections caps the open-loop connection pool (default: enough to
+	// hold the schedule, up to 4096).
+	Connections int `yaml:"connections"`
+	// Trace and Speed drive replay mode.
+	Trace string  `yaml:"trace"`
+	Speed float64 `yaml:"speed"`
+	// Sweep settings: start rate, resolution, max rate, time budget.
+	Start      float64  `yaml:"start"`
+	MaxRate    float64  `yaml:"max_rate"`
+	Resolution Percent  `yaml:"resolution"`
+	Budget     Duration `yaml:"budget"`
+}
+
+// Duration is a Go duration written as a string ("50ms").
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Percent is a fraction written as a percentage string ("5%" is 0.05).
+type Percent float64

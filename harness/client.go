@@ -1,0 +1,73 @@
+package harness
+
+import (
+	"context"
+	"time"
+)
+
+// Hit is one request the schedule asks for.
+type Hit struct {
+	// Seq numbers hits from 0 in schedule order.
+	Seq uint64
+	// Intended is when the schedule meant the request to be sent. In open
+	// loop, latency is counted from here, not from the actual send.
+	Intended time.Time
+	// Payload is the request body chosen for this hit by the schedule (a
+	// trace line or dataset row); nil means the client's own default.
+	Payload []byte
+}
+
+// Error classes: failed requests are data, counted by class and never
+// recorded as latencies.
+const (
+	ErrTimeout    = "timeout"
+	ErrConnection = "connection"
+	ErrProtocol   = "protocol"
+	ErrCanceled   = "canceled"
+	// HTTP status failures are classed "http_<code>" (see HTTPClass), gRPC
+	// ones "grpc_<Code>" (for example grpc_ResourceExhausted).
+)
+
+// Sample is what one request did. A zero Class means success.
+type Sample struct {
+	Hit Hit
+	// Start is the actual send time, End when the response was complete.
+	Start, End time.Time
+	// Class is empty on success, else the error class.
+	Class string
+	// Err is a short description of a failure, for the first few per class.
+	Err string
+	// Code is the protocol's status (HTTP status, gRPC code), when known.
+	Code int
+	// Stream holds the streaming figures of an LLM request, nil otherwise.
+	Stream *Stream
+}
+
+// OK reports whether the request succeeded.
+func (s *Sample) OK() bool { return s.Class == "" }
+
+// Stream is the timing of one streamed generation.
+type Stream struct {
+	// FirstToken is when the first content chunk arrived.
+	FirstToken time.Time
+	// OutputTokens is the number of generated tokens (from the final usage
+	// when the server sent it, else counted from content chunks).
+	OutputTokens int
+	// ITL are the gaps between successive content chunks.
+	ITL []time.Duration
+}
+
+// Client sends one request. Implementations must be safe for concurrent
+// use; a failed request is reported in the Sample, not as a panic or error.
+type Client interface {
+	Do(ctx context.Context, h Hit) Sample
+}
+
+// ClientFunc adapts a function to Client.
+type ClientFunc func(ctx context.Context, h Hit) Sample
+
+// Do calls f.
+func (f ClientFunc) Do(ctx context.Context, h Hit) Sample { return f(ctx, h) }
+
+// Closer is implemented by clients that hold connections to release.
+type Closer interface{ Close() error }

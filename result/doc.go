@@ -1,0 +1,10 @@
+// Package result holds perfgate's result file, perfgate.result/v1: what one
+// scenario's run measured, trial by trial, in a form that every later stage
+// (baselines, compare, sizing, report) reads without re-measuring.
+//
+// Latencies are in milliseconds in the JSON and in microseconds inside the
+// HdrHistograms, which are stored per trial in HdrHistogram's V2 compressed
+// base64 encoding so that any HdrHistogram tool can read them and trials
+// merge without loss. Parts that were not measured (capacity, llm,
+// telemetry) are nil and omitted from the JSON, never zero-filled.
+package result

@@ -1,0 +1,120 @@
+package result
+
+// Capacity is the outcome of a knee search (a sweep): the highest offered
+// rate at which P99 met the SLO, the error rate stayed under its limit and
+// the achieved rate kept within 95% of the offered one.
+type Capacity struct {
+	SLOP99Ms float64 `json:"slo_p99_ms"`
+	// MaxQPS is the highest passing offered rate; 0 with Found false when no
+	// probe passed.
+	MaxQPS float64 `json:"max_qps"`
+	// Bracket is [highest pass, lowest fail]; the true knee lies inside it.
+	Bracket [2]float64 `json:"bracket"`
+	Points  []Point    `json:"points"`
+	// Found is false when no probe passed; the report then says so instead
+	// of showing a zero.
+	Found bool `json:"found"`
+	// Windows is the number of measurement windows the search used.
+	Windows int `json:"windows"`
+	// Stopped says why the search ended early (time budget, max rate), if it did.
+	Stopped string `json:"stopped,omitempty"`
+	// SLOTTFTMs and SLOTPOTMs are set for a goodput knee (LLM streaming).
+	SLOTTFTMs float64 `json:"slo_ttft_ms,omitempty"`
+	SLOTPOTMs float64 `json:"slo_tpot_ms,omitempty"`
+}
+
+// Point is one probe of a knee search.
+type Point struct {
+	OfferedRPS  float64 `json:"offered_rps"`
+	AchievedRPS float64 `json:"achieved_rps"`
+	ErrorRate   float64 `json:"error_rate"`
+	Latency     Latency `json:"latency_ms"`
+	Pass        bool    `json:"pass"`
+	// Why says which condition failed.
+	Why        string  `json:"why,omitempty"`
+	GoodputRPS float64 `json:"goodput_rps,omitempty"`
+	// InFlightMean is the measured mean concurrency during the probe.
+	InFlightMean float64 `json:"in_flight_mean,omitempty"`
+}
+
+// LLM holds streaming-generation figures (OpenAI-compatible protocols).
+//
+//	TTFT = first content token received − request sent
+//	ITL  = gap between successive content chunks
+//	TPOT = (end-to-end − TTFT) / (output tokens − 1), for requests with ≥ 2 tokens
+//	output_tokens_per_s = Σ output tokens / window
+//	goodput_rps = requests meeting both the TTFT and the TPOT SLO / window
+type LLM struct {
+	TTFT             Latency  `json:"ttft_ms"`
+	TPOT             Latency  `json:"tpot_ms"`
+	ITL              Latency  `json:"itl_ms"`
+	E2E              *Latency `json:"e2e_ms,omitempty"`
+	OutputTokensPerS float64  `json:"output_tokens_per_s"`
+	OutputTokensMean float64  `json:"output_tokens_mean,omitempty"`
+	GoodputRPS       float64  `json:"goodput_rps"`
+	SLOTTFTMs        float64  `json:"slo_ttft_ms,omitempty"`
+	SLOTPOTMs        float64  `json:"slo_tpot_ms,omitempty"`
+	// TTFTHistogram and TPOTHistogram (µs, V2 compressed base64) are kept
+	// per trial so trials merge without loss.
+	TTFTHistogram string `json:"ttft_histogram,omitempty"`
+	TPOTHistogram string `json:"tpot_histogram,omitempty"`
+}
+
+// Telemetry is what was sampled while the load ran.
+type Telemetry struct {
+	GPUs []GPUStats `json:"gpus,omitempty"`
+	// NoGPU is true when NVML could not be loaded or found no device.
+	NoGPU          bool        `json:"no_gpu,omitempty"`
+	TargetCPUCores float64     `json:"target_cpu_cores,omitempty"`
+	TargetRSSMiB   float64     `json:"target_rss_mib,omitempty"`
+	ServerMs       *ServerMs   `json:"server_ms,omitempty"`
+	Bottleneck     *Bottleneck `json:"bottleneck,omitempty"`
+	// SamplerCPUPct is the sampler's own CPU cost, in percent of one core.
+	SamplerCPUPct float64 `json:"sampler_cpu_pct,omitempty"`
+}
+
+// GPUStats summarizes one GPU over a window.
+type GPUStats struct {
+	Index           int      `json:"index"`
+	Name            string   `json:"name"`
+	SMUtilPct       Stat     `json:"sm_util_pct"`
+	MemBWUtilPct    Stat     `json:"mem_bw_util_pct"`
+	MemUsedMiB      float64  `json:"mem_used_mib"`
+	PowerW          Stat     `json:"power_w"`
+	SMClockMHz      *Stat    `json:"sm_clock_mhz,omitempty"`
+	TemperatureC    *Stat    `json:"temperature_c,omitempty"`
+	ThrottleReasons []string `json:"throttle_reasons,omitempty"`
+	Samples         int      `json:"samples,omitempty"`
+}
+
+// Stat is a mean and a maximum over samples.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Max  float64 `json:"max,omitempty"`
+}
+
+// ServerMs is the server's own time per request, from its metrics.
+type ServerMs struct {
+	Queue   float64 `json:"queue"`
+	Compute float64 `json:"compute"`
+	// Source names the metrics family used (triton, vllm).
+	Source string `json:"source,omitempty"`
+}
+
+// Bottleneck classes, as DESIGN.md fixes them.
+const (
+	ComputeBound   = "compute-bound"
+	BandwidthBound = "bandwidth-bound"
+	ServerSide     = "server-side"
+	IOBound        = "io-bound"
+	GeneratorBound = "generator-bound"
+	Unknown        = "unknown"
+)
+
+// Bottleneck names the layer holding the run back and the evidence for it.
+type Bottleneck struct {
+	Class    string   `json:"class"`
+	Evidence []string `json:"evidence"`
+	// Next is the next step the method suggests for this class.
+	Next string `json:"next,omitempty"`
+}

@@ -1,0 +1,203 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Schema is the schema tag of a result file.
+const Schema = "perfgate.result/v1"
+
+// Layer names, as DESIGN.md fixes them.
+const (
+	LayerModel   = "model"
+	LayerEngine  = "engine"
+	LayerService = "service"
+	LayerSystem  = "system"
+)
+
+// Layers lists the valid layer names in pipeline order.
+var Layers = []string{LayerModel, LayerEngine, LayerService, LayerSystem}
+
+// Result is one scenario's measurement: the file perfgate run writes.
+type Result struct {
+	Schema      string      `json:"schema"`
+	Scenario    string      `json:"scenario"`
+	Layer       string      `json:"layer,omitempty"`
+	Protocol    string      `json:"protocol"`
+	Target      string      `json:"target,omitempty"`
+	StartedAt   time.Time   `json:"started_at"`
+	Git         *Git        `json:"git,omitempty"`
+	Environment Environment `json:"environment"`
+	Load        Load        `json:"load"`
+	Summary     Summary     `json:"summary"`
+	Trials      []Trial     `json:"trials"`
+	Capacity    *Capacity   `json:"capacity,omitempty"`
+	LLM         *LLM        `json:"llm,omitempty"`
+	Telemetry   *Telemetry  `json:"telemetry,omitempty"`
+
+	// Valid is false when the run cannot be trusted (the generator could not
+	// hold its schedule, the run was interrupted, every trial was invalid).
+	// An invalid result is never used to pass or fail a gate.
+	Valid bool `json:"valid"`
+	// Interrupted is true when the run was stopped by a signal before its end.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Simulated is true when the target computed nothing real (the reference
+	// server's --model sim); every report of it says so.
+	Simulated bool `json:"simulated,omitempty"`
+	// Warnings are the run's caveats, in words a reader can act on.
+	Warnings []string `json:"warnings,omitempty"`
+	// Provenance is set on stored baselines: where the numbers came from.
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// Git identifies the build that was measured.
+type Git struct {
+	SHA string `json:"sha,omitempty"`
+	Ref string `json:"ref,omitempty"`
+}
+
+// Environment is where the run happened: the fingerprint baselines are
+// matched on.
+type Environment struct {
+	Host     string `json:"host,omitempty"`
+	OS       string `json:"os,omitempty"`
+	CPU      string `json:"cpu,omitempty"`
+	Cores    int    `json:"cores,omitempty"`
+	GPUs     []GPU  `json:"gpus,omitempty"`
+	Perfgate string `json:"perfgate,omitempty"`
+	Go       string `json:"go,omitempty"`
+}
+
+// GPU describes one accelerator of the environment.
+type GPU struct {
+	Name      string `json:"name"`
+	Driver    string `json:"driver,omitempty"`
+	CUDA      string `json:"cuda,omitempty"`
+	MemoryMiB int64  `json:"memory_mib,omitempty"`
+	MIG       string `json:"mig,omitempty"` // "enabled", "disabled" or "" when unknown
+	UUID      string `json:"uuid,omitempty"`
+}
+
+// Load is the load profile the run applied.
+type Load struct {
+	Mode        string  `json:"mode"` // rate, concurrency, sweep, replay
+	Arrival     string  `json:"arrival,omitempty"`
+	Rate        float64 `json:"rate"`
+	Concurrency int     `json:"concurrency"`
+	DurationS   float64 `json:"duration_s"`
+	WarmupS     float64 `json:"warmup_s"`
+	Trials      int     `json:"trials"`
+	TimeoutS    float64 `json:"timeout_s,omitempty"`
+	Speed       float64 `json:"speed,omitempty"`
+	Seed        int64   `json:"seed,omitempty"`
+}
+
+// Latency is a latency distribution in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Summary aggregates all trials of a run.
+type Summary struct {
+	Requests    int64   `json:"requests"`
+	Errors      int64   `json:"errors"`
+	ErrorRate   float64 `json:"error_rate"`
+	OfferedRPS  float64 `json:"offered_rps,omitempty"`
+	AchievedRPS float64 `json:"achieved_rps"`
+	Latency     Latency `json:"latency_ms"`
+	// Service is the uncorrected time from the actual send to the response,
+	// kept beside Latency so the cost of late sends is visible.
+	Service      *Latency         `json:"service_ms,omitempty"`
+	ErrorsBy     map[string]int64 `json:"errors_by_class,omitempty"`
+	LagP99Ms     float64          `json:"schedule_lag_p99_ms,omitempty"`
+	GeneratorCPU float64          `json:"generator_cpu_cores,omitempty"`
+	// InFlightMean is the measured mean number of requests in flight; with
+	// AchievedRPS and Latency.Mean it checks Little's Law (L = λW).
+	InFlightMean float64 `json:"in_flight_mean,omitempty"`
+}
+
+// Trial is one measurement window.
+type Trial struct {
+	Requests     int64            `json:"requests"`
+	Errors       int64            `json:"errors"`
+	OfferedRPS   float64          `json:"offered_rps,omitempty"`
+	AchievedRPS  float64          `json:"achieved_rps"`
+	DurationS    float64          `json:"duration_s,omitempty"`
+	Latency      Latency          `json:"latency_ms"`
+	Service      *Latency         `json:"service_ms,omitempty"`
+	ErrorsBy     map[string]int64 `json:"errors_by_class,omitempty"`
+	LagP99Ms     float64          `json:"schedule_lag_p99_ms,omitempty"`
+	GeneratorCPU float64          `json:"generator_cpu_cores,omitempty"`
+	InFlightMean float64          `json:"in_flight_mean,omitempty"`
+	// Histogram is the trial's latency histogram (µs), V2 compressed base64.
+	Histogram string `json:"histogram"`
+	// ServiceHistogram is the uncorrected service-time histogram (µs).
+	ServiceHistogram string `json:"service_histogram,omitempty"`
+	// LLM holds the trial's streaming figures, for per-trial statistics.
+	LLM *LLM `json:"llm,omitempty"`
+	// Telemetry holds what was sampled during this trial.
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	// Valid is false when this window cannot be trusted; Invalid says why.
+	Valid   bool     `json:"valid"`
+	Invalid []string `json:"invalid,omitempty"`
+}
+
+// Provenance records where a stored baseline came from.
+type Provenance struct {
+	GitSHA     string    `json:"git_sha,omitempty"`
+	GitRef     string    `json:"git_ref,omitempty"`
+	Tag        string    `json:"tag,omitempty"`
+	StoredAt   time.Time `json:"stored_at"`
+	Perfgate   string    `json:"perfgate,omitempty"`
+	ConfigHash string    `json:"config_hash,omitempty"`
+}
+
+// Write encodes r as indented JSON.
+func (r *Result) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteFile writes r to path atomically: a temporary file in the same
+// folder, synced, then renamed over path. A failed write leaves any earlier
+// file at path untouched.
+func (r *Result) WriteFile(path string) error {
+	return WriteFileAtomic(path, func(w io.Writer) error { return r.Write(w) })
+}
+
+// ReadFile reads and decodes a result file, checking its schema.
+func ReadFile(path string) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading result %q: %w", path, err)
+	}
+	return r, nil
+}
+
+// Decode reads one result from rd, rejecting unknown schemas.
+func Decode(rd io.Reader) (*Result, error) {
+	var r Result
+	dec := json.NewDecoder(rd)
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("decoding JSON: %w", err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("schema is %q, want %q", r.Schema, Schema)
+	}
+	return &r, nil
+}
