@@ -11,6 +11,10 @@ type Config struct {
 	// Path is the file the config was read from, for error messages and for
 	// resolving relative paths (body, dataset, trace, baselines).
 	Path string `yaml:"-"`
+	// Hash identifies the file's content (recorded in baseline provenance).
+	Hash string `yaml:"-"`
+	// lines maps key paths ("scenarios[1].load.rate") to their line.
+	lines map[string]int
 
 	Version   int                `yaml:"version"`
 	SLO       SLO                `yaml:"slo"`
@@ -87,9 +91,9 @@ type Scenario struct {
 	PromptTokens int `yaml:"prompt_tokens"`
 	MaxTokens    int `yaml:"max_tokens"`
 	// Shape and Datatype describe a random tensor when no body is given.
-	Shape    []int64 `yaml:"shape"`
-	Datatype string  `yaml:"datatype"`
-	Metrics  string  `yaml:"metrics"`
+	Shape    []int64  `yaml:"shape"`
+	Datatype string   `yaml:"datatype"`
+	Metrics  string   `yaml:"metrics"`
 	Timeout  Duration `yaml:"timeout"`
 	Load     Load     `yaml:"load"`
 }

@@ -35,6 +35,9 @@ type Point struct {
 	GoodputRPS float64 `json:"goodput_rps,omitempty"`
 	// InFlightMean is the measured mean concurrency during the probe.
 	InFlightMean float64 `json:"in_flight_mean,omitempty"`
+	// TTFTP99Ms and TPOTP99Ms are set for streaming probes (goodput knee).
+	TTFTP99Ms float64 `json:"ttft_p99_ms,omitempty"`
+	TPOTP99Ms float64 `json:"tpot_p99_ms,omitempty"`
 }
 
 // LLM holds streaming-generation figures (OpenAI-compatible protocols).
@@ -64,13 +67,19 @@ type LLM struct {
 type Telemetry struct {
 	GPUs []GPUStats `json:"gpus,omitempty"`
 	// NoGPU is true when NVML could not be loaded or found no device.
-	NoGPU          bool        `json:"no_gpu,omitempty"`
-	TargetCPUCores float64     `json:"target_cpu_cores,omitempty"`
-	TargetRSSMiB   float64     `json:"target_rss_mib,omitempty"`
-	ServerMs       *ServerMs   `json:"server_ms,omitempty"`
-	Bottleneck     *Bottleneck `json:"bottleneck,omitempty"`
+	NoGPU          bool    `json:"no_gpu,omitempty"`
+	TargetCPUCores float64 `json:"target_cpu_cores,omitempty"`
+	TargetRSSMiB   float64 `json:"target_rss_mib,omitempty"`
+	// TargetProcs is how many processes of the target's process group were
+	// seen; when it is 0 the target figures were not measured.
+	TargetProcs int         `json:"target_procs,omitempty"`
+	ServerMs    *ServerMs   `json:"server_ms,omitempty"`
+	Bottleneck  *Bottleneck `json:"bottleneck,omitempty"`
 	// SamplerCPUPct is the sampler's own CPU cost, in percent of one core.
 	SamplerCPUPct float64 `json:"sampler_cpu_pct,omitempty"`
+	// Warnings are what could not be sampled (no GPU, a failed scrape), in
+	// words a reader can act on.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // GPUStats summarizes one GPU over a window.
@@ -85,6 +94,15 @@ type GPUStats struct {
 	TemperatureC    *Stat    `json:"temperature_c,omitempty"`
 	ThrottleReasons []string `json:"throttle_reasons,omitempty"`
 	Samples         int      `json:"samples,omitempty"`
+	// SMOccupancyPct is resident warps over the maximum (GPM only).
+	SMOccupancyPct *Stat `json:"sm_occupancy_pct,omitempty"`
+	// UtilSource says where SMUtilPct and MemBWUtilPct came from: "gpm"
+	// (GPM SM utilization and DRAM bandwidth) or "utilization-rates"
+	// (nvmlDeviceGetUtilizationRates' kernel and memory busy time).
+	UtilSource string `json:"util_source,omitempty"`
+	// Unavailable names the figures the device did not report in the
+	// window; those fields are then not measurements.
+	Unavailable []string `json:"unavailable,omitempty"`
 }
 
 // Stat is a mean and a maximum over samples.

@@ -149,6 +149,9 @@ type Trial struct {
 	// Valid is false when this window cannot be trusted; Invalid says why.
 	Valid   bool     `json:"valid"`
 	Invalid []string `json:"invalid,omitempty"`
+	// GeneratorLimited is true when the generator itself could not hold the
+	// load (CPU saturated, late sends): the whole run is then invalid.
+	GeneratorLimited bool `json:"generator_limited,omitempty"`
 }
 
 // Provenance records where a stored baseline came from.

@@ -3,8 +3,227 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/suite"
 )
 
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// cmdRun is `perfgate run`: a config's scenarios, or one quick test of a URL.
 func cmdRun(ctx context.Context, e *env, args []string) error {
-	return withCode(exitUsage, errors.New("run: not implemented yet"))
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var (
+		cfgPath   = fs.String("config", "", "perfgate.yaml to run")
+		scenarios stringList
+		out       = fs.String("out", "", "output: a folder with --config (default perfgate-out), a file with --url")
+		q         quickFlags
+	)
+	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")
+	q.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageErr("run: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("run: unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case *cfgPath != "" && q.url != "":
+		return usageErr("run: give --config or --url, not both")
+	case *cfgPath == "" && q.url == "":
+		return usageErr("run: give --config perfgate.yaml or --url URL")
+	}
+	var cfg *config.Config
+	outDir, outFile := *out, ""
+	if *cfgPath != "" {
+		c, err := config.ReadFile(*cfgPath)
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		cfg = c
+		if outDir == "" {
+			outDir = "perfgate-out"
+		}
+	} else {
+		c, err := q.config(e)
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		cfg = c
+		outDir, outFile = "", *out
+	}
+	outs, err := runSuite(ctx, e, cfg, scenarios, outDir)
+	if err != nil {
+		return err
+	}
+	if outFile != "" && len(outs) == 1 && outs[0].Result != nil {
+		if err := outs[0].Result.WriteFile(outFile); err != nil {
+			return withCode(exitRunFailed, err)
+		}
+		fmt.Fprintf(e.stderr, "wrote %s\n", outFile)
+	}
+	printResults(e.stdout, outs)
+	return outcomeErr(ctx, outs)
+}
+
+// runSuite runs cfg's scenarios with progress on e.stderr.
+func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, outDir string) ([]suite.Outcome, error) {
+	prog := newProgress(e)
+	defer prog.close()
+	outs, err := suite.Run(ctx, cfg, suite.Options{
+		Scenarios: names, OutDir: outDir, Environ: os.Environ(), Getenv: e.getenv,
+		Version: version, Log: prog, Progress: prog.update, GPU: true,
+	})
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	for _, o := range outs {
+		if o.Path != "" {
+			fmt.Fprintf(prog, "scenario %s: wrote %s\n", o.Scenario.Name, o.Path)
+		}
+	}
+	return outs, nil
+}
+
+// outcomeErr maps scenario failures to the exit code: 3 when any run failed
+// or the run was interrupted.
+func outcomeErr(ctx context.Context, outs []suite.Outcome) error {
+	var errs []error
+	for _, o := range outs {
+		if o.Err != nil {
+			errs = append(errs, fmt.Errorf("scenario %s: %w", o.Scenario.Name, o.Err))
+		}
+	}
+	if ctx.Err() != nil {
+		errs = append(errs, errors.New("interrupted: partial results were written, marked interrupted"))
+	}
+	if len(errs) > 0 {
+		return withCode(exitRunFailed, errors.Join(errs...))
+	}
+	return nil
+}
+
+// quickFlags are `perfgate run --url`'s flags.
+type quickFlags struct {
+	url, protocol, model, endpoint, method, body, arrival, dataset, trace, datatype, shape string
+	rate, speed                                                                            float64
+	concurrency, trials, promptTokens, maxTokens, connections                              int
+	seed                                                                                   int64
+	sweep                                                                                  bool
+	duration, warmup, timeout, sloP99, sloTTFT, sloTPOT                                    time.Duration
+	maxErrorRate                                                                           string
+	headers                                                                                stringList
+}
+
+func (q *quickFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&q.url, "url", "", "the service to test (http: whole URL; kserve-http, openai: base address; kserve-grpc: host:port)")
+	fs.StringVar(&q.protocol, "protocol", "http", "http | kserve-http | kserve-grpc | openai")
+	fs.StringVar(&q.model, "model", "", "model name (kserve-*, openai)")
+	fs.StringVar(&q.endpoint, "endpoint", "", "openai endpoint: chat (default) or completions")
+	fs.StringVar(&q.method, "method", "", "HTTP method (default GET, or POST with a body)")
+	fs.Var(&q.headers, "header", "request header \"Name: value\" (repeatable)")
+	fs.StringVar(&q.body, "body", "", "request body: @FILE")
+	fs.Float64Var(&q.rate, "rate", 0, "open loop: requests per second")
+	fs.StringVar(&q.arrival, "arrival", "constant", "open-loop arrivals: constant or poisson")
+	fs.Int64Var(&q.seed, "seed", 1, "seed for poisson arrivals and random payloads")
+	fs.IntVar(&q.concurrency, "concurrency", 0, "closed loop: requests in flight")
+	fs.BoolVar(&q.sweep, "sweep", false, "search the knee: the highest rate whose P99 meets --slo-p99")
+	fs.DurationVar(&q.sloP99, "slo-p99", 0, "P99 objective for --sweep")
+	fs.DurationVar(&q.sloTTFT, "slo-ttft", 0, "openai: time-to-first-token objective (goodput)")
+	fs.DurationVar(&q.sloTPOT, "slo-tpot", 0, "openai: time-per-output-token objective (goodput)")
+	fs.StringVar(&q.maxErrorRate, "max-error-rate", "0.1%", "error-rate limit for --sweep")
+	fs.DurationVar(&q.duration, "duration", 30*time.Second, "one trial's measurement window")
+	fs.DurationVar(&q.warmup, "warmup", 5*time.Second, "warm-up, excluded from every figure")
+	fs.IntVar(&q.trials, "trials", 3, "measurement windows")
+	fs.DurationVar(&q.timeout, "timeout", 30*time.Second, "per-request timeout")
+	fs.IntVar(&q.connections, "connections", 0, "open loop: connection cap (default 4096)")
+	fs.StringVar(&q.dataset, "dataset", "", "openai: JSONL prompts (prompt or messages, max_tokens)")
+	fs.IntVar(&q.promptTokens, "prompt-tokens", 0, "openai: synthetic prompt length in tokens")
+	fs.IntVar(&q.maxTokens, "max-tokens", 0, "openai: tokens to generate")
+	fs.StringVar(&q.trace, "trace", "", "replay a JSONL trace (offset_ms, body or prompt)")
+	fs.Float64Var(&q.speed, "speed", 1, "replay speed factor")
+	fs.StringVar(&q.shape, "shape", "", "kserve: random input tensor shape, e.g. 1,16")
+	fs.StringVar(&q.datatype, "datatype", "", "kserve: random input tensor datatype, e.g. FP32")
+}
+
+// config builds a one-scenario configuration from the quick flags.
+func (q *quickFlags) config(e *env) (*config.Config, error) {
+	modes := 0
+	for _, set := range []bool{q.rate > 0, q.concurrency > 0, q.sweep, q.trace != ""} {
+		if set {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return nil, errors.New("run: give exactly one of --rate R, --concurrency C, --sweep --slo-p99 DUR or --trace FILE")
+	}
+	s := &config.Scenario{
+		Name: "run", Layer: "system", URL: q.url, Protocol: q.protocol, Model: q.model,
+		Endpoint: q.endpoint, Method: q.method, Dataset: q.dataset,
+		PromptTokens: q.promptTokens, MaxTokens: q.maxTokens, Datatype: q.datatype,
+		Timeout: config.Duration(q.timeout),
+		Load: config.Load{Rate: q.rate, Arrival: q.arrival, Seed: q.seed, Concurrency: q.concurrency,
+			Duration: config.Duration(q.duration), Warmup: config.Duration(q.warmup), Trials: q.trials,
+			Connections: q.connections, Trace: q.trace, Speed: q.speed},
+	}
+	switch {
+	case q.rate > 0:
+		s.Load.Mode = "rate"
+	case q.concurrency > 0:
+		s.Load.Mode = "concurrency"
+	case q.sweep:
+		s.Load.Mode = "sweep"
+		s.Load.Trials = 1
+	default:
+		s.Load.Mode = "replay"
+	}
+	if q.body != "" {
+		if !strings.HasPrefix(q.body, "@") {
+			return nil, fmt.Errorf("run: --body %q: give a file as @FILE", q.body)
+		}
+		s.Body = q.body[1:]
+	}
+	for _, h := range q.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("run: --header %q: want \"Name: value\"", h)
+		}
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if q.shape != "" {
+		for _, d := range strings.Split(q.shape, ",") {
+			var n int64
+			if _, err := fmt.Sscan(strings.TrimSpace(d), &n); err != nil {
+				return nil, fmt.Errorf("run: --shape %q: want numbers like 1,16", q.shape)
+			}
+			s.Shape = append(s.Shape, n)
+		}
+	}
+	maxErr, err := config.ParsePercent(q.maxErrorRate)
+	if err != nil {
+		return nil, fmt.Errorf("run: --max-error-rate: %v", err)
+	}
+	c := &config.Config{
+		Path: "command line", Version: config.Version,
+		SLO:       config.SLO{P99: config.Duration(q.sloP99), TTFT: config.Duration(q.sloTTFT), TPOT: config.Duration(q.sloTPOT), MaxErrorRate: config.Percent(maxErr)},
+		Scenarios: []*config.Scenario{s},
+	}
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }

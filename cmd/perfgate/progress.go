@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/perfgate/perfgate/harness"
+	"github.com/schollz/progressbar/v3"
+)
+
+// progress shows a run's progress on stderr: a live bar on a terminal
+// (schollz/progressbar: it handles terminal width, throttling and
+// clearing), plain lines per phase otherwise, so CI logs stay readable.
+// It is also the io.Writer for the run's log lines.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	bar      *progressbar.ProgressBar
+	current  string
+}
+
+func newProgress(e *env) *progress {
+	return &progress{w: e.stderr, terminal: e.isTerminal}
+}
+
+// Write prints a log line above the bar.
+func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Clear()
+	}
+	n, err := p.w.Write(b)
+	if p.bar != nil {
+		p.bar.RenderBlank()
+	}
+	return n, err
+}
+
+// update receives the engine's progress for one scenario.
+func (p *progress) update(name string, pr harness.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.terminal {
+		if pr.PhaseDone {
+			switch pr.Phase {
+			case "warmup":
+				fmt.Fprintf(p.w, "%s: warm-up done\n", name)
+			case "trial":
+				fmt.Fprintf(p.w, "%s: trial %d/%d done: %d sent, %d completed, %d errors, %d in flight\n",
+					name, pr.Trial, pr.Trials, pr.Sent, pr.Done, pr.Errors, pr.InFlight)
+			}
+		}
+		return
+	}
+	if name != p.current || p.bar == nil {
+		if p.bar != nil {
+			p.bar.Finish()
+			fmt.Fprintln(p.w)
+		}
+		p.current = name
+		p.bar = progressbar.NewOptions64(max(pr.Total.Milliseconds(), 1),
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetWidth(24),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionShowDescriptionAtLineEnd(),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionSetElapsedTime(false),
+		)
+	}
+	phase := pr.Phase
+	if phase == "trial" {
+		phase = fmt.Sprintf("trial %d/%d", pr.Trial, pr.Trials)
+	}
+	p.bar.Describe(fmt.Sprintf("%s %s · %d sent · %d errors · %d in flight", name, phase, pr.Sent, pr.Errors, pr.InFlight))
+	p.bar.Set64(min(pr.Elapsed.Milliseconds(), pr.Total.Milliseconds()))
+}
+
+func (p *progress) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+		fmt.Fprintln(p.w)
+		p.bar = nil
+	}
+}

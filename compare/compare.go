@@ -1,0 +1,131 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/result"
+)
+
+// Compare compares each candidate result with the baseline of the same
+// scenario name and returns the whole comparison. Candidates without a
+// baseline are reported as NoBaseline; baselines without a candidate are
+// warned about. The only error is invalid settings.
+//
+// The top-level verdict is Incomparable when some pair's environments
+// differ (unless s.AllowEnvMismatch), else Fail when some valid scenario
+// regressed, else NoBaseline when no scenario had a baseline, else Pass.
+func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("comparison settings: %w", err)
+	}
+	c := &Comparison{Schema: Schema, Settings: s, Scenarios: []ScenarioComparison{}}
+	byName := map[string]*result.Result{}
+	for _, b := range base {
+		if _, dup := byName[b.Scenario]; dup {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("two baselines for scenario %q: the later one is used", b.Scenario))
+		}
+		byName[b.Scenario] = b
+	}
+	measured := map[string]bool{}
+	var outs []scenarioOut
+	env := &EnvCheck{Match: true}
+	compared := 0
+	for _, r := range cand {
+		if measured[r.Scenario] {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("two candidate results for scenario %q: both compared", r.Scenario))
+		}
+		measured[r.Scenario] = true
+		b := byName[r.Scenario]
+		if b == nil {
+			c.Scenarios = append(c.Scenarios, ScenarioComparison{Scenario: r.Scenario, Layer: r.Layer,
+				Verdict: NoBaseline, Reason: "no baseline for this scenario: nothing to compare with",
+				CandTrials: len(r.Trials), Simulated: r.Simulated})
+			continue
+		}
+		compared++
+		checkEnv(env, b, r)
+		o := compareScenario(b, r, s)
+		outs = append(outs, o)
+		c.Scenarios = append(c.Scenarios, o.sc)
+	}
+	var missing []string
+	for name := range byName {
+		if !measured[name] {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	for _, name := range missing {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("baseline scenario %q was not measured: not compared", name))
+	}
+	if compared > 0 {
+		c.Environment = env
+	}
+	c.Layers = attributeLayers(outs, s)
+	c.Verdict, c.Reason = topVerdict(c, env, compared, s)
+	return c, nil
+}
+
+// checkEnv folds one pair's fingerprint check into env.
+func checkEnv(env *EnvCheck, b, r *result.Result) {
+	fb, fc := baselines.FingerprintOf(b.Environment), baselines.FingerprintOf(r.Environment)
+	if env.Baseline == "" {
+		env.Baseline, env.Candidate = fb.String(), fc.String()
+	}
+	mism, _ := fb.Diff(fc)
+	for _, d := range mism {
+		env.Match = false
+		d = r.Scenario + ": " + d
+		env.Differences = append(env.Differences, d)
+	}
+}
+
+// topVerdict decides the comparison's verdict and says why.
+func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings) (string, string) {
+	if compared > 0 && !env.Match {
+		if !s.AllowEnvMismatch {
+			return Incomparable, "the baseline was measured on a different environment (" +
+				strings.Join(env.Differences, "; ") + "); rerun the baseline on this hardware or allow the mismatch"
+		}
+		env.Allowed = true
+		c.Warnings = append([]string{"ENVIRONMENT MISMATCH ALLOWED: the baseline was measured on different hardware (" +
+			strings.Join(env.Differences, "; ") + "); differences below may be the hardware's, not the code's"}, c.Warnings...)
+	}
+	if compared == 0 {
+		return NoBaseline, "no scenario has a baseline: nothing was compared"
+	}
+	var regressed, invalid, inconclusive []string
+	for _, sc := range c.Scenarios {
+		switch {
+		case sc.Verdict == NoBaseline:
+		case sc.Invalid:
+			invalid = append(invalid, sc.Scenario)
+		case sc.Verdict == Regressed:
+			var ms []string
+			for _, m := range sc.Metrics {
+				if m.Gated && m.Verdict == Regressed {
+					ms = append(ms, fmt.Sprintf("%s %+.1f%%", m.Metric, m.DeltaPct))
+				}
+			}
+			regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
+		case sc.Verdict == Inconclusive:
+			inconclusive = append(inconclusive, sc.Scenario)
+		}
+	}
+	if len(invalid) > 0 {
+		c.Warnings = append(c.Warnings, "invalid or interrupted results never pass or fail the gate: "+strings.Join(invalid, ", "))
+	}
+	if len(regressed) > 0 {
+		return Fail, "regressed: " + strings.Join(regressed, "; ")
+	}
+	if compared == len(invalid) {
+		return Pass, "every compared result is invalid, so nothing could fail: the gate passes without evidence"
+	}
+	if len(inconclusive) > 0 {
+		return Pass, "no regression shown; inconclusive (more trials needed): " + strings.Join(inconclusive, ", ")
+	}
+	return Pass, "no regression beyond the thresholds"
+}

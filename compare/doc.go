@@ -1,0 +1,52 @@
+// Package compare decides, with statistics, whether a candidate's results
+// are better, worse or the same as the baselines', and attributes the
+// changes to layers. It does no I/O and no formatting: it returns a
+// Comparison (the perfgate.comparison/v1 document) whose warnings are data.
+//
+// # Model
+//
+// The unit of evidence is the trial, never the request: requests inside one
+// measurement window are correlated (a GC pause, a noisy neighbour), so
+// treating 60,000 of them as independent would make every wobble
+// "significant". For each metric each side yields one value per valid trial.
+//
+// A metric's verdict combines statistical and practical significance:
+//
+//   - p: the two-sided Mann-Whitney U test of the per-trial values, exact
+//     (a permutation over midranks, so ties are handled) when the number of
+//     arrangements is small (5 vs 5 has 252), else the normal approximation
+//     with tie correction. Holm's step-down correction is applied across the
+//     gated metrics of a scenario.
+//   - the interval: a percentile bootstrap of the relative change
+//     100·(cand/base − 1). Each resample draws each side's trials with
+//     replacement; for latency quantiles the resampled trials' HDR
+//     histograms are merged and the quantile taken from the merge, so one
+//     long-tailed trial weighs by its requests, as it did in the run. The
+//     generator is seeded (Settings.Seed): the same inputs give the same
+//     verdict.
+//
+// The verdict, with threshold t (5%) and α = 1 − confidence:
+//
+//	regressed     interval wholly beyond +t in the bad direction, and p_holm < α
+//	improved      interval wholly beyond −t in the good direction, and p_holm < α
+//	unchanged     interval inside [−t, +t]
+//	inconclusive  otherwise: the noise is wider than the threshold
+//
+// Max QPS under the SLO has one value per run (the knee of a sweep); its
+// interval is the worst and best case the two knee brackets allow, with no
+// p-value: it regresses only when even the candidate's bracket top is more
+// than t below the baseline's bracket bottom.
+//
+// Gated metrics (P99, max QPS, error rate, and TTFT and TPOT P99 for
+// streaming) decide the scenario's and the gate's verdict; P50, P999,
+// output tokens/s and goodput are reported with verdicts of their own (on
+// the raw p-value) but never fail the gate. The error rate is compared in
+// percentage points, not relative percent, because a baseline of zero
+// errors has no relative change.
+//
+// Results whose run was invalid (the generator lagged its schedule) or
+// interrupted are compared for reading but never pass or fail: the scenario
+// is inconclusive and says why. A baseline from another environment (GPU
+// model, count, driver, CUDA, MIG mode, CPU model, cores) makes the whole
+// comparison incomparable unless Settings.AllowEnvMismatch.
+package compare

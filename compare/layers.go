@@ -1,0 +1,120 @@
+package compare
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// unlabeled is the layer name given to scenarios that carry none.
+const unlabeled = "unlabeled"
+
+// attributeLayers groups the valid compared scenarios by layer and states,
+// per layer, the change in P99 and in max QPS with an interval.
+//
+// A layer with several scenarios gets the geometric mean of their ratios
+// cand/base, so that a +10% and a −10% scenario net to about zero and no
+// single scenario's unit dominates. The P99 interval comes from the
+// scenarios' bootstrap replicates: replicate r of the layer is the
+// geometric mean of replicate r of each scenario, which is valid because
+// each scenario was resampled independently. The max QPS interval is the
+// geometric mean of the scenarios' bracket bounds.
+func attributeLayers(outs []scenarioOut, s Settings) []LayerAttribution {
+	groups := map[string][]scenarioOut{}
+	for _, o := range outs {
+		if o.sc.Invalid {
+			continue
+		}
+		l := o.sc.Layer
+		if l == "" {
+			l = unlabeled
+		}
+		groups[l] = append(groups[l], o)
+	}
+	var names []string
+	for l := range groups {
+		names = append(names, l)
+	}
+	order := func(l string) int {
+		if i := slices.Index(result.Layers, l); i >= 0 {
+			return i
+		}
+		return len(result.Layers)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if oi, oj := order(names[i]), order(names[j]); oi != oj {
+			return oi < oj
+		}
+		return names[i] < names[j]
+	})
+	var las []LayerAttribution
+	for _, l := range names {
+		la := LayerAttribution{Layer: l}
+		var points []float64
+		var reps [][]float64
+		var qps [][3]float64
+		for _, o := range groups[l] {
+			la.Scenarios = append(la.Scenarios, o.sc.Scenario)
+			if o.p99Point > 0 && len(o.p99Reps) > 0 {
+				points = append(points, o.p99Point)
+				reps = append(reps, o.p99Reps)
+			}
+			if o.qps != nil {
+				qps = append(qps, *o.qps)
+			}
+		}
+		if len(points) > 0 {
+			la.P99 = p99Change(points, reps, s)
+		}
+		if len(qps) > 0 {
+			la.MaxQPS = qpsChange(qps, s)
+		}
+		las = append(las, la)
+	}
+	return las
+}
+
+// p99Change combines P99 ratios and their replicates by geometric mean.
+func p99Change(points []float64, reps [][]float64, s Settings) *Change {
+	n := len(reps[0])
+	for _, r := range reps {
+		n = min(n, len(r))
+	}
+	deltas := make([]float64, n)
+	col := make([]float64, len(reps))
+	for i := range n {
+		for k, r := range reps {
+			col[k] = r[i]
+		}
+		deltas[i] = 100 * (geomean(col) - 1)
+	}
+	ch := &Change{DeltaPct: 100 * (geomean(points) - 1), CIPct: percentileInterval(deltas, s.Confidence)}
+	ch.Verdict = decide(ch.CIPct, 100*s.P99Regression, LowerIsBetter, math.NaN(), s.alpha())
+	return ch
+}
+
+// qpsChange combines max QPS ratios [point, low, high] by geometric mean.
+func qpsChange(qps [][3]float64, s Settings) *Change {
+	var pt, lo, hi []float64
+	for _, q := range qps {
+		pt, lo, hi = append(pt, q[0]), append(lo, q[1]), append(hi, q[2])
+	}
+	ch := &Change{DeltaPct: 100 * (geomean(pt) - 1),
+		CIPct: [2]float64{100 * (geomean(lo) - 1), 100 * (geomean(hi) - 1)}}
+	ch.Verdict = decide(ch.CIPct, 100*s.MaxQPSRegression, HigherIsBetter, math.NaN(), s.alpha())
+	return ch
+}
+
+// geomean is the geometric mean of positive values; a zero gives zero.
+func geomean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		if x <= 0 {
+			return 0
+		}
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(v)))
+}

@@ -1,0 +1,248 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// quantOut is a quantile metric with its bootstrap replicates of the
+// candidate/baseline ratio (for layer attribution).
+type quantOut struct {
+	m    Metric
+	reps []float64
+}
+
+// quantileMetrics compares latency quantiles of two sets of per-trial
+// histograms. The point values are the quantiles of each side's merged
+// trials; the test runs on each trial's own quantile; the interval comes
+// from merging resampled trials. All quantiles share the resamples.
+func quantileMetrics(bh, ch []*hdrhistogram.Histogram, specs []quantSpec, s Settings, rs *resampler) []quantOut {
+	nb, nc := len(bh), len(ch)
+	if nb == 0 || nc == 0 {
+		return nil
+	}
+	qs := newQuantSet(append(append([]*hdrhistogram.Histogram{}, bh...), ch...))
+	w := make([]int, nb+nc)
+	set := func(from, to, v int) {
+		for i := from; i < to; i++ {
+			w[i] = v
+		}
+	}
+	outs := make([]quantOut, len(specs))
+	perTrial := func(pct float64, from, to int) []float64 {
+		vals := make([]float64, 0, to-from)
+		for i := from; i < to; i++ {
+			set(0, nb+nc, 0)
+			w[i] = 1
+			vals = append(vals, qs.quantile(w, pct))
+		}
+		return vals
+	}
+	for k, sp := range specs {
+		set(0, nb, 1)
+		set(nb, nb+nc, 0)
+		base := qs.quantile(w, sp.pct)
+		set(0, nb, 0)
+		set(nb, nb+nc, 1)
+		cand := qs.quantile(w, sp.pct)
+		p := mannWhitney(perTrial(sp.pct, 0, nb), perTrial(sp.pct, nb, nb+nc))
+		outs[k] = quantOut{
+			m: Metric{Metric: sp.name, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
+				PValue: ptr(p), ThresholdPct: 100 * s.P99Regression, BetterIs: LowerIsBetter,
+				Gated: sp.gated, Method: MethodTrials, NBase: nb, NCand: nc},
+			reps: make([]float64, 0, s.Resamples),
+		}
+	}
+	deltas := make([][]float64, len(specs))
+	wb, wc := make([]int, nb+nc), make([]int, nb+nc)
+	for r := 0; r < s.Resamples; r++ {
+		rs.draw(wb, 0, nb)
+		rs.draw(wc, nb, nc)
+		for k, sp := range specs {
+			ratio := qs.quantile(wc, sp.pct) / qs.quantile(wb, sp.pct)
+			outs[k].reps = append(outs[k].reps, ratio)
+			deltas[k] = append(deltas[k], 100*(ratio-1))
+		}
+	}
+	for k := range outs {
+		outs[k].m.CIPct = percentileInterval(deltas[k], s.Confidence)
+	}
+	return outs
+}
+
+// meanMetric compares a per-trial rate where higher is better (output
+// tokens/s, goodput); false when the baseline's is zero. The point values are the trial means, the interval
+// bootstraps the ratio of means. It is reported, never gated.
+func meanMetric(name string, bv, cv []float64, thr float64, s Settings, rs *resampler) (Metric, bool) {
+	nb, nc := len(bv), len(cv)
+	base, cand := mean(bv), mean(cv)
+	m := Metric{Metric: name, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
+		PValue: ptr(mannWhitney(bv, cv)), ThresholdPct: 100 * thr, BetterIs: HigherIsBetter,
+		Method: MethodTrials, NBase: nb, NCand: nc}
+	if base <= 0 {
+		return m, false
+	}
+	all := append(append([]float64{}, bv...), cv...)
+	wb, wc := make([]int, nb+nc), make([]int, nb+nc)
+	deltas := make([]float64, 0, s.Resamples)
+	for r := 0; r < s.Resamples; r++ {
+		rs.draw(wb, 0, nb)
+		rs.draw(wc, nb, nc)
+		mb, mc := weightedMean(all, wb), weightedMean(all, wc)
+		if mb > 0 {
+			deltas = append(deltas, 100*(mc/mb-1))
+		}
+	}
+	if len(deltas) == 0 {
+		return m, false
+	}
+	m.CIPct = percentileInterval(deltas, s.Confidence)
+	return m, true
+}
+
+// errorRate compares the share of failed requests in percentage points:
+// pooled over trials for the point values and the bootstrap, per trial for
+// the test. It is gated with the absolute threshold ErrorRateIncrease.
+func errorRate(bs, cs *side, s Settings, rs *resampler) Metric {
+	nb, nc := len(bs.errs), len(cs.errs)
+	errs := append(append([]int64{}, bs.errs...), cs.errs...)
+	reqs := append(append([]int64{}, bs.reqs...), cs.reqs...)
+	rate := func(w []int) float64 {
+		var e, n int64
+		for i, k := range w {
+			e += int64(k) * errs[i]
+			n += int64(k) * reqs[i]
+		}
+		if n == 0 {
+			return 0
+		}
+		return float64(e) / float64(n)
+	}
+	perTrial := func(from, to int) []float64 {
+		var v []float64
+		for i := from; i < to; i++ {
+			if reqs[i] > 0 {
+				v = append(v, float64(errs[i])/float64(reqs[i]))
+			} else {
+				v = append(v, 0)
+			}
+		}
+		return v
+	}
+	wb, wc := make([]int, nb+nc), make([]int, nb+nc)
+	for i := range nb {
+		wb[i] = 1
+	}
+	for i := nb; i < nb+nc; i++ {
+		wc[i] = 1
+	}
+	base, cand := rate(wb), rate(wc)
+	m := Metric{Metric: MetricErrorRate, Baseline: base, Candidate: cand, DeltaPct: 100 * (cand - base),
+		PValue: ptr(mannWhitney(perTrial(0, nb), perTrial(nb, nb+nc))), ThresholdPct: 100 * s.ErrorRateIncrease,
+		BetterIs: LowerIsBetter, Absolute: true, Gated: true, Method: MethodTrials, NBase: nb, NCand: nc}
+	deltas := make([]float64, 0, s.Resamples)
+	for r := 0; r < s.Resamples; r++ {
+		rs.draw(wb, 0, nb)
+		rs.draw(wc, nb, nc)
+		deltas = append(deltas, 100*(rate(wc)-rate(wb)))
+	}
+	m.CIPct = percentileInterval(deltas, s.Confidence)
+	return m
+}
+
+// maxQPS compares the knees of two sweeps. There is one knee per run, so
+// there is no test: the interval is the change the two brackets allow,
+// [cand.low/base.high − 1, cand.high/base.low − 1], where a bracket is
+// [highest passing rate, lowest failing rate] and a missing top means the
+// search stopped before failing (unbounded). It returns the metric, the
+// ratio point and bounds for attribution, and a warning saying how it was
+// compared (or why it was not).
+func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
+	switch {
+	case b == nil && c == nil:
+		return nil, nil, ""
+	case b == nil || c == nil:
+		return nil, nil, "max_qps: only one side ran a sweep: not compared"
+	case !b.Found:
+		return nil, nil, "max_qps: the baseline's sweep found no passing rate: not compared"
+	}
+	bLo, bHi := bracket(b)
+	cLo, cHi := bracket(c)
+	base, cand := b.MaxQPS, c.MaxQPS
+	if !c.Found {
+		cand = 0
+	}
+	lo := 100 * (cLo/bHi - 1)
+	hi := 100 * (cHi/bLo - 1)
+	m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
+		CIPct: [2]float64{lo, hi}, ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
+		Gated: true, Method: MethodBracket, NBase: 1, NCand: 1}
+	m.Verdict = decide(m.CIPct, m.ThresholdPct, HigherIsBetter, math.NaN(), s.alpha())
+	ratio := &[3]float64{cand / base, cLo / bHi, cHi / bLo}
+	if math.IsInf(hi, 1) {
+		// JSON has no infinity: the open top is flagged and shown as the
+		// larger of the point and the bottom.
+		m.CIOpenHigh = true
+		m.CIPct[1] = math.Max(m.DeltaPct, lo)
+		ratio[2] = math.Max(ratio[0], ratio[1])
+		return m, ratio, "max_qps: the candidate's sweep stopped before any rate failed, so its knee has no upper bound: the change can be called an improvement or inconclusive, never unchanged or a regression"
+	}
+	w := fmt.Sprintf("max_qps: one knee per run, so no p-value: the interval is what the knee brackets allow (baseline [%.4g, %.4g], candidate [%.4g, %.4g]); it regresses only when the candidate's bracket top is more than %.3g%% below the baseline's bracket bottom",
+		bLo, bHi, cLo, cHi, 100*s.MaxQPSRegression)
+	return m, ratio, w
+}
+
+// bracket returns the knee's bounds: [0, lowest fail] when nothing passed,
+// and an infinite top when nothing failed.
+func bracket(c *result.Capacity) (lo, hi float64) {
+	lo, hi = c.Bracket[0], c.Bracket[1]
+	if !c.Found {
+		lo = 0
+		if hi <= 0 {
+			hi = c.Bracket[0]
+		}
+	}
+	if c.Found && lo <= 0 {
+		lo = c.MaxQPS
+	}
+	if hi <= lo {
+		hi = math.Inf(1)
+	}
+	return lo, hi
+}
+
+// pctChange is 100·(cand/base − 1), 0 when base is 0.
+func pctChange(base, cand float64) float64 {
+	if base == 0 {
+		return 0
+	}
+	return 100 * (cand/base - 1)
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func weightedMean(v []float64, w []int) float64 {
+	var s float64
+	var n int
+	for i, k := range w {
+		s += float64(k) * v[i]
+		n += k
+	}
+	if n == 0 {
+		return 0
+	}
+	return s / float64(n)
+}

@@ -1,0 +1,192 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// quantSet holds several histograms as cumulative counts over one common
+// grid of bucket values, so that the quantile of any weighted merge of them
+// (a bootstrap resample) costs a binary search instead of a histogram merge.
+// The quantile it returns equals what hdrhistogram-go's ValueAtQuantile
+// gives on the merged histogram: the top of the first bucket whose
+// cumulative count reaches round(q·total), at least 1.
+type quantSet struct {
+	grid   []int64   // bucket tops (µs) present in any histogram, ascending
+	cum    [][]int64 // cum[h][g]: values of histogram h at or below grid[g]
+	totals []int64
+}
+
+// newQuantSet lays hists out over their common grid. Each histogram's
+// distribution is read once.
+func newQuantSet(hists []*hdrhistogram.Histogram) *quantSet {
+	bars := make([][]hdrhistogram.Bar, len(hists))
+	seen := map[int64]bool{}
+	for i, h := range hists {
+		for _, b := range h.Distribution() {
+			if b.Count > 0 {
+				bars[i] = append(bars[i], b)
+				seen[b.To] = true
+			}
+		}
+	}
+	s := &quantSet{grid: make([]int64, 0, len(seen)), cum: make([][]int64, len(hists)), totals: make([]int64, len(hists))}
+	for v := range seen {
+		s.grid = append(s.grid, v)
+	}
+	sort.Slice(s.grid, func(i, j int) bool { return s.grid[i] < s.grid[j] })
+	for i, bs := range bars {
+		c := make([]int64, len(s.grid))
+		var run int64
+		k := 0
+		for g, v := range s.grid {
+			for k < len(bs) && bs[k].To <= v {
+				run += bs[k].Count
+				k++
+			}
+			c[g] = run
+		}
+		s.cum[i] = c
+		s.totals[i] = run
+	}
+	return s
+}
+
+// quantile returns the pct-th percentile (ms) of the merge in which
+// histogram i counts w[i] times, or NaN when that merge is empty.
+func (s *quantSet) quantile(w []int, pct float64) float64 {
+	var total int64
+	for i, k := range w {
+		total += int64(k) * s.totals[i]
+	}
+	if total == 0 {
+		return math.NaN()
+	}
+	target := int64(pct/100*float64(total) + 0.5)
+	if target < 1 {
+		target = 1
+	}
+	g := sort.Search(len(s.grid), func(g int) bool {
+		var c int64
+		for i, k := range w {
+			if k != 0 {
+				c += int64(k) * s.cum[i][g]
+			}
+		}
+		return c >= target
+	})
+	if g == len(s.grid) {
+		g--
+	}
+	return float64(s.grid[g]) / 1000
+}
+
+// side is one result prepared for comparison: its valid trials' values,
+// histograms decoded once.
+type side struct {
+	res      *result.Result
+	lat      []*hdrhistogram.Histogram // per valid trial with requests
+	ttft     []*hdrhistogram.Histogram // nil unless every valid trial has one
+	tpot     []*hdrhistogram.Histogram
+	errs     []int64 // per valid trial
+	reqs     []int64
+	tokens   []float64 // output tokens/s per valid trial, when streaming
+	goodput  []float64
+	trials   int // valid trials
+	warnings []string
+	broken   string // why the result cannot be compared at all
+}
+
+// prepare decodes r's valid trials. A trial whose histogram does not decode
+// makes the whole result unusable (broken), since it should have been
+// rejected when read.
+func prepare(r *result.Result, who string) *side {
+	s := &side{res: r}
+	streaming := r.LLM != nil
+	for i, t := range r.Trials {
+		n := i + 1
+		if !t.Valid {
+			why := "marked invalid"
+			if len(t.Invalid) > 0 {
+				why = strings.Join(t.Invalid, "; ")
+			}
+			s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d left out: %s", who, n, why))
+			continue
+		}
+		s.trials++
+		s.errs = append(s.errs, t.Errors)
+		s.reqs = append(s.reqs, t.Requests)
+		if h, err := result.DecodeHistogram(t.Histogram); err != nil {
+			s.broken = fmt.Sprintf("%s trial %d: %v", who, n, err)
+			return s
+		} else if h.TotalCount() > 0 {
+			s.lat = append(s.lat, h)
+		} else {
+			s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d has no successful request: left out of latency", who, n))
+		}
+		if streaming {
+			if t.LLM == nil {
+				streaming = false
+				s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d has no streaming figures: streaming metrics not compared", who, n))
+				continue
+			}
+			s.tokens = append(s.tokens, t.LLM.OutputTokensPerS)
+			s.goodput = append(s.goodput, t.LLM.GoodputRPS)
+			s.ttft = appendHist(s.ttft, t.LLM.TTFTHistogram)
+			s.tpot = appendHist(s.tpot, t.LLM.TPOTHistogram)
+		}
+	}
+	if !streaming {
+		s.tokens, s.goodput, s.ttft, s.tpot = nil, nil, nil, nil
+	}
+	if len(s.ttft) != len(s.tokens) {
+		s.ttft = nil
+	}
+	if len(s.tpot) != len(s.tokens) {
+		s.tpot = nil
+	}
+	return s
+}
+
+// appendHist decodes enc and appends it when it holds values; a missing or
+// undecodable one leaves hs short, which disables that metric.
+func appendHist(hs []*hdrhistogram.Histogram, enc string) []*hdrhistogram.Histogram {
+	h, err := result.DecodeHistogram(enc)
+	if err != nil || h.TotalCount() == 0 {
+		return hs
+	}
+	return append(hs, h)
+}
+
+// resampler draws bootstrap weights: each side's trials drawn with
+// replacement, as many as it has.
+type resampler struct{ rng *rand.Rand }
+
+// newResampler seeds a generator from the settings' seed and a label (the
+// scenario), so that each scenario's intervals do not depend on which other
+// scenarios were compared.
+func newResampler(seed uint64, label string) *resampler {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(label); i++ {
+		h ^= uint64(label[i])
+		h *= 1099511628211
+	}
+	return &resampler{rng: rand.New(rand.NewPCG(seed, h))}
+}
+
+// draw fills w[off:off+n] with the counts of n draws from n items.
+func (r *resampler) draw(w []int, off, n int) {
+	for i := off; i < off+n; i++ {
+		w[i] = 0
+	}
+	for range n {
+		w[off+r.rng.IntN(n)]++
+	}
+}

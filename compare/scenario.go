@@ -1,0 +1,231 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// scenarioOut is a scenario's comparison plus what layer attribution needs:
+// the bootstrap replicates of the P99 ratio and the max QPS ratio interval.
+type scenarioOut struct {
+	sc       ScenarioComparison
+	p99Point float64   // candidate/baseline P99; 0 when not compared
+	p99Reps  []float64 // bootstrap replicates of that ratio
+	qps      *[3]float64
+	// untestable marks metrics (by index) whose per-trial values are all
+	// tied: their test cannot reject, so by Tarone's refinement of the
+	// multiplicity correction they are left out of Holm's family.
+	untestable map[int]bool
+}
+
+// quantSpec names a quantile metric of a histogram family.
+type quantSpec struct {
+	name  string
+	pct   float64
+	gated bool
+}
+
+// compareScenario compares one scenario's candidate with its baseline.
+func compareScenario(b, c *result.Result, s Settings) scenarioOut {
+	out := scenarioOut{sc: ScenarioComparison{Scenario: c.Scenario, Layer: c.Layer}}
+	sc := &out.sc
+	if sc.Layer == "" {
+		sc.Layer = b.Layer
+	}
+	for _, w := range b.Warnings {
+		sc.Warnings = append(sc.Warnings, "baseline: "+w)
+	}
+	for _, w := range c.Warnings {
+		sc.Warnings = append(sc.Warnings, "candidate: "+w)
+	}
+	var reasons []string
+	for _, x := range []struct {
+		who string
+		r   *result.Result
+	}{{"baseline", b}, {"candidate", c}} {
+		if x.r.Interrupted {
+			reasons = append(reasons, x.who+" run was interrupted")
+		} else if !x.r.Valid {
+			reasons = append(reasons, x.who+" run is invalid (the load generator could not hold its schedule or every trial was invalid)")
+		}
+		if x.r.Simulated {
+			sc.Simulated = true
+			sc.Warnings = append(sc.Warnings, x.who+" measured a simulated target: the numbers exercise perfgate, not a real model")
+		}
+	}
+	bs, cs := prepare(b, "baseline"), prepare(c, "candidate")
+	sc.Warnings = append(sc.Warnings, bs.warnings...)
+	sc.Warnings = append(sc.Warnings, cs.warnings...)
+	sc.BaseTrials, sc.CandTrials = bs.trials, cs.trials
+	for _, x := range []*side{bs, cs} {
+		if x.broken != "" {
+			reasons = append(reasons, x.broken)
+		}
+	}
+	if bs.broken == "" && cs.broken == "" {
+		if bs.trials == 0 || cs.trials == 0 {
+			reasons = append(reasons, fmt.Sprintf("no valid trials to compare (%d baseline, %d candidate)", bs.trials, cs.trials))
+		} else {
+			out.metrics(bs, cs, s)
+		}
+	}
+	sc.Verdict = scenarioVerdict(sc.Metrics)
+	if len(reasons) > 0 {
+		sc.Invalid = true
+		sc.Verdict = Inconclusive
+		sc.Reason = joinReasons(reasons) + ": never used to pass or fail"
+		for i := range sc.Metrics {
+			sc.Metrics[i].Verdict = Inconclusive
+		}
+	}
+	return out
+}
+
+// metrics fills the scenario's metrics, applies Holm's correction to the
+// gated ones and decides each verdict.
+func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
+	sc := &out.sc
+	rs := newResampler(s.Seed, sc.Scenario)
+	lat := quantileMetrics(bs.lat, cs.lat, []quantSpec{
+		{MetricP50, 50, false}, {MetricP99, 99, true}, {MetricP999, 99.9, false},
+	}, s, rs)
+	if len(lat) > 0 {
+		out.p99Point = 1 + lat[1].m.DeltaPct/100
+		out.p99Reps = lat[1].reps
+	} else {
+		sc.Warnings = append(sc.Warnings, "no latency histograms on one side: latency not compared")
+	}
+	for _, q := range lat {
+		sc.Metrics = append(sc.Metrics, q.m)
+	}
+	if m, ratio, w := maxQPS(bs.res.Capacity, cs.res.Capacity, s); m != nil {
+		sc.Metrics = append(sc.Metrics, *m)
+		out.qps = ratio
+		sc.Warnings = append(sc.Warnings, w)
+	} else if w != "" {
+		sc.Warnings = append(sc.Warnings, w)
+	}
+	sc.Metrics = append(sc.Metrics, errorRate(bs, cs, s, rs))
+	if errorRatesTied(bs, cs) {
+		out.untestable = map[int]bool{len(sc.Metrics) - 1: true}
+	}
+	if bs.tokens != nil && cs.tokens != nil {
+		for _, fam := range []struct {
+			b, c []*hdrhistogram.Histogram
+			name string
+		}{{bs.ttft, cs.ttft, MetricTTFTP99}, {bs.tpot, cs.tpot, MetricTPOTP99}} {
+			if fam.b == nil || fam.c == nil {
+				sc.Warnings = append(sc.Warnings, fam.name+": per-trial histograms missing on one side: not compared")
+				continue
+			}
+			for _, q := range quantileMetrics(fam.b, fam.c, []quantSpec{{fam.name, 99, true}}, s, rs) {
+				sc.Metrics = append(sc.Metrics, q.m)
+			}
+		}
+		for _, fam := range []struct {
+			b, c []float64
+			name string
+		}{{bs.tokens, cs.tokens, MetricTokensPerS}, {bs.goodput, cs.goodput, MetricGoodput}} {
+			if m, ok := meanMetric(fam.name, fam.b, fam.c, s.MaxQPSRegression, s, rs); ok {
+				sc.Metrics = append(sc.Metrics, m)
+			} else {
+				sc.Warnings = append(sc.Warnings, fam.name+": the baseline's is zero: no relative change to compare")
+			}
+		}
+	}
+	out.decide(s, len(bs.lat), len(cs.lat))
+}
+
+// decide applies Holm's correction across the gated metrics with a
+// p-value (except untestable ones, whose p-value of 1 is kept), sets every metric's verdict and warns when the trials are too
+// few for any regression to be significant.
+func (out *scenarioOut) decide(s Settings, nb, nc int) {
+	sc := &out.sc
+	var fam []int
+	var ps []float64
+	for i, m := range sc.Metrics {
+		if m.Gated && m.PValue != nil && !out.untestable[i] {
+			fam = append(fam, i)
+			ps = append(ps, *m.PValue)
+		}
+	}
+	for j, p := range holm(ps) {
+		sc.Metrics[fam[j]].PHolm = ptr(p)
+	}
+	alpha := s.alpha()
+	for i := range sc.Metrics {
+		m := &sc.Metrics[i]
+		if m.Verdict != "" {
+			continue // decided by its own method (max QPS)
+		}
+		p := math.NaN()
+		switch {
+		case m.PHolm != nil:
+			p = *m.PHolm
+		case m.PValue != nil:
+			p = *m.PValue
+		}
+		m.Verdict = decide(m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
+	}
+	if len(fam) > 0 {
+		level := alpha / float64(len(fam))
+		if mp := minPValue(nb, nc); mp >= level {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
+				"need at least %d trials per side for a p-value below %.3g (α %.3g over %d gated metrics, Holm): with %d baseline and %d candidate trials the smallest possible p-value is %.3g, so no regression can be called",
+				trialsNeeded(level), level, alpha, len(fam), nb, nc, mp))
+		}
+	}
+	sc.Verdict = scenarioVerdict(sc.Metrics)
+}
+
+// scenarioVerdict is the worst verdict of the gated metrics.
+func scenarioVerdict(ms []Metric) string {
+	rank := map[string]int{Unchanged: 0, Improved: 1, Inconclusive: 2, Regressed: 3}
+	v, any := Unchanged, false
+	for _, m := range ms {
+		if !m.Gated {
+			continue
+		}
+		any = true
+		if rank[m.Verdict] > rank[v] {
+			v = m.Verdict
+		}
+	}
+	if !any {
+		return Inconclusive
+	}
+	return v
+}
+
+// errorRatesTied reports whether every valid trial on both sides has the
+// same error rate (typically zero).
+func errorRatesTied(bs, cs *side) bool {
+	first, seen := 0.0, false
+	for _, x := range []*side{bs, cs} {
+		for i, e := range x.errs {
+			r := 0.0
+			if x.reqs[i] > 0 {
+				r = float64(e) / float64(x.reqs[i])
+			}
+			if seen && r != first {
+				return false
+			}
+			first, seen = r, true
+		}
+	}
+	return true
+}
+
+func joinReasons(rs []string) string {
+	out := rs[0]
+	for _, r := range rs[1:] {
+		out += "; " + r
+	}
+	return out
+}
+
+func ptr(f float64) *float64 { return &f }

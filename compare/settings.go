@@ -1,0 +1,65 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Settings are the gate's thresholds and the statistics' knobs. The zero
+// value is not usable; start from DefaultSettings.
+type Settings struct {
+	// P99Regression is the practical-significance threshold for latency
+	// metrics, as a fraction (0.05 = 5%).
+	P99Regression float64 `json:"p99_regression"`
+	// MaxQPSRegression is the threshold for throughput metrics (max QPS,
+	// output tokens/s, goodput), as a fraction.
+	MaxQPSRegression float64 `json:"max_qps_regression"`
+	// ErrorRateIncrease is the threshold for the error rate, as an absolute
+	// fraction of requests (0.001 = 0.1 percentage point).
+	ErrorRateIncrease float64 `json:"error_rate_increase"`
+	// Confidence is the level of the intervals and 1−Confidence the level
+	// of the tests (0.95).
+	Confidence float64 `json:"confidence"`
+	// Resamples is the number of bootstrap resamples per interval.
+	Resamples int `json:"resamples"`
+	// Seed seeds the bootstrap so that a verdict is reproducible.
+	Seed uint64 `json:"seed"`
+	// AllowEnvMismatch compares results from different environments anyway,
+	// with a loud warning, instead of answering Incomparable.
+	AllowEnvMismatch bool `json:"allow_env_mismatch,omitempty"`
+}
+
+// DefaultSettings are the gate's defaults: 5% P99, 5% max QPS, 0.1 point
+// error rate, 95% confidence, 2000 resamples, seed 1.
+var DefaultSettings = Settings{
+	P99Regression:     0.05,
+	MaxQPSRegression:  0.05,
+	ErrorRateIncrease: 0.001,
+	Confidence:        0.95,
+	Resamples:         2000,
+	Seed:              1,
+}
+
+// Validate reports the first setting out of range.
+func (s Settings) Validate() error {
+	var errs []error
+	if !(s.P99Regression > 0 && s.P99Regression < 1) {
+		errs = append(errs, fmt.Errorf("p99 regression threshold %v: want a fraction in (0, 1)", s.P99Regression))
+	}
+	if !(s.MaxQPSRegression > 0 && s.MaxQPSRegression < 1) {
+		errs = append(errs, fmt.Errorf("max qps regression threshold %v: want a fraction in (0, 1)", s.MaxQPSRegression))
+	}
+	if !(s.ErrorRateIncrease > 0 && s.ErrorRateIncrease < 1) {
+		errs = append(errs, fmt.Errorf("error rate threshold %v: want a fraction in (0, 1)", s.ErrorRateIncrease))
+	}
+	if !(s.Confidence >= 0.5 && s.Confidence < 1) {
+		errs = append(errs, fmt.Errorf("confidence %v: want a value in [0.5, 1)", s.Confidence))
+	}
+	if s.Resamples < 100 {
+		errs = append(errs, fmt.Errorf("resamples %d: want at least 100", s.Resamples))
+	}
+	return errors.Join(errs...)
+}
+
+// alpha is the test level.
+func (s Settings) alpha() float64 { return 1 - s.Confidence }

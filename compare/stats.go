@@ -1,0 +1,203 @@
+package compare
+
+import (
+	"math"
+	"sort"
+)
+
+// exactLimit is the largest number of arrangements C(n+m, n) for which the
+// Mann-Whitney p-value is computed exactly by enumeration.
+const exactLimit = 200_000
+
+// mannWhitney returns the two-sided p-value of the Mann-Whitney U test of x
+// against y.
+//
+// Both samples are ranked together with midranks for ties. W, the sum of
+// x's ranks, is compared with its distribution under the null hypothesis
+// that every arrangement of the pooled ranks into groups of sizes n and m
+// is equally likely: exactly, by enumerating the C(n+m, n) arrangements
+// (ties included, since the midranks are what is permuted), or for large
+// samples by the normal approximation
+//
+//	z = (|W − n(N+1)/2| − ½) / σ,  σ² = nm/12 · (N+1 − Σ(t³−t)/(N(N−1)))
+//
+// with t the sizes of the tie groups and ½ the continuity correction. The
+// p-value is P(|W − E W| ≥ |w − E W|). It is 1 when either sample is empty
+// or every value is tied.
+func mannWhitney(x, y []float64) float64 {
+	n, m := len(x), len(y)
+	if n == 0 || m == 0 {
+		return 1
+	}
+	N := n + m
+	type obs struct {
+		v float64
+		x bool
+	}
+	all := make([]obs, 0, N)
+	for _, v := range x {
+		all = append(all, obs{v, true})
+	}
+	for _, v := range y {
+		all = append(all, obs{v, false})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
+	ranks := make([]float64, N)
+	var tieSum float64
+	for i := 0; i < N; {
+		j := i
+		for j+1 < N && all[j+1].v == all[i].v {
+			j++
+		}
+		mid := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			ranks[k] = mid
+		}
+		t := float64(j - i + 1)
+		tieSum += t*t*t - t
+		i = j + 1
+	}
+	var w float64
+	for i, o := range all {
+		if o.x {
+			w += ranks[i]
+		}
+	}
+	mean := float64(n) * float64(N+1) / 2
+	dev := math.Abs(w - mean)
+	if binom(N, n) <= exactLimit {
+		return exactTail(ranks, n, mean, dev)
+	}
+	variance := float64(n) * float64(m) / 12 * (float64(N+1) - tieSum/(float64(N)*float64(N-1)))
+	if variance <= 0 {
+		return 1
+	}
+	z := (dev - 0.5) / math.Sqrt(variance)
+	if z <= 0 {
+		return 1
+	}
+	return math.Min(1, math.Erfc(z/math.Sqrt2))
+}
+
+// exactTail enumerates every choice of n of the ranks and returns the share
+// whose sum deviates from mean by at least dev.
+func exactTail(ranks []float64, n int, mean, dev float64) float64 {
+	const eps = 1e-9
+	var hit, total float64
+	var rec func(start, left int, sum float64)
+	rec = func(start, left int, sum float64) {
+		if left == 0 {
+			total++
+			if math.Abs(sum-mean) >= dev-eps {
+				hit++
+			}
+			return
+		}
+		for i := start; i <= len(ranks)-left; i++ {
+			rec(i+1, left-1, sum+ranks[i])
+		}
+	}
+	rec(0, n, 0)
+	return hit / total
+}
+
+// binom returns C(n, k) as a float, saturating far above exactLimit.
+func binom(n, k int) float64 {
+	if k < 0 || k > n {
+		return 0
+	}
+	if k > n-k {
+		k = n - k
+	}
+	c := 1.0
+	for i := 1; i <= k; i++ {
+		c = c * float64(n-k+i) / float64(i)
+		if c > 1e12 {
+			return c
+		}
+	}
+	return math.Round(c)
+}
+
+// minPValue is the smallest two-sided p-value the exact test can give with
+// n and m untied observations: both extreme arrangements, 2/C(n+m, n).
+func minPValue(n, m int) float64 {
+	if n == 0 || m == 0 {
+		return 1
+	}
+	return math.Min(1, 2/binom(n+m, n))
+}
+
+// trialsNeeded is the smallest equal number of trials per side whose
+// minimum p-value is below level.
+func trialsNeeded(level float64) int {
+	for n := 2; n < 100; n++ {
+		if minPValue(n, n) < level {
+			return n
+		}
+	}
+	return 100
+}
+
+// holm returns Holm's step-down adjusted p-values, in the input order:
+// sorted ascending, p(i) is multiplied by k−i+1 (i from 1), capped at 1 and
+// made monotone, so that rejecting where the adjusted value is below α
+// controls the family-wise error rate at α across the k tests.
+func holm(p []float64) []float64 {
+	k := len(p)
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	adj := make([]float64, k)
+	running := 0.0
+	for rank, i := range idx {
+		v := math.Min(1, float64(k-rank)*p[i])
+		running = math.Max(running, v)
+		adj[i] = running
+	}
+	return adj
+}
+
+// percentileInterval returns the (1−conf)/2 and (1+conf)/2 quantiles of
+// reps (sorted in place), interpolating between order statistics.
+func percentileInterval(reps []float64, conf float64) [2]float64 {
+	if len(reps) == 0 {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	sort.Float64s(reps)
+	q := func(p float64) float64 {
+		pos := p * float64(len(reps)-1)
+		lo := int(math.Floor(pos))
+		hi := int(math.Ceil(pos))
+		frac := pos - float64(lo)
+		return reps[lo]*(1-frac) + reps[hi]*frac
+	}
+	return [2]float64{q((1 - conf) / 2), q((1 + conf) / 2)}
+}
+
+// decide applies the verdict rule to an interval (in the metric's units:
+// percent, or points when absolute) with threshold thr, the direction in
+// which the metric is better, and a p-value (NaN when there is none, as for
+// max QPS, where the interval alone decides).
+func decide(ci [2]float64, thr float64, betterIs string, p, alpha float64) string {
+	lo, hi := ci[0], ci[1]
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return Inconclusive
+	}
+	significant := math.IsNaN(p) || p < alpha
+	worse, better := lo > thr, hi < -thr
+	if betterIs == HigherIsBetter {
+		worse, better = hi < -thr, lo > thr
+	}
+	switch {
+	case worse && significant:
+		return Regressed
+	case better && significant:
+		return Improved
+	case lo >= -thr && hi <= thr:
+		return Unchanged
+	}
+	return Inconclusive
+}

@@ -1,0 +1,319 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Defaults for fields left out of the file.
+var Defaults = struct {
+	MaxErrorRate     float64
+	Headroom         float64
+	P99Regression    float64
+	MaxQPSRegression float64
+	Confidence       float64
+	Baselines        string
+	ReadyTimeout     time.Duration
+	Protocol         string
+	Duration         time.Duration
+	Warmup           time.Duration
+	Trials           int
+	SweepDuration    time.Duration
+	SweepWarmup      time.Duration
+	Speed            float64
+}{
+	MaxErrorRate:     0.001,
+	Headroom:         1.3,
+	P99Regression:    0.05,
+	MaxQPSRegression: 0.05,
+	Confidence:       0.95,
+	Baselines:        "perfgate/baselines",
+	ReadyTimeout:     60 * time.Second,
+	Protocol:         "http",
+	Duration:         30 * time.Second,
+	Warmup:           5 * time.Second,
+	Trials:           5,
+	SweepDuration:    5 * time.Second,
+	SweepWarmup:      1 * time.Second,
+	Speed:            1,
+}
+
+// Protocols lists the protocols perfgate speaks.
+var Protocols = []string{"http", "kserve-http", "kserve-grpc", "openai"}
+
+// Modes lists the load modes.
+var Modes = []string{"rate", "concurrency", "sweep", "replay"}
+
+var layers = []string{"model", "engine", "service", "system"}
+
+func (c *Config) applyDefaults() {
+	if c.SLO.MaxErrorRate == 0 {
+		c.SLO.MaxErrorRate = Percent(Defaults.MaxErrorRate)
+	}
+	if c.Capacity.Headroom == 0 {
+		c.Capacity.Headroom = Defaults.Headroom
+	}
+	if c.Gate.P99Regression == 0 {
+		c.Gate.P99Regression = Percent(Defaults.P99Regression)
+	}
+	if c.Gate.MaxQPSRegression == 0 {
+		c.Gate.MaxQPSRegression = Percent(Defaults.MaxQPSRegression)
+	}
+	if c.Gate.Confidence == 0 {
+		c.Gate.Confidence = Defaults.Confidence
+	}
+	if c.Baselines == "" {
+		c.Baselines = Defaults.Baselines
+	}
+	for name, t := range c.Targets {
+		if t == nil {
+			continue
+		}
+		t.Name = name
+		if t.ReadyTimeout == 0 {
+			t.ReadyTimeout = Duration(Defaults.ReadyTimeout)
+		}
+	}
+	for _, s := range c.Scenarios {
+		if s == nil {
+			continue
+		}
+		if s.Protocol == "" {
+			s.Protocol = Defaults.Protocol
+		}
+		l := &s.Load
+		if l.Mode == "sweep" {
+			if l.Duration == 0 {
+				l.Duration = Duration(Defaults.SweepDuration)
+			}
+			if l.Warmup == 0 {
+				l.Warmup = Duration(Defaults.SweepWarmup)
+			}
+			if l.Trials == 0 {
+				l.Trials = 1
+			}
+		}
+		if l.Duration == 0 && l.Mode != "replay" {
+			l.Duration = Duration(Defaults.Duration)
+		}
+		if l.Warmup == 0 && l.Mode != "replay" && !c.has(fmt.Sprintf("%s.load.warmup", c.scenarioPath(s))) {
+			l.Warmup = Duration(Defaults.Warmup)
+		}
+		if l.Trials == 0 {
+			l.Trials = Defaults.Trials
+			if l.Mode == "replay" {
+				l.Trials = 1
+			}
+		}
+		if l.Mode == "replay" && l.Speed == 0 {
+			l.Speed = Defaults.Speed
+		}
+	}
+}
+
+func (c *Config) has(path string) bool { _, ok := c.lines[path]; return ok }
+
+func (c *Config) scenarioPath(s *Scenario) string {
+	for i, x := range c.Scenarios {
+		if x == s {
+			return fmt.Sprintf("scenarios[%d]", i)
+		}
+	}
+	return "scenarios"
+}
+
+// errAt builds an error at the line of path, or of its nearest parent.
+func (c *Config) errAt(path, format string, a ...any) error {
+	line := 0
+	for p := path; p != ""; {
+		if l, ok := c.lines[p]; ok {
+			line = l
+			break
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return &Error{File: c.Path, Line: line, Key: path, Msg: fmt.Sprintf(format, a...)}
+}
+
+func (c *Config) validate() error {
+	if !c.has("version") {
+		return c.errAt("version", "missing: the first line should be version: 1")
+	}
+	if c.Version != Version {
+		return c.errAt("version", "version %d is not supported: this perfgate reads version %d", c.Version, Version)
+	}
+	if c.Capacity.PeakQPS < 0 {
+		return c.errAt("capacity.peak_qps", "cannot be negative (%v)", c.Capacity.PeakQPS)
+	}
+	if c.Capacity.Headroom < 1 {
+		return c.errAt("capacity.headroom", "must be at least 1 (got %v): it is a safety multiplier", c.Capacity.Headroom)
+	}
+	if c.Capacity.CostPerInstanceHour < 0 {
+		return c.errAt("capacity.cost_per_instance_hour", "cannot be negative (%v)", c.Capacity.CostPerInstanceHour)
+	}
+	if conf := c.Gate.Confidence; conf <= 0.5 || conf >= 1 {
+		return c.errAt("gate.confidence", "must be between 0.5 and 1 (got %v), for example 0.95", conf)
+	}
+	if c.SLO.MaxErrorRate > 1 {
+		return c.errAt("slo.max_error_rate", "cannot exceed 100%% (got %v%%)", float64(c.SLO.MaxErrorRate)*100)
+	}
+	for name, t := range c.Targets {
+		tp := "targets." + name
+		if t == nil {
+			return c.errAt(tp, "target %q is empty: it needs command and ready", name)
+		}
+		if len(t.Command) == 0 {
+			return c.errAt(tp+".command", "missing: the command that starts target %q, as a list", name)
+		}
+		if t.Ready == "" {
+			return c.errAt(tp+".ready", "missing: the URL that answers 200 when target %q is ready", name)
+		}
+		if err := checkURL(t.Ready); err != nil {
+			return c.errAt(tp+".ready", "%v", err)
+		}
+	}
+	if len(c.Scenarios) == 0 {
+		return c.errAt("scenarios", "missing: at least one scenario is needed")
+	}
+	seen := map[string]bool{}
+	for i, s := range c.Scenarios {
+		sp := fmt.Sprintf("scenarios[%d]", i)
+		if s == nil {
+			return c.errAt(sp, "empty scenario")
+		}
+		if err := c.validateScenario(sp, s); err != nil {
+			return err
+		}
+		if seen[s.Name] {
+			return c.errAt(sp+".name", "scenario name %q is used twice", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	for i, n := range c.Ladder {
+		if !seen[n] {
+			return c.errAt(fmt.Sprintf("ladder[%d]", i), "no scenario is named %q", n)
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateScenario(sp string, s *Scenario) error {
+	if s.Name == "" {
+		return c.errAt(sp+".name", "missing: every scenario needs a name")
+	}
+	if s.Layer == "" {
+		return c.errAt(sp+".layer", "missing: the layer scenario %q exercises (%s)", s.Name, strings.Join(layers, ", "))
+	}
+	if !slices.Contains(layers, s.Layer) {
+		return c.errAt(sp+".layer", "%q is not a layer: want one of %s", s.Layer, strings.Join(layers, ", "))
+	}
+	switch {
+	case s.Target == "" && s.URL == "":
+		return c.errAt(sp, "scenario %q needs target (a name under targets) or url", s.Name)
+	case s.Target != "" && s.URL != "":
+		return c.errAt(sp+".url", "scenario %q has both target and url: keep one", s.Name)
+	case s.Target != "":
+		if _, ok := c.Targets[s.Target]; !ok {
+			names := make([]string, 0, len(c.Targets))
+			for n := range c.Targets {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			return c.errAt(sp+".target", "no target is named %q (defined: %s)", s.Target, strings.Join(names, ", "))
+		}
+	case s.URL != "":
+		if s.Protocol != "kserve-grpc" {
+			if err := checkURL(s.URL); err != nil {
+				return c.errAt(sp+".url", "%v", err)
+			}
+		}
+	}
+	if !slices.Contains(Protocols, s.Protocol) {
+		return c.errAt(sp+".protocol", "%q is not a protocol: want one of %s", s.Protocol, strings.Join(Protocols, ", "))
+	}
+	if (s.Protocol == "kserve-http" || s.Protocol == "kserve-grpc" || s.Protocol == "openai") && s.Model == "" {
+		return c.errAt(sp+".model", "missing: protocol %s needs the model's name", s.Protocol)
+	}
+	if s.Endpoint != "" && s.Endpoint != "chat" && s.Endpoint != "completions" {
+		return c.errAt(sp+".endpoint", "%q: want chat or completions", s.Endpoint)
+	}
+	l, lp := s.Load, sp+".load"
+	if l.Mode == "" {
+		return c.errAt(lp+".mode", "missing: one of %s", strings.Join(Modes, ", "))
+	}
+	if !slices.Contains(Modes, l.Mode) {
+		return c.errAt(lp+".mode", "%q is not a load mode: want one of %s", l.Mode, strings.Join(Modes, ", "))
+	}
+	switch l.Mode {
+	case "rate":
+		if !(l.Rate > 0) {
+			return c.errAt(lp+".rate", "must be > 0 requests per second for mode rate (got %v)", l.Rate)
+		}
+	case "concurrency":
+		if l.Concurrency < 1 {
+			return c.errAt(lp+".concurrency", "must be >= 1 for mode concurrency (got %d)", l.Concurrency)
+		}
+	case "sweep":
+		if c.SLO.P99 <= 0 && s.Protocol != "openai" {
+			return c.errAt("slo.p99", "missing: scenario %q sweeps for the knee, which needs slo.p99", s.Name)
+		}
+		if s.Protocol == "openai" && c.SLO.TTFT <= 0 && c.SLO.TPOT <= 0 && c.SLO.P99 <= 0 {
+			return c.errAt("slo", "scenario %q sweeps an openai target: set slo.ttft and slo.tpot", s.Name)
+		}
+	case "replay":
+		if l.Trace == "" {
+			return c.errAt(lp+".trace", "missing: mode replay needs a trace file (JSONL of offset_ms and body or prompt)")
+		}
+		if l.Speed < 0 {
+			return c.errAt(lp+".speed", "cannot be negative (%v)", l.Speed)
+		}
+	}
+	if l.Arrival != "" && l.Arrival != "constant" && l.Arrival != "poisson" {
+		return c.errAt(lp+".arrival", "%q: want constant or poisson", l.Arrival)
+	}
+	if l.Mode != "replay" && l.Duration <= 0 {
+		return c.errAt(lp+".duration", "must be > 0 (got %v)", l.Duration.D())
+	}
+	if l.Warmup < 0 {
+		return c.errAt(lp+".warmup", "cannot be negative (%v)", l.Warmup.D())
+	}
+	if l.Trials < 1 {
+		return c.errAt(lp+".trials", "must be >= 1 (got %d)", l.Trials)
+	}
+	if l.Rate < 0 || l.MaxRate < 0 || l.Start < 0 {
+		return c.errAt(lp, "rates cannot be negative")
+	}
+	return nil
+}
+
+// checkURL checks that raw is an http(s) URL with a host ({port} allowed).
+func checkURL(raw string) error {
+	u, err := url.Parse(strings.ReplaceAll(strings.ReplaceAll(raw, "{port}", "1"), "{grpc_port}", "1"))
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %v", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q: the URL needs http:// or https://", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q: the URL has no host", raw)
+	}
+	return nil
+}
+
+// Check applies the defaults and validates a Config built in code (the
+// command line's quick mode) as Parse does for a file.
+func (c *Config) Check() error {
+	if c.lines == nil {
+		c.lines = map[string]int{"version": 0}
+	}
+	c.applyDefaults()
+	return c.validate()
+}

@@ -1,0 +1,428 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// Load modes.
+const (
+	ModeRate        = "rate"
+	ModeConcurrency = "concurrency"
+	ModeReplay      = "replay"
+	ModeSweep       = "sweep"
+)
+
+// Arrival processes for open-loop runs.
+const (
+	ArrivalConstant = "constant"
+	ArrivalPoisson  = "poisson"
+)
+
+// DefaultMaxConns caps the open-loop connection pool: enough to hold any
+// schedule a single generator can drive, bounded so that an overloaded
+// target cannot make perfgate open connections without end.
+const DefaultMaxConns = 4096
+
+// TrialObserver samples telemetry around each measurement window. The
+// engine calls BeginTrial when trial i's window opens and EndTrial when it
+// closes, from one goroutine.
+type TrialObserver interface {
+	BeginTrial(i int)
+	EndTrial(i int) *result.Telemetry
+}
+
+// Options configure one run. The zero value is not runnable: Client and
+// either Rate, Concurrency or Schedule are required.
+type Options struct {
+	Client Client
+	// Mode is ModeRate (open loop), ModeConcurrency (closed loop) or
+	// ModeReplay (open loop on Schedule, usually a trace).
+	Mode string
+	// Rate and Arrival define the open-loop schedule when Schedule is nil.
+	Rate    float64
+	Arrival string
+	Seed    int64
+	// Schedule overrides Rate/Arrival (replay traces).
+	Schedule Schedule
+	// Concurrency is the number of in-flight requests in closed loop.
+	Concurrency int
+	// Warmup is run first and excluded from every figure.
+	Warmup time.Duration
+	// Duration is one trial's measurement window; Trials windows follow the
+	// warm-up back to back.
+	Duration time.Duration
+	Trials   int
+	// MaxConns caps concurrent requests in open loop (default DefaultMaxConns).
+	MaxConns int
+	// MaxRequests bounds the number of requests sent (0: bounded by time
+	// only, plus a safety cap of 50 million).
+	MaxRequests int64
+	// Drain is how long in-flight requests may run past the last window
+	// before they are abandoned (default 10 s); they still count, as
+	// timeouts, so a stall at the end is never hidden.
+	Drain time.Duration
+	// SLOTTFT and SLOTPOT define goodput for streaming runs.
+	SLOTTFT, SLOTPOT time.Duration
+	// Observer, if set, samples telemetry per trial.
+	Observer TrialObserver
+	// Progress, if set, is called about four times a second and at each
+	// phase change, from one goroutine.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a running load.
+type Progress struct {
+	// Phase is "warmup", "trial" or "drain".
+	Phase string
+	// Trial is the 1-based trial number during "trial".
+	Trial, Trials int
+	// PhaseDone is true on the last call of a phase (a trial ended).
+	PhaseDone bool
+	Elapsed   time.Duration
+	Total     time.Duration
+	Sent      int64
+	Done      int64
+	Errors    int64
+	InFlight  int64
+}
+
+// Validate reports the first problem with o.
+func (o *Options) Validate() error {
+	if o.Client == nil {
+		return errors.New("no client")
+	}
+	switch o.Mode {
+	case ModeRate:
+		if o.Schedule == nil && !(o.Rate > 0) {
+			return fmt.Errorf("rate %v: must be > 0 requests per second", o.Rate)
+		}
+		if o.Arrival != "" && o.Arrival != ArrivalConstant && o.Arrival != ArrivalPoisson {
+			return fmt.Errorf("arrival %q: want constant or poisson", o.Arrival)
+		}
+	case ModeConcurrency:
+		if o.Concurrency < 1 {
+			return fmt.Errorf("concurrency %d: must be >= 1", o.Concurrency)
+		}
+	case ModeReplay:
+		if o.Schedule == nil {
+			return errors.New("replay needs a trace schedule")
+		}
+	default:
+		return fmt.Errorf("mode %q: want rate, concurrency or replay", o.Mode)
+	}
+	if o.Duration <= 0 {
+		return fmt.Errorf("duration %v: must be > 0", o.Duration)
+	}
+	if o.Warmup < 0 {
+		return fmt.Errorf("warmup %v: must be >= 0", o.Warmup)
+	}
+	if o.Trials < 1 {
+		return fmt.Errorf("trials %d: must be >= 1", o.Trials)
+	}
+	return nil
+}
+
+// openLoop reports whether o sends on a schedule.
+func (o *Options) openLoop() bool { return o.Mode != ModeConcurrency }
+
+// ErrAllFailed is returned (with the result) when no request succeeded.
+var ErrAllFailed = errors.New("every request failed")
+
+// Run applies the load o describes and returns what it measured. The result
+// has Load, Summary, Trials, LLM and validity filled in; the caller adds the
+// scenario's name, environment and git information. When ctx is cancelled
+// the load stops, in-flight requests are abandoned, and the partial result
+// is returned marked Interrupted with ctx's error.
+func Run(ctx context.Context, o Options) (*result.Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	if o.Drain <= 0 {
+		o.Drain = 10 * time.Second
+	}
+	if o.MaxRequests <= 0 {
+		o.MaxRequests = 50_000_000
+	}
+	sched := o.Schedule
+	if sched == nil && o.openLoop() {
+		if o.Arrival == ArrivalPoisson {
+			sched = NewPoissonSchedule(o.Rate, o.Seed)
+		} else {
+			sched = &ConstantSchedule{Rate: o.Rate}
+		}
+	}
+
+	// reqCtx outlives ctx's load phase by the drain period so that requests
+	// in flight at the end complete (or time out) and are counted.
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+
+	start := time.Now().Add(2 * time.Millisecond)
+	measureStart := start.Add(o.Warmup)
+	end := measureStart.Add(time.Duration(o.Trials) * o.Duration)
+
+	e := &engine{o: o, start: start, end: end}
+	rec := newRecorder(&o, measureStart, o.Duration, o.Trials)
+	samples := make(chan Sample, 8192)
+	recDone := make(chan struct{})
+	go func() { rec.consume(samples); close(recDone) }()
+
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	clockDone := make(chan struct{})
+	go func() { e.clock(loadCtx, rec, measureStart); close(clockDone) }()
+
+	if o.openLoop() {
+		e.openLoop(loadCtx, reqCtx, sched, samples)
+	} else {
+		e.closedLoop(loadCtx, reqCtx, samples)
+	}
+	// Wait for in-flight requests, at most Drain, then abandon them.
+	waitDone := make(chan struct{})
+	go func() { e.workers.Wait(); close(waitDone) }()
+	select {
+	case <-waitDone:
+	case <-time.After(o.Drain):
+		cancelReqs()
+		<-waitDone
+	case <-ctx.Done():
+		cancelReqs()
+		<-waitDone
+	}
+	stopLoad()
+	<-clockDone
+	close(samples)
+	<-recDone
+
+	res := rec.result()
+	res.Schema = result.Schema
+	res.StartedAt = start.UTC()
+	res.Load = result.Load{
+		Mode: o.Mode, Rate: o.Rate, Concurrency: o.Concurrency,
+		DurationS: o.Duration.Seconds(), WarmupS: o.Warmup.Seconds(), Trials: o.Trials,
+	}
+	if o.openLoop() && o.Schedule == nil {
+		res.Load.Arrival = ArrivalConstant
+		if o.Arrival == ArrivalPoisson {
+			res.Load.Arrival, res.Load.Seed = ArrivalPoisson, o.Seed
+		}
+	}
+	if ctx.Err() != nil {
+		res.Interrupted = true
+		res.Valid = false
+		res.Warnings = append(res.Warnings, "the run was interrupted: figures cover only what ran")
+		return res, ctx.Err()
+	}
+	if res.Summary.Requests > 0 && res.Summary.Errors == res.Summary.Requests {
+		return res, fmt.Errorf("%w (%d of %d): %s", ErrAllFailed, res.Summary.Errors, res.Summary.Requests, rec.firstError())
+	}
+	if res.Summary.Requests == 0 {
+		return res, errors.New("no request completed in any measurement window")
+	}
+	return res, nil
+}
+
+// engine holds the shared state of one run.
+type engine struct {
+	o          Options
+	start, end time.Time
+	workers    sync.WaitGroup
+	sent       atomic.Int64
+	inFlight   atomic.Int64
+	nworkers   atomic.Int64
+	exhausted  atomic.Int64 // dispatches that found every connection busy at the cap
+}
+
+// do sends one hit and hands the sample to the recorder.
+func (e *engine) do(ctx context.Context, h Hit, out chan<- Sample) {
+	e.inFlight.Add(1)
+	s := e.o.Client.Do(ctx, h)
+	e.inFlight.Add(-1)
+	s.Hit = h
+	out <- s
+}
+
+// openLoop dispatches hits on the schedule. A hit goes to an idle worker;
+// when none is idle a new worker is started, up to MaxConns; past that the
+// dispatcher waits, and the wait shows in latency because latency counts
+// from the intended time.
+func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule, out chan<- Sample) {
+	work := make(chan Hit)
+	defer close(work)
+	worker := func(first Hit) {
+		defer e.workers.Done()
+		e.do(reqCtx, first, out)
+		for h := range work {
+			e.do(reqCtx, h, out)
+		}
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for seq := uint64(0); int64(seq) < e.o.MaxRequests; seq++ {
+		off, payload, ok := sched.Next()
+		if !ok {
+			return
+		}
+		due := e.start.Add(off)
+		if !due.Before(e.end) {
+			return
+		}
+		if d := time.Until(due); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				return
+			}
+		} else if ctx.Err() != nil {
+			return
+		}
+		h := Hit{Seq: seq, Intended: due, Payload: payload}
+		e.sent.Add(1)
+		select {
+		case work <- h:
+			continue
+		default:
+		}
+		if e.nworkers.Load() < int64(e.o.MaxConns) {
+			e.nworkers.Add(1)
+			e.workers.Add(1)
+			go worker(h)
+			continue
+		}
+		e.exhausted.Add(1)
+		select {
+		case work <- h:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// closedLoop keeps Concurrency requests in flight until the end.
+func (e *engine) closedLoop(ctx, reqCtx context.Context, out chan<- Sample) {
+	var seq atomic.Uint64
+	for range e.o.Concurrency {
+		e.workers.Add(1)
+		go func() {
+			defer e.workers.Done()
+			if d := time.Until(e.start); d > 0 {
+				time.Sleep(d)
+			}
+			for ctx.Err() == nil {
+				n := seq.Add(1)
+				if int64(n) > e.o.MaxRequests {
+					return
+				}
+				now := time.Now()
+				if !now.Before(e.end) {
+					return
+				}
+				e.sent.Add(1)
+				e.do(reqCtx, Hit{Seq: n - 1, Intended: now}, out)
+			}
+		}()
+	}
+}
+
+// clock marks trial boundaries: it samples in-flight counts for Little's
+// Law, the generator's CPU, calls the observer, and reports progress.
+func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Time) {
+	o := e.o
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	trial := -1 // -1: warm-up
+	cpu0, wall0 := processCPU(), time.Now()
+	var inflightSum, inflightN int64
+	lastProgress := time.Time{}
+	report := func(now time.Time, phase string, done bool) {
+		if o.Progress == nil {
+			return
+		}
+		o.Progress(Progress{Phase: phase, Trial: trial + 1, Trials: o.Trials, PhaseDone: done,
+			Elapsed: now.Sub(e.start), Total: e.end.Sub(e.start), Sent: e.sent.Load(),
+			Done: rec.done.Load(), Errors: rec.errs.Load(), InFlight: e.inFlight.Load()})
+	}
+	closeTrial := func(now time.Time) {
+		cpu := processCPU()
+		st := trialStats{cpuCores: (cpu - cpu0).Seconds() / now.Sub(wall0).Seconds()}
+		if inflightN > 0 {
+			st.inFlightMean = float64(inflightSum) / float64(inflightN)
+		}
+		st.exhausted = e.exhausted.Swap(0)
+		if o.Observer != nil {
+			st.telemetry = o.Observer.EndTrial(trial)
+		}
+		rec.setStats(trial, st)
+		report(now, "trial", true)
+	}
+	openTrial := func(now time.Time, i int) {
+		trial = i
+		cpu0, wall0 = processCPU(), now
+		inflightSum, inflightN = 0, 0
+		e.exhausted.Store(0)
+		if o.Observer != nil {
+			o.Observer.BeginTrial(i)
+		}
+	}
+	for {
+		var now time.Time
+		select {
+		case <-ctx.Done():
+			if trial >= 0 && trial < o.Trials {
+				closeTrial(time.Now())
+			}
+			return
+		case now = <-tick.C:
+		}
+		// Which window is now in? Trials follow the warm-up back to back.
+		cur := -1
+		if !now.Before(measureStart) {
+			cur = int(now.Sub(measureStart) / o.Duration)
+		}
+		for trial < cur && trial < o.Trials {
+			if trial >= 0 {
+				closeTrial(measureStart.Add(time.Duration(trial+1) * o.Duration))
+			} else if o.Progress != nil {
+				report(now, "warmup", true)
+			}
+			if trial+1 >= o.Trials {
+				trial = o.Trials
+				break
+			}
+			openTrial(now, trial+1)
+		}
+		if trial >= 0 && trial < o.Trials {
+			inflightSum += e.inFlight.Load()
+			inflightN++
+		}
+		if now.Sub(lastProgress) >= 250*time.Millisecond {
+			lastProgress = now
+			switch {
+			case trial < 0:
+				report(now, "warmup", false)
+			case trial < o.Trials:
+				report(now, "trial", false)
+			default:
+				report(now, "drain", false)
+			}
+		}
+	}
+}
+
+// processCPU returns the CPU time (user + system) this process has used.
+func processCPU() time.Duration { return cpuTime() }
+
+// generatorCores is the number of cores the generator may use.
+func generatorCores() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,181 @@
+package h1
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultMaxConns is the pool size when Options.MaxConns is zero.
+const DefaultMaxConns = 64
+
+// DefaultReadBufferSize is the per-connection read buffer when
+// Options.ReadBufferSize is zero. It also bounds the longest status or
+// header line a response may have.
+const DefaultReadBufferSize = 8 << 10
+
+// Options configures a Client.
+type Options struct {
+	// URL is the whole request URL, http://host[:port]/path?query. Only
+	// plain http is supported; the port defaults to 80.
+	URL string
+	// Method is the request method; empty means GET.
+	Method string
+	// Headers are sent with every request, in sorted order. Host and
+	// User-Agent (default "perfgate") may be overridden; Content-Length
+	// and Transfer-Encoding are set by the client and may not be given.
+	Headers map[string]string
+	// Body is the default request body, sent when Do is given none.
+	// Content-Length is always sent for POST, PUT and PATCH, and for any
+	// method with a non-empty body.
+	Body []byte
+	// Timeout bounds each request from the moment it has a connection
+	// (dial, write and the whole response); zero means no limit other
+	// than the context's deadline.
+	Timeout time.Duration
+	// MaxConns is the number of connections in the pool, the most
+	// requests in flight at once; zero means DefaultMaxConns.
+	MaxConns int
+	// ReadBufferSize is each connection's read buffer in bytes; zero
+	// means DefaultReadBufferSize.
+	ReadBufferSize int
+}
+
+// Client sends one prepared request, over and over, to one host on a
+// fixed pool of keep-alive connections. It is safe for concurrent use.
+type Client struct {
+	req     *request
+	timeout time.Duration
+	bufSize int
+	dialer  net.Dialer
+	// pool holds the idle connection slots; a request takes one and puts
+	// it back, so len(conns) bounds the requests in flight.
+	pool   chan *conn
+	conns  []*conn
+	closed atomic.Bool
+	dials  atomic.Uint64
+}
+
+// New validates o and returns a client. No connection is opened until the
+// first request needs one.
+func New(o Options) (*Client, error) {
+	if o.Timeout < 0 {
+		return nil, fmt.Errorf("h1: negative timeout %v", o.Timeout)
+	}
+	if o.MaxConns < 0 {
+		return nil, fmt.Errorf("h1: negative MaxConns %d", o.MaxConns)
+	}
+	if o.ReadBufferSize < 0 {
+		return nil, fmt.Errorf("h1: negative ReadBufferSize %d", o.ReadBufferSize)
+	}
+	req, err := newRequest(&o)
+	if err != nil {
+		return nil, err
+	}
+	n := o.MaxConns
+	if n == 0 {
+		n = DefaultMaxConns
+	}
+	bufSize := o.ReadBufferSize
+	if bufSize == 0 {
+		bufSize = DefaultReadBufferSize
+	}
+	cl := &Client{
+		req:     req,
+		timeout: o.Timeout,
+		bufSize: max(bufSize, 256),
+		dialer:  net.Dialer{Timeout: o.Timeout},
+		pool:    make(chan *conn, n),
+		conns:   make([]*conn, n),
+	}
+	for i := range cl.conns {
+		cl.conns[i] = &conn{cl: cl}
+		cl.pool <- cl.conns[i]
+	}
+	return cl, nil
+}
+
+// Do sends the request, with body as its body (nil means Options.Body),
+// reads the whole response and discards its body. It returns the status
+// code, whatever it is; err is non-nil only when no complete response
+// arrived, and is classified as the package documentation says.
+//
+// Do blocks while all MaxConns connections are busy, until one is free
+// or ctx is done. Cancelling ctx interrupts a request in flight. For no
+// allocation per request, pass the same ctx to many calls: each
+// connection registers a cancellation watch once per distinct context.
+func (cl *Client) Do(ctx context.Context, body []byte) (status int, err error) {
+	status, _, err = cl.do(ctx, body, false, nil)
+	return status, err
+}
+
+// DoAppend is Do, keeping the response body: it is appended to dst, and
+// the extended slice returned (also on error, with what had arrived).
+func (cl *Client) DoAppend(ctx context.Context, body, dst []byte) (status int, out []byte, err error) {
+	return cl.do(ctx, body, true, dst)
+}
+
+func (cl *Client) do(ctx context.Context, body []byte, keep bool, dst []byte) (int, []byte, error) {
+	if cl.closed.Load() {
+		return 0, dst, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, dst, err
+	}
+	var c *conn
+	select {
+	case c = <-cl.pool:
+	default:
+		select {
+		case c = <-cl.pool:
+		case <-ctx.Done():
+			return 0, dst, ctx.Err()
+		}
+	}
+	status, dst, err := c.roundTrip(ctx, body, keep, dst)
+	cl.pool <- c // never blocks: the channel has room for every slot
+	return status, dst, err
+}
+
+// Dials returns how many connections the client has opened so far. With
+// keep-alive working it stays at most MaxConns.
+func (cl *Client) Dials() uint64 { return cl.dials.Load() }
+
+// MaxConns returns the pool size.
+func (cl *Client) MaxConns() int { return len(cl.conns) }
+
+// Close closes every connection; requests in flight fail with a
+// connection error and later ones with ErrClosed. It is safe to call more
+// than once.
+func (cl *Client) Close() error {
+	if cl.closed.Swap(true) {
+		return nil
+	}
+	for _, c := range cl.conns {
+		c.mu.Lock()
+		if c.nc != nil {
+			c.nc.Close()
+		}
+		c.mu.Unlock()
+	}
+	// Idle slots are ours now: drop their context watches so that a
+	// long-lived context does not keep them alive.
+	var idle []*conn
+	for len(idle) < len(cl.conns) {
+		select {
+		case c := <-cl.pool:
+			c.unwatch()
+			c.closeConn()
+			idle = append(idle, c)
+			continue
+		default:
+		}
+		break
+	}
+	for _, c := range idle {
+		cl.pool <- c
+	}
+	return nil
+}

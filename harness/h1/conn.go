@@ -1,0 +1,181 @@
+package h1
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"sync"
+	"time"
+)
+
+// aLongTimeAgo is a deadline already past: setting it makes blocked reads
+// and writes on a connection return a timeout at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// conn is one slot of the pool: a connection (or none yet), its read
+// buffer and write buffer. Only the goroutine that took the slot from the
+// pool touches its fields, except mu-guarded nc, watchDone and the context
+// callback.
+type conn struct {
+	cl *Client
+	// mu guards writes to nc (made by the owner) against Close and the
+	// context callback, which read it from other goroutines.
+	mu sync.Mutex
+	nc net.Conn
+	br *bufio.Reader
+	// wbuf holds a request with a per-call body.
+	wbuf []byte
+	// used reports that nc has carried a whole response, so that a failure
+	// before the next response's first byte may be a keep-alive
+	// connection the server had closed: worth one retry.
+	used bool
+	// hasDeadline reports that nc may have a deadline set, to clear when
+	// the next request has none.
+	hasDeadline bool
+	// watchDone is the Done channel of the context whose cancellation
+	// interrupts nc (guarded by mu); stopWatch unregisters it.
+	watchDone <-chan struct{}
+	stopWatch func() bool
+}
+
+// roundTrip writes one request on c and reads its response, dialling
+// first when c has no connection.
+func (c *conn) roundTrip(ctx context.Context, body []byte, keep bool, dst []byte) (int, []byte, error) {
+	c.watch(ctx)
+	req := c.cl.req
+	for {
+		if c.nc == nil {
+			if err := c.dial(ctx); err != nil {
+				return 0, dst, err
+			}
+		}
+		reused := c.used
+		if err := c.setDeadline(ctx); err != nil {
+			c.closeConn()
+			return 0, dst, ioErr(ctx, "setting deadline", err)
+		}
+		if err := ctx.Err(); err != nil { // canceled before the deadline was set
+			return 0, dst, err
+		}
+		wire := req.full
+		if body != nil {
+			c.wbuf = req.appendRequest(c.wbuf[:0], body)
+			wire = c.wbuf
+		}
+		op := "writing request"
+		_, err := c.nc.Write(wire)
+		if err == nil {
+			op = "reading response"
+			_, err = c.br.Peek(1)
+		}
+		if err != nil {
+			c.closeConn()
+			// Nothing of a response arrived: on a reused connection the
+			// server may have closed it while idle. Retry once, fresh.
+			if reused && !IsTimeout(err) && ctx.Err() == nil {
+				continue
+			}
+			return 0, dst, ioErr(ctx, op, err)
+		}
+		resp, out, err := readResponse(c.br, req.isHead, keep, dst)
+		if err != nil {
+			c.closeConn()
+			return 0, out, ioErr(ctx, "reading response", err)
+		}
+		c.used = true
+		if resp.close {
+			c.closeConn()
+		}
+		return resp.status, out, nil
+	}
+}
+
+// setDeadline sets nc's deadline to the earlier of now+Timeout and ctx's
+// deadline, or clears it when there is neither.
+func (c *conn) setDeadline(ctx context.Context) error {
+	var d time.Time
+	if c.cl.timeout > 0 {
+		d = time.Now().Add(c.cl.timeout)
+	}
+	if cd, ok := ctx.Deadline(); ok && (d.IsZero() || cd.Before(d)) {
+		d = cd
+	}
+	if d.IsZero() && !c.hasDeadline {
+		return nil
+	}
+	c.hasDeadline = !d.IsZero()
+	return c.nc.SetDeadline(d)
+}
+
+// watch arranges for ctx's cancellation to interrupt c's connection. The
+// registration is kept while the same context is passed again, so a
+// caller reusing one context pays for it once per connection.
+func (c *conn) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == c.watchDone { // also when both are nil
+		return
+	}
+	c.unwatch()
+	if done == nil {
+		return // nothing can cancel ctx
+	}
+	c.mu.Lock()
+	c.watchDone = done
+	c.mu.Unlock()
+	c.stopWatch = context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		if c.watchDone == done && c.nc != nil {
+			c.nc.SetDeadline(aLongTimeAgo)
+		}
+		c.mu.Unlock()
+	})
+}
+
+// unwatch drops c's context registration. If the callback already ran, the
+// connection may hold a past deadline: the next request must reset it.
+func (c *conn) unwatch() {
+	if c.stopWatch == nil {
+		return
+	}
+	if !c.stopWatch() {
+		c.hasDeadline = true
+	}
+	c.stopWatch = nil
+	c.mu.Lock()
+	c.watchDone = nil
+	c.mu.Unlock()
+}
+
+// closeConn closes c's connection, if any; the next request dials anew.
+func (c *conn) closeConn() {
+	c.mu.Lock()
+	if c.nc != nil {
+		c.nc.Close()
+		c.nc = nil
+	}
+	c.mu.Unlock()
+}
+
+// dial opens a new connection for c.
+func (c *conn) dial(ctx context.Context) error {
+	nc, err := c.cl.dialer.DialContext(ctx, "tcp", c.cl.req.addr)
+	if err != nil {
+		return ioErr(ctx, "dial "+c.cl.req.addr, err)
+	}
+	c.cl.dials.Add(1)
+	c.mu.Lock()
+	if c.cl.closed.Load() {
+		c.mu.Unlock()
+		nc.Close()
+		return ErrClosed
+	}
+	c.nc = nc
+	c.mu.Unlock()
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(nc, c.cl.bufSize)
+	} else {
+		c.br.Reset(nc)
+	}
+	c.used, c.hasDeadline = false, false
+	return nil
+}

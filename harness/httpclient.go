@@ -1,0 +1,170 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// HTTPOptions configure the plain HTTP client.
+type HTTPOptions struct {
+	// URL is the whole request URL.
+	URL string
+	// Method defaults to GET without a body and POST with one.
+	Method  string
+	Headers map[string]string
+	Body    []byte
+	// Timeout bounds each request (default 30 s).
+	Timeout time.Duration
+	// MaxConns bounds open connections to the host (default DefaultMaxConns).
+	MaxConns int
+}
+
+// HTTPClient sends one fixed request (or a hit's payload as its body) over
+// keep-alive connections. Redirects are not followed: a 3xx is recorded as
+// its status class, so a misrouted benchmark never measures the wrong page.
+type HTTPClient struct {
+	o      HTTPOptions
+	url    *url.URL
+	client *http.Client
+	tr     *http.Transport
+}
+
+var _ Client = (*HTTPClient)(nil)
+
+// NewHTTPClient checks o and returns a client.
+func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("url %q: %w", o.URL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("url %q: scheme must be http or https", o.URL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("url %q: no host", o.URL)
+	}
+	if o.Method == "" {
+		o.Method = http.MethodGet
+		if len(o.Body) > 0 {
+			o.Method = http.MethodPost
+		}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	tr := &http.Transport{
+		Proxy:               nil, // load goes straight to the target
+		DialContext:         (&net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        o.MaxConns,
+		MaxIdleConnsPerHost: o.MaxConns,
+		MaxConnsPerHost:     o.MaxConns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+	}
+	c := &http.Client{
+		Transport: tr,
+		Timeout:   o.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	return &HTTPClient{o: o, url: u, client: c, tr: tr}, nil
+}
+
+// Do implements Client.
+func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
+	body := c.o.Body
+	if h.Payload != nil {
+		body = h.Payload
+	}
+	req := &http.Request{
+		Method:     c.o.Method,
+		URL:        c.url,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     make(http.Header, len(c.o.Headers)+1),
+		Host:       c.url.Host,
+	}
+	for k, v := range c.o.Headers {
+		req.Header.Set(k, v)
+	}
+	if len(body) > 0 {
+		req.ContentLength = int64(len(body))
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		if req.Header.Get("Content-Type") == "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}
+	req = req.WithContext(ctx)
+	s := Sample{Start: time.Now()}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		s.End = time.Now()
+		s.Class, s.Err = ClassifyError(ctx, err), err.Error()
+		return s
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	s.End = time.Now()
+	s.Code = resp.StatusCode
+	switch {
+	case err != nil:
+		s.Class, s.Err = ClassifyError(ctx, err), err.Error()
+	case resp.StatusCode >= 300:
+		s.Class, s.Err = HTTPClass(resp.StatusCode), resp.Status
+		if loc := resp.Header.Get("Location"); loc != "" {
+			s.Err += " (redirect to " + loc + " not followed)"
+		}
+	}
+	return s
+}
+
+// Close releases idle connections.
+func (c *HTTPClient) Close() error {
+	c.tr.CloseIdleConnections()
+	return nil
+}
+
+// HTTPClass is the error class of an HTTP status: "http_503".
+func HTTPClass(code int) string { return "http_" + strconv.Itoa(code) }
+
+// ClassifyError maps a transport error to an error class: ErrCanceled when
+// ctx was cancelled (the run was stopped), ErrTimeout, ErrConnection for
+// dial, reset and EOF, else ErrProtocol.
+func ClassifyError(ctx context.Context, err error) string {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return ErrCanceled
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return ErrTimeout
+	case errors.As(err, &ne) && ne.Timeout():
+		return ErrTimeout
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed):
+		return ErrConnection
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return ErrConnection
+	}
+	return ErrProtocol
+}

@@ -1,0 +1,398 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// Probe measures one full window at an offered rate (requests per second)
+// after its own warm-up, and returns what it saw. The knee search judges
+// the point (Pass, Why); the probe only measures. An error means the probe
+// could not run at all (not that requests failed: those are ErrorRate).
+type Probe func(ctx context.Context, rate float64) (result.Point, error)
+
+// Measure calls p; it lets a Probe be passed where a one-method value is
+// expected.
+func (p Probe) Measure(ctx context.Context, rate float64) (result.Point, error) { return p(ctx, rate) }
+
+// KneeOptions configure a knee search. Zero values of the optional fields
+// take the defaults shown in DefaultKneeOptions.
+type KneeOptions struct {
+	// SLOP99 is the P99 latency objective. A probe passes only if its P99 is
+	// at most this. May be zero when SLOTTFT or SLOTPOT is set.
+	SLOP99 time.Duration
+	// SLOTTFT and SLOTPOT make the search a goodput knee for streaming
+	// generation: a probe passes only if its TTFT P99 (Point.TTFTP99Ms) and
+	// TPOT P99 (Point.TPOTP99Ms) meet them too. Zero: not checked.
+	SLOTTFT, SLOTPOT time.Duration
+	// MaxErrorRate is the highest error fraction a passing probe may have
+	// (0.001 is 0.1%). Zero means no error is tolerated.
+	MaxErrorRate float64
+	// MinAchieved is the fraction of the offered rate a passing probe must
+	// achieve (default 0.95).
+	MinAchieved float64
+	// Start is the first rate probed (default 10 rps, then the search jumps
+	// by Little's Law, see SearchKnee). MaxRate caps the rates probed
+	// (0: no cap). MinRate ends a search whose probes all fail (default
+	// 0.1 rps).
+	Start, MaxRate, MinRate float64
+	// Resolution is the relative width at which the bracket
+	// [highest pass, lowest fail] is narrow enough (default 0.03: the
+	// reported max QPS is within 3% below the true knee).
+	Resolution float64
+	// Budget bounds the search's wall time (0: none). A probe that would not
+	// fit is not started and Capacity.Stopped says so.
+	Budget time.Duration
+	// Growth is the factor between probes before the first failure
+	// (default 2).
+	Growth float64
+	// MaxWindows bounds the number of probes (default 12).
+	MaxWindows int
+	// Drain is the pause between probes that lets the target's queues empty.
+	Drain time.Duration
+	// NoiseBand: a passing probe whose worst latency is within this fraction
+	// below its objective is probed once more before it is reported as the
+	// knee, and the worse of the two counts (default 0.10).
+	NoiseBand float64
+	// Judge, if set, is an extra pass/fail rule applied after the built-in
+	// ones (for instance a minimum goodput); why explains a failure.
+	Judge func(p result.Point) (pass bool, why string)
+}
+
+// DefaultKneeOptions returns the defaults for a search under a P99 SLO.
+func DefaultKneeOptions(sloP99 time.Duration) KneeOptions {
+	return KneeOptions{
+		SLOP99:       sloP99,
+		MaxErrorRate: 0.001,
+		MinAchieved:  0.95,
+		Start:        DefaultKneeStart,
+		MinRate:      0.1,
+		Resolution:   0.03,
+		Growth:       2,
+		MaxWindows:   12,
+		Drain:        time.Second,
+		NoiseBand:    0.10,
+	}
+}
+
+// DefaultKneeStart is the first rate probed when KneeOptions.Start is 0.
+const DefaultKneeStart = 10.0
+
+// withDefaults fills the zero optional fields.
+func (o KneeOptions) withDefaults() KneeOptions {
+	d := DefaultKneeOptions(o.SLOP99)
+	if o.MinAchieved == 0 {
+		o.MinAchieved = d.MinAchieved
+	}
+	if o.Start == 0 {
+		o.Start = d.Start
+	}
+	if o.MinRate == 0 {
+		o.MinRate = d.MinRate
+	}
+	if o.Resolution == 0 {
+		o.Resolution = d.Resolution
+	}
+	if o.Growth == 0 {
+		o.Growth = d.Growth
+	}
+	if o.MaxWindows == 0 {
+		o.MaxWindows = d.MaxWindows
+	}
+	if o.NoiseBand == 0 {
+		o.NoiseBand = d.NoiseBand
+	}
+	if o.MaxRate > 0 && o.Start > o.MaxRate {
+		o.Start = o.MaxRate
+	}
+	return o
+}
+
+// Validate reports the first invalid setting, naming it and its value.
+func (o KneeOptions) Validate() error {
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) || x < 0 }
+	switch {
+	case o.SLOP99 <= 0 && o.SLOTTFT <= 0 && o.SLOTPOT <= 0:
+		return fmt.Errorf("knee search: slo p99 is %v: set a latency objective (or ttft/tpot for a goodput knee)", o.SLOP99)
+	case o.SLOP99 < 0 || o.SLOTTFT < 0 || o.SLOTPOT < 0:
+		return fmt.Errorf("knee search: negative objective (p99 %v, ttft %v, tpot %v)", o.SLOP99, o.SLOTTFT, o.SLOTPOT)
+	case bad(o.MaxErrorRate) || o.MaxErrorRate >= 1:
+		return fmt.Errorf("knee search: max error rate is %v, want a fraction in [0, 1)", o.MaxErrorRate)
+	case bad(o.MinAchieved) || o.MinAchieved > 1:
+		return fmt.Errorf("knee search: min achieved is %v, want a fraction in (0, 1]", o.MinAchieved)
+	case bad(o.Start) || bad(o.MaxRate) || bad(o.MinRate):
+		return fmt.Errorf("knee search: rates must be finite and >= 0 (start %v, max %v, min %v)", o.Start, o.MaxRate, o.MinRate)
+	case o.MaxRate > 0 && o.MinRate > o.MaxRate:
+		return fmt.Errorf("knee search: min rate %v is above max rate %v", o.MinRate, o.MaxRate)
+	case bad(o.Resolution) || o.Resolution > 0.5:
+		return fmt.Errorf("knee search: resolution is %v, want a fraction in (0, 0.5] (0.03 is ±3%%)", o.Resolution)
+	case bad(o.Growth) || (o.Growth != 0 && o.Growth <= 1):
+		return fmt.Errorf("knee search: growth is %v, want > 1", o.Growth)
+	case o.MaxWindows < 0 || o.MaxWindows == 1:
+		return fmt.Errorf("knee search: max windows is %d, want >= 2", o.MaxWindows)
+	case o.Budget < 0 || o.Drain < 0:
+		return fmt.Errorf("knee search: budget %v and drain %v must be >= 0", o.Budget, o.Drain)
+	case bad(o.NoiseBand) || o.NoiseBand >= 1:
+		return fmt.Errorf("knee search: noise band is %v, want a fraction in [0, 1)", o.NoiseBand)
+	}
+	return nil
+}
+
+// SearchKnee finds the highest offered rate at which a probe passes: P99 at
+// most the SLO (and TTFT/TPOT for a goodput knee), error rate at most
+// MaxErrorRate, achieved rate at least MinAchieved of the offered one.
+//
+// It searches as an engineer would. The first probe runs at Start. If it
+// passes, its mean latency s gives, by Little's Law, the rate one worker can
+// serve (1/s); the search jumps there when that is beyond the normal growth
+// step, and otherwise grows the rate geometrically (×Growth) until a probe
+// fails. If the first probe fails, the rate shrinks (÷Growth, or to 90% of
+// the achieved rate when the target saturated) until one passes. The
+// bracket [highest pass, lowest fail] is then narrowed to Resolution; each
+// next rate is where a queueing model fitted to the probes so far puts the
+// knee (see kneeModel), kept inside the bracket, aimed just below the
+// estimate so that one more probe at highest pass × (1+Resolution) closes
+// the bracket, and replaced by the bracket's midpoint when three steps in a
+// row moved the same end. A passing probe whose latency is within NoiseBand
+// of the objective is probed again before it is reported, and the worse
+// result counts. Between probes the search sleeps Drain.
+//
+// The returned Capacity lists every probe in order in Points, the number of
+// windows used, MaxQPS and Bracket (Bracket[1] is 0 when no probe failed),
+// Found (false when no probe passed: MaxQPS is then 0 and must not be used),
+// and Stopped when the search ended before converging (time budget, window
+// cap, MaxRate, MinRate). When ctx ends or a probe errors, the partial
+// Capacity is returned with the error.
+func SearchKnee(ctx context.Context, probe Probe, o KneeOptions) (*result.Capacity, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	s := &kneeSearch{o: o.withDefaults(), probe: probe, begin: time.Now()}
+	rate := s.o.Start
+	for {
+		if why := s.mustStop(); why != "" {
+			s.stopped = why
+			break
+		}
+		if err := s.measure(ctx, rate); err != nil {
+			c := s.capacity()
+			c.Stopped = "interrupted: " + err.Error()
+			return c, fmt.Errorf("knee search: probe at %s rps: %w", fmtRate(rate), err)
+		}
+		next, done := s.next()
+		if done {
+			break
+		}
+		rate = next
+	}
+	return s.capacity(), nil
+}
+
+// kneeSearch is the state of one search.
+type kneeSearch struct {
+	o       KneeOptions
+	probe   Probe
+	begin   time.Time
+	points  []result.Point
+	longest time.Duration // the longest probe so far, to plan the budget
+	moves   []int         // +1: the pass end moved, −1: the fail end moved
+	stopped string
+}
+
+// mustStop says why no further probe may start, or "".
+func (s *kneeSearch) mustStop() string {
+	n := len(s.points)
+	if n >= s.o.MaxWindows {
+		return fmt.Sprintf("window cap reached: %d windows%s", n, s.bracketNote())
+	}
+	if s.o.Budget > 0 && n > 0 {
+		if el := time.Since(s.begin); el+s.longest+s.o.Drain > s.o.Budget {
+			return fmt.Sprintf("time budget %v spent after %d windows (%v)%s", s.o.Budget, n, el.Round(time.Second), s.bracketNote())
+		}
+	}
+	return ""
+}
+
+func (s *kneeSearch) bracketNote() string {
+	lo, hi, okLo, okHi := s.bracket()
+	switch {
+	case okLo && okHi:
+		return fmt.Sprintf(", bracket [%s, %s] not yet within %.0f%%", fmtRate(lo.OfferedRPS), fmtRate(hi.OfferedRPS), 100*s.o.Resolution)
+	case okLo:
+		return ", no probe failed yet"
+	}
+	return ", no probe passed yet"
+}
+
+// measure drains, probes rate, judges the point and records it.
+func (s *kneeSearch) measure(ctx context.Context, rate float64) error {
+	if len(s.points) > 0 && s.o.Drain > 0 {
+		t := time.NewTimer(s.o.Drain)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	t0 := time.Now()
+	p, err := s.probe(ctx, rate)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.longest = max(s.longest, time.Since(t0))
+	p.OfferedRPS = rate
+	p.Pass, p.Why = judgePoint(p, s.o)
+	s.points = append(s.points, p)
+	return nil
+}
+
+// judgePoint applies the pass rules to p.
+func judgePoint(p result.Point, o KneeOptions) (bool, string) {
+	var why []string
+	if p.ErrorRate > o.MaxErrorRate {
+		why = append(why, fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*p.ErrorRate, 100*o.MaxErrorRate))
+	}
+	if p.AchievedRPS < o.MinAchieved*p.OfferedRPS {
+		why = append(why, fmt.Sprintf("achieved %s rps < %.0f%% of offered %s rps",
+			fmtRate(p.AchievedRPS), 100*o.MinAchieved, fmtRate(p.OfferedRPS)))
+	}
+	check := func(name string, got float64, slo time.Duration) {
+		if ms := durMs(slo); slo > 0 && got > ms {
+			why = append(why, fmt.Sprintf("%s %s ms > SLO %s ms", name, fmtMs(got), fmtMs(ms)))
+		}
+	}
+	check("P99", p.Latency.P99, o.SLOP99)
+	check("TTFT P99", p.TTFTP99Ms, o.SLOTTFT)
+	check("TPOT P99", p.TPOTP99Ms, o.SLOTPOT)
+	if o.Judge != nil && len(why) == 0 {
+		if ok, w := o.Judge(p); !ok {
+			if w == "" {
+				w = "failed the custom judge"
+			}
+			why = append(why, w)
+		}
+	}
+	return len(why) == 0, strings.Join(why, "; ")
+}
+
+// severity is p's worst latency relative to its objective: <= 1 meets all.
+func severity(p result.Point, o KneeOptions) float64 {
+	r := 0.0
+	if o.SLOP99 > 0 {
+		r = max(r, p.Latency.P99/durMs(o.SLOP99))
+	}
+	if o.SLOTTFT > 0 {
+		r = max(r, p.TTFTP99Ms/durMs(o.SLOTTFT))
+	}
+	if o.SLOTPOT > 0 {
+		r = max(r, p.TPOTP99Ms/durMs(o.SLOTPOT))
+	}
+	return r
+}
+
+// rateStat is every probe at one rate, merged the pessimistic way: the rate
+// passes only if every probe at it passed, and its severity is the worst.
+type rateStat struct {
+	rate     float64
+	pass     bool
+	n        int
+	sev      float64
+	achieved float64
+	meanMs   float64
+	latOK    bool // latency is meaningful: the target kept up and answered
+}
+
+// rates merges the points by offered rate, in increasing order.
+func (s *kneeSearch) rates() []rateStat {
+	by := map[float64]*rateStat{}
+	var out []rateStat
+	for _, p := range s.points {
+		r := by[p.OfferedRPS]
+		if r == nil {
+			r = &rateStat{rate: p.OfferedRPS, pass: true, achieved: math.Inf(1), latOK: true}
+			by[p.OfferedRPS] = r
+		}
+		r.n++
+		r.pass = r.pass && p.Pass
+		r.sev = max(r.sev, severity(p, s.o))
+		r.achieved = min(r.achieved, p.AchievedRPS)
+		m := p.Latency.Mean
+		if m == 0 {
+			m = p.Latency.P50
+		}
+		r.meanMs = max(r.meanMs, m)
+		r.latOK = r.latOK && p.AchievedRPS >= s.o.MinAchieved*p.OfferedRPS && p.ErrorRate <= max(s.o.MaxErrorRate, 0.01)
+	}
+	for _, r := range by {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rate < out[j].rate })
+	return out
+}
+
+// bracket returns the lowest failing rate and the highest passing rate
+// below it. A pass above a fail (noise) does not move the bracket.
+func (s *kneeSearch) bracket() (lo, hi result.Point, okLo, okHi bool) {
+	rs := s.rates()
+	for _, r := range rs {
+		if !r.pass {
+			hi, okHi = result.Point{OfferedRPS: r.rate}, true
+			break
+		}
+	}
+	for _, r := range rs {
+		if r.pass && (!okHi || r.rate < hi.OfferedRPS) {
+			lo, okLo = result.Point{OfferedRPS: r.rate}, true
+		}
+	}
+	return lo, hi, okLo, okHi
+}
+
+// capacity reports the search as it stands.
+func (s *kneeSearch) capacity() *result.Capacity {
+	c := &result.Capacity{
+		SLOP99Ms:  durMs(s.o.SLOP99),
+		SLOTTFTMs: durMs(s.o.SLOTTFT),
+		SLOTPOTMs: durMs(s.o.SLOTPOT),
+		Points:    append([]result.Point{}, s.points...),
+		Windows:   len(s.points),
+		Stopped:   s.stopped,
+	}
+	lo, hi, okLo, okHi := s.bracket()
+	if okLo {
+		c.Found, c.MaxQPS, c.Bracket[0] = true, lo.OfferedRPS, lo.OfferedRPS
+	}
+	if okHi {
+		c.Bracket[1] = hi.OfferedRPS
+	}
+	return c
+}
+
+func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// fmtRate formats a rate with at most one decimal.
+func fmtRate(x float64) string { return trimZeros(fmt.Sprintf("%.1f", x)) }
+
+// fmtMs formats milliseconds with at most two decimals.
+func fmtMs(x float64) string { return trimZeros(fmt.Sprintf("%.2f", x)) }
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// errNoProbe is returned by RateProbe's probe when the run returned nothing.
+var errNoProbe = errors.New("the run returned no result")

@@ -1,0 +1,290 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/perfgate/perfgate/result"
+)
+
+// Validity thresholds.
+const (
+	// MinAchievedRatio: a trial whose achieved rate is below this share of
+	// the offered rate did not apply the load it claims.
+	MinAchievedRatio = 0.95
+	// SaturatedCPUShare: a generator using at least this share of its cores
+	// is saturated and its timings are suspect.
+	SaturatedCPUShare = 0.90
+	// MaxLagP99 is the schedule lag (actual send − intended send) above which
+	// a trial is flagged when the connection pool was not the cause.
+	MaxLagP99 = 10 * time.Millisecond
+)
+
+// trialStats are measured by the clock at a trial's end.
+type trialStats struct {
+	cpuCores     float64
+	inFlightMean float64
+	exhausted    int64
+	telemetry    *result.Telemetry
+	set          bool
+}
+
+// window accumulates one trial. The recorder is its single writer.
+type window struct {
+	latency, service, lag *hdrhistogram.Histogram
+	requests, errors      int64
+	completed             int64 // responses whose End fell inside the window
+	errorsBy              map[string]int64
+	llm                   *LLMRecorder
+	streamed              int64
+}
+
+// recorder is the single consumer of samples: it owns every histogram, so
+// none needs locking.
+type recorder struct {
+	o            *Options
+	measureStart time.Time
+	trialDur     time.Duration
+	windows      []*window
+	done, errs   atomic.Int64
+	canceled     int64
+	warmup       int64
+	mu           sync.Mutex // guards stats and firstErrs (written by the clock)
+	stats        []trialStats
+	firstErrs    map[string]string
+	allLLM       *LLMRecorder // every measured streaming sample, for the summary
+}
+
+func newRecorder(o *Options, measureStart time.Time, trialDur time.Duration, trials int) *recorder {
+	r := &recorder{o: o, measureStart: measureStart, trialDur: trialDur,
+		stats: make([]trialStats, trials), firstErrs: map[string]string{},
+		allLLM: NewLLMRecorder(o.SLOTTFT, o.SLOTPOT)}
+	for range trials {
+		w := &window{latency: result.NewHistogram(), service: result.NewHistogram(),
+			lag: result.NewHistogram(), errorsBy: map[string]int64{}}
+		w.llm = NewLLMRecorder(o.SLOTTFT, o.SLOTPOT)
+		r.windows = append(r.windows, w)
+	}
+	return r
+}
+
+// index returns the trial a time falls in, or -1 for warm-up, or len for after.
+func (r *recorder) index(t time.Time) int {
+	if t.Before(r.measureStart) {
+		return -1
+	}
+	i := int(t.Sub(r.measureStart) / r.trialDur)
+	if i > len(r.windows) {
+		i = len(r.windows)
+	}
+	return i
+}
+
+func (r *recorder) consume(in <-chan Sample) {
+	for s := range in {
+		r.add(&s)
+	}
+}
+
+func (r *recorder) add(s *Sample) {
+	if s.Class == ErrCanceled {
+		// Abandoned at the end of an interrupted run: neither a success nor a
+		// server error.
+		r.canceled++
+		return
+	}
+	r.done.Add(1)
+	if !s.OK() {
+		r.errs.Add(1)
+	}
+	if j := r.index(s.End); j >= 0 && j < len(r.windows) {
+		r.windows[j].completed++
+	}
+	i := r.index(s.Hit.Intended)
+	if i < 0 {
+		r.warmup++
+		return
+	}
+	if i >= len(r.windows) {
+		return
+	}
+	w := r.windows[i]
+	w.requests++
+	if !s.OK() {
+		w.errors++
+		w.errorsBy[s.Class]++
+		if _, ok := r.firstErrs[s.Class]; !ok && s.Err != "" {
+			r.mu.Lock()
+			r.firstErrs[s.Class] = s.Err
+			r.mu.Unlock()
+		}
+		return
+	}
+	// Latency counts from the intended send time: a request that had to
+	// wait for the generator still waited, from its user's point of view.
+	result.RecordDuration(w.latency, s.End.Sub(s.Hit.Intended))
+	result.RecordDuration(w.service, s.End.Sub(s.Start))
+	if lag := s.Start.Sub(s.Hit.Intended); lag > 0 {
+		result.RecordDuration(w.lag, lag)
+	} else {
+		_ = w.lag.RecordValue(0)
+	}
+	if s.Stream != nil {
+		w.llm.Add(s)
+		w.streamed++
+		r.allLLM.Add(s)
+	}
+}
+
+func (r *recorder) setStats(i int, st trialStats) {
+	if i < 0 || i >= len(r.stats) {
+		return
+	}
+	st.set = true
+	r.mu.Lock()
+	r.stats[i] = st
+	r.mu.Unlock()
+}
+
+func (r *recorder) firstError() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	classes := make([]string, 0, len(r.firstErrs))
+	for c := range r.firstErrs {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	var b strings.Builder
+	for i, c := range classes {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %s", c, r.firstErrs[c])
+	}
+	return b.String()
+}
+
+// result builds the trials and the summary.
+func (r *recorder) result() *result.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := &result.Result{Valid: true}
+	secs := r.trialDur.Seconds()
+	all, allSvc, allLag := result.NewHistogram(), result.NewHistogram(), result.NewHistogram()
+	sum := &res.Summary
+	sum.ErrorsBy = map[string]int64{}
+	var completed int64
+	var cpuSum, inflSum float64
+	var nStats int
+	streaming := false
+	for i, w := range r.windows {
+		st := r.stats[i]
+		t := result.Trial{
+			Requests: w.requests, Errors: w.errors, DurationS: secs,
+			AchievedRPS: float64(w.completed) / secs,
+			Latency:     result.LatencyOf(w.latency),
+			Valid:       true,
+		}
+		if r.o.openLoop() && r.o.Schedule == nil {
+			t.OfferedRPS = r.o.Rate
+		}
+		svc := result.LatencyOf(w.service)
+		t.Service = &svc
+		t.LagP99Ms = float64(w.lag.ValueAtQuantile(99)) / 1000
+		if len(w.errorsBy) > 0 {
+			t.ErrorsBy = w.errorsBy
+		}
+		var err error
+		if t.Histogram, err = result.EncodeHistogram(w.latency); err != nil {
+			res.Warnings = append(res.Warnings, err.Error())
+		}
+		if t.ServiceHistogram, err = result.EncodeHistogram(w.service); err != nil {
+			res.Warnings = append(res.Warnings, err.Error())
+		}
+		if w.streamed > 0 {
+			streaming = true
+			t.LLM = w.llm.Result(r.trialDur)
+		}
+		if st.set {
+			t.GeneratorCPU = st.cpuCores
+			t.InFlightMean = st.inFlightMean
+			t.Telemetry = st.telemetry
+			cpuSum += st.cpuCores
+			inflSum += st.inFlightMean
+			nStats++
+		}
+		r.judge(i, &t, st, res)
+		for _, h := range []struct{ dst, src *hdrhistogram.Histogram }{{all, w.latency}, {allSvc, w.service}, {allLag, w.lag}} {
+			if err := result.Merge(h.dst, h.src); err != nil {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("trial %d: %v", i+1, err))
+			}
+		}
+		sum.Requests += w.requests
+		sum.Errors += w.errors
+		for c, n := range w.errorsBy {
+			sum.ErrorsBy[c] += n
+		}
+		completed += w.completed
+		res.Trials = append(res.Trials, t)
+	}
+	if len(sum.ErrorsBy) == 0 {
+		sum.ErrorsBy = nil
+	}
+	if sum.Requests > 0 {
+		sum.ErrorRate = float64(sum.Errors) / float64(sum.Requests)
+	}
+	total := secs * float64(len(r.windows))
+	sum.AchievedRPS = float64(completed) / total
+	if r.o.openLoop() && r.o.Schedule == nil {
+		sum.OfferedRPS = r.o.Rate
+	}
+	sum.Latency = result.LatencyOf(all)
+	svc := result.LatencyOf(allSvc)
+	sum.Service = &svc
+	sum.LagP99Ms = float64(allLag.ValueAtQuantile(99)) / 1000
+	if nStats > 0 {
+		sum.GeneratorCPU = cpuSum / float64(nStats)
+		sum.InFlightMean = inflSum / float64(nStats)
+	}
+	if streaming {
+		res.LLM = r.allLLM.Result(time.Duration(len(r.windows)) * r.trialDur)
+		res.LLM.TTFTHistogram, res.LLM.TPOTHistogram = "", ""
+	}
+	if r.warmup == 0 && r.o.Warmup > 0 {
+		res.Warnings = append(res.Warnings, "no request completed during the warm-up")
+	}
+	return res
+}
+
+// judge marks trial i invalid when it cannot be trusted and says why.
+// Reasons that point at the generator also invalidate the whole result:
+// such a run is never used to pass or fail a gate.
+func (r *recorder) judge(i int, t *result.Trial, st trialStats, res *result.Result) {
+	invalid := func(generator bool, format string, a ...any) {
+		msg := fmt.Sprintf(format, a...)
+		t.Valid = false
+		t.Invalid = append(t.Invalid, msg)
+		res.Warnings = append(res.Warnings, fmt.Sprintf("trial %d: %s", i+1, msg))
+		if generator {
+			t.GeneratorLimited = true
+			res.Valid = false
+		}
+	}
+	if t.OfferedRPS > 0 && t.AchievedRPS < MinAchievedRatio*t.OfferedRPS {
+		invalid(false, "achieved %.1f rps, under %.0f%% of the offered %.1f rps", t.AchievedRPS, MinAchievedRatio*100, t.OfferedRPS)
+	}
+	cores := float64(generatorCores())
+	if st.set && st.cpuCores >= SaturatedCPUShare*cores {
+		invalid(true, "the generator was saturated: it used %.2f of %.0f cores", st.cpuCores, cores)
+	}
+	if st.exhausted > 0 {
+		invalid(false, "all %d connections were busy %d times: the target was not keeping up", r.o.MaxConns, st.exhausted)
+	} else if r.o.openLoop() && t.LagP99Ms > float64(MaxLagP99)/float64(time.Millisecond) {
+		invalid(true, "the generator lagged its schedule: sends were %.1f ms late at P99", t.LagP99Ms)
+	}
+}

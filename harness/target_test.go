@@ -1,0 +1,452 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// targetBin is the test target program (testdata/target), built once per
+// test binary by targetProgram and removed by TestMain.
+var targetBin struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if targetBin.dir != "" {
+		os.RemoveAll(targetBin.dir)
+	}
+	os.Exit(code)
+}
+
+// targetProgram returns the path of the built test target program.
+func targetProgram(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("process-group checks read /proc")
+	}
+	targetBin.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			targetBin.err = err
+			return
+		}
+		if targetBin.dir, targetBin.err = os.MkdirTemp("", "perfgate-target-test-"); targetBin.err != nil {
+			return
+		}
+		targetBin.path = filepath.Join(targetBin.dir, "target")
+		out, err := exec.Command(goTool, "build", "-o", targetBin.path, "./testdata/target").CombinedOutput()
+		if err != nil {
+			targetBin.err = errors.New("go build ./testdata/target: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if targetBin.err != nil {
+		t.Fatal(targetBin.err)
+	}
+	return targetBin.path
+}
+
+// targetSpec is a spec that runs the test program with args after
+// --port {port}, logging into the test's temporary folder.
+func targetSpec(t *testing.T, args ...string) TargetSpec {
+	return TargetSpec{
+		Name:         "server",
+		Command:      append([]string{targetProgram(t), "--port", "{port}"}, args...),
+		Ready:        "http://127.0.0.1:{port}/ready",
+		ReadyTimeout: 20 * time.Second,
+		LogPath:      filepath.Join(t.TempDir(), "server.log"),
+	}
+}
+
+// shellSpec runs script under sh; "$T" in it is the test program.
+func shellSpec(t *testing.T, script string) TargetSpec {
+	s := targetSpec(t)
+	s.Command = []string{"sh", "-c", script}
+	s.BaseEnv = []string{"PATH=" + os.Getenv("PATH"), "T=" + targetProgram(t)}
+	return s
+}
+
+// startTarget starts s and registers a Stop for the end of the test.
+func startTarget(t *testing.T, ctx context.Context, s TargetSpec) *Target {
+	t.Helper()
+	tg, err := StartTarget(ctx, s)
+	if err != nil {
+		t.Fatalf("StartTarget: %v", err)
+	}
+	t.Cleanup(func() { tg.Stop(time.Second) })
+	return tg
+}
+
+// groupProcs returns the pid and command name of each process of group
+// pgid that is not a zombie, read from /proc.
+func groupProcs(t *testing.T, pgid int) map[int]string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := map[int]string{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, state, pgrp, ok := procStat(pid)
+		if ok && pgrp == pgid && state != "Z" {
+			procs[pid] = comm
+		}
+	}
+	return procs
+}
+
+// procStat reads one process's name, state and group from /proc.
+func procStat(pid int) (comm, state string, pgrp int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", "", 0, false
+	}
+	open, end := strings.IndexByte(string(b), '('), strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[end+1:]))
+	pgrp, err = strconv.Atoi(f[2])
+	return string(b[open+1 : end]), f[0], pgrp, err == nil
+}
+
+// waitForProc waits until a process named comm is in group pgid and
+// returns the group's processes.
+func waitForProc(t *testing.T, pgid int, comm string) map[int]string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		procs := groupProcs(t, pgid)
+		for _, c := range procs {
+			if c == comm {
+				return procs
+			}
+		}
+	}
+	t.Fatalf("no %q process appeared in group %d: %v", comm, pgid, groupProcs(t, pgid))
+	return nil
+}
+
+// checkGone fails the test if any of procs still runs in group pgid.
+func checkGone(t *testing.T, pgid int, procs map[int]string) {
+	t.Helper()
+	for pid, comm := range procs {
+		if _, state, pgrp, ok := procStat(pid); ok && pgrp == pgid && state != "Z" {
+			t.Errorf("process %d (%s) of group %d is still there, state %s", pid, comm, pgid, state)
+		}
+	}
+}
+
+// logPID finds the pid the test program printed in a log file.
+func logPID(t *testing.T, path string) int {
+	t.Helper()
+	b, _ := os.ReadFile(path)
+	m := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no pid in log %s: %q", path, b)
+	}
+	pid, _ := strconv.Atoi(string(m[1]))
+	return pid
+}
+
+// get returns the body of a GET of url, failing on any error.
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s %q %v", url, resp.Status, b, err)
+	}
+	return string(b)
+}
+
+func TestStartTargetReadyAndStop(t *testing.T) {
+	tests := []struct {
+		name  string
+		ready string
+		args  []string
+	}{
+		// Polling must go on through the 503s of a slow start.
+		{name: "http readiness after a slow start", ready: "http://127.0.0.1:{port}/ready", args: []string{"--ready-after", "300ms"}},
+		{name: "tcp readiness without a url", ready: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := targetSpec(t, tt.args...)
+			s.Ready = tt.ready
+			tg := startTarget(t, t.Context(), s)
+
+			get(t, tg.URL()+"/ready")
+			if got, want := tg.Addr(), "127.0.0.1:"+strconv.Itoa(tg.Port()); got != want {
+				t.Errorf("Addr() = %q, want %q", got, want)
+			}
+			if got, want := tg.PGID(), logPID(t, tg.LogPath()); got != want {
+				t.Errorf("PGID() = %d, want the pid the target printed, %d", got, want)
+			}
+			if want := "listening on " + tg.Addr(); !strings.Contains(tg.LogTail(), want) {
+				t.Errorf("LogTail() = %q, want it to contain %q", tg.LogTail(), want)
+			}
+			procs := groupProcs(t, tg.PGID())
+
+			// Stop from two goroutines at once: both wait for the one stop.
+			errs := make(chan error, 2)
+			for range 2 {
+				go func() { errs <- tg.Stop(10 * time.Second) }()
+			}
+			for range 2 {
+				if err := <-errs; err != nil {
+					t.Errorf("Stop: %v", err)
+				}
+			}
+			checkGone(t, tg.PGID(), procs)
+			select {
+			case <-tg.Done():
+			default:
+				t.Error("Done() not closed after Stop")
+			}
+			if err := tg.Err(); err != nil {
+				t.Errorf("Err() after Stop = %v, want nil", err)
+			}
+			if err := tg.Stop(0); err != nil {
+				t.Errorf("second Stop: %v", err)
+			}
+		})
+	}
+}
+
+func TestStopLeavesNoOrphan(t *testing.T) {
+	tests := []struct {
+		name  string
+		sh    string
+		grace time.Duration
+		// killed: SIGTERM cannot end the tree, so Stop must wait out the
+		// grace period and SIGKILL the group.
+		killed bool
+	}{
+		{name: "background grandchild", sh: `sleep 300 & exec "$T" --port "$1"`, grace: 10 * time.Second},
+		// The main process dies on SIGTERM, leaving an orphan that ignores it.
+		{name: "grandchild ignores SIGTERM", sh: `(trap "" TERM; exec sleep 300) & exec "$T" --port "$1"`, grace: 300 * time.Millisecond, killed: true},
+		{name: "whole tree ignores SIGTERM", sh: `trap "" TERM; sleep 300 & "$T" --port "$1" --ignore-term; wait`, grace: 300 * time.Millisecond, killed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := shellSpec(t, tt.sh)
+			s.Command = append(s.Command, "sh", "{port}")
+			tg := startTarget(t, t.Context(), s)
+			procs := waitForProc(t, tg.PGID(), "sleep")
+
+			start := time.Now()
+			if err := tg.Stop(tt.grace); err != nil {
+				t.Errorf("Stop: %v", err)
+			}
+			took := time.Since(start)
+			checkGone(t, tg.PGID(), procs)
+			if tt.killed && took < tt.grace {
+				t.Errorf("Stop took %v, less than the grace %v, though the tree ignores SIGTERM", took, tt.grace)
+			}
+			if !tt.killed && took > tt.grace/2 {
+				t.Errorf("Stop took %v, want well under the grace %v", took, tt.grace)
+			}
+		})
+	}
+}
+
+func TestContextCancelStopsTarget(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	s := shellSpec(t, `sleep 300 & exec "$T" --port "$1"`)
+	s.Command = append(s.Command, "sh", "{port}")
+	tg := startTarget(t, ctx, s)
+	procs := waitForProc(t, tg.PGID(), "sleep")
+
+	cancel() // as when perfgate is interrupted; nobody calls Stop
+	select {
+	case <-tg.Done():
+	case <-time.After(DefaultStopGrace + 10*time.Second):
+		t.Fatal("target still running after its context was cancelled")
+	}
+	// Done only means the main process is reaped; the group follows.
+	for deadline := time.Now().Add(10 * time.Second); len(groupProcs(t, tg.PGID())) > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	checkGone(t, tg.PGID(), procs)
+	if err := tg.Stop(time.Second); err != nil {
+		t.Errorf("Stop after cancellation: %v", err)
+	}
+}
+
+func TestStartTargetFails(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		timeout time.Duration
+		cancel  time.Duration // cancel the context this long after the start
+		want    []string      // substrings of the error
+		wantIs  error
+	}{
+		{
+			name: "exits before ready", args: []string{"--exit-early"},
+			want: []string{`target "server" exited with status 1 before it was ready`, "fatal: model file missing"},
+		},
+		{
+			name: "never ready", args: []string{"--never-ready"}, timeout: 400 * time.Millisecond,
+			want: []string{`target "server" was not ready at http://127.0.0.1:`, "after 400ms", "503", "listening on"},
+		},
+		{
+			name: "interrupted while starting", args: []string{"--never-ready"}, cancel: 300 * time.Millisecond,
+			want: []string{`starting target "server"`}, wantIs: context.Canceled,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := targetSpec(t, tt.args...)
+			if tt.timeout > 0 {
+				s.ReadyTimeout = tt.timeout
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tt.cancel > 0 {
+				time.AfterFunc(tt.cancel, cancel)
+			}
+			tg, err := StartTarget(ctx, s)
+			if err == nil {
+				tg.Stop(time.Second)
+				t.Fatal("StartTarget succeeded, want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("StartTarget error = %q, want it to contain %q", err, w)
+				}
+			}
+			if tt.wantIs != nil && !errors.Is(err, tt.wantIs) {
+				t.Errorf("StartTarget error = %v, want errors.Is %v", err, tt.wantIs)
+			}
+			pid := logPID(t, s.LogPath)
+			checkGone(t, pid, map[int]string{pid: "target"})
+		})
+	}
+}
+
+func TestStartTargetBadSpec(t *testing.T) {
+	tests := []struct {
+		name string
+		spec TargetSpec
+		want string
+	}{
+		{name: "empty command", spec: TargetSpec{Name: "x"}, want: `target "x": empty command`},
+		{name: "missing program", spec: TargetSpec{Name: "x", Command: []string{"/nonexistent/perfgate-target"}}, want: `starting target "x"`},
+		{name: "unwritable log", spec: TargetSpec{Name: "x", Command: []string{"true"}, LogPath: "/nonexistent/x.log"}, want: `target "x": creating its log`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := StartTarget(t.Context(), tt.spec)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("StartTarget error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestStartTargetPlaceholders(t *testing.T) {
+	dir := t.TempDir()
+	s := targetSpec(t, "--grpc-port", "{grpc_port}")
+	s.Ready = "http://127.0.0.1:{grpc_port}/ready" // {grpc_port} alone asks for the second port
+	s.Metrics = "http://127.0.0.1:{port}/metrics"
+	s.Dir = dir
+	s.BaseEnv = []string{"BASE=kept", "OVER=base"}
+	s.Env = map[string]string{"ECHO": "p={port},g={grpc_port}", "OVER": "spec"}
+	tg := startTarget(t, t.Context(), s)
+
+	if tg.GRPCPort() == 0 || tg.GRPCPort() == tg.Port() {
+		t.Fatalf("Port() = %d, GRPCPort() = %d, want two distinct ports", tg.Port(), tg.GRPCPort())
+	}
+	p, g := strconv.Itoa(tg.Port()), strconv.Itoa(tg.GRPCPort())
+	wantDir, _ := filepath.EvalSymlinks(dir)
+	got := map[string]string{
+		"ECHO":       get(t, tg.URL()+"/env?name=ECHO"),
+		"OVER":       get(t, tg.URL()+"/env?name=OVER"),
+		"BASE":       get(t, "http://127.0.0.1:"+g+"/env?name=BASE"),
+		"cwd":        get(t, tg.URL()+"/cwd"),
+		"MetricsURL": tg.MetricsURL(),
+		"URL":        tg.URL(),
+	}
+	want := map[string]string{
+		"ECHO":       "p=" + p + ",g=" + g,
+		"OVER":       "spec",
+		"BASE":       "kept",
+		"cwd":        wantDir,
+		"MetricsURL": "http://127.0.0.1:" + p + "/metrics",
+		"URL":        "http://127.0.0.1:" + p,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("target saw (-want +got):\n%s", d)
+	}
+}
+
+func TestTargetCrashShowsInErr(t *testing.T) {
+	tg := startTarget(t, t.Context(), targetSpec(t, "--exit-after", "200ms"))
+	if err := tg.Err(); err != nil {
+		t.Errorf("Err() while running = %v, want nil", err)
+	}
+	select {
+	case <-tg.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("Done() not closed after the target crashed")
+	}
+	if got, want := tg.Err(), `target "server" exited with status 3`; got == nil || got.Error() != want {
+		t.Errorf("Err() = %v, want %q", got, want)
+	}
+	if !strings.Contains(tg.LogTail(), "crashing on purpose") {
+		t.Errorf("LogTail() = %q, want the crash message", tg.LogTail())
+	}
+}
+
+func TestStartTargetTempLog(t *testing.T) {
+	s := targetSpec(t)
+	s.Name = "my server/1"
+	s.LogPath = ""
+	tg := startTarget(t, t.Context(), s)
+	t.Cleanup(func() { os.Remove(tg.LogPath()) })
+	if got := filepath.Base(tg.LogPath()); !strings.HasPrefix(got, "perfgate-target-my_server_1-") {
+		t.Errorf("LogPath() = %q, want a temporary file named after the target", tg.LogPath())
+	}
+	if err := tg.Stop(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tg.LogPath()); err != nil {
+		t.Errorf("log gone after Stop: %v", err)
+	}
+}
+
+func TestFreePort(t *testing.T) {
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Fatalf("listening on FreePort() = %d: %v", port, err)
+	}
+	ln.Close()
+}

@@ -1,0 +1,35 @@
+// Package report renders one gate run for people: a terminal text report, a
+// GitHub-flavoured markdown report (the pull request comment and the step
+// summary) and a JSON document, all from the same Report. It renders and
+// never computes: verdicts, intervals, layer attribution and instance counts
+// come from packages compare and sizing, sweep points, environments and
+// telemetry from the results.
+//
+// # The markdown report
+//
+// In order: a headline (verdict, counts of regressions and improvements, the
+// layers responsible); one table row per scenario, most severe first (P99
+// base → PR with its change and confidence interval, max QPS under the SLO
+// base → PR, a verdict mark); the capacity plan at the configured peak
+// (instances and cost base → PR); the per-layer attribution and the
+// telemetry's bottleneck per scenario; a Mermaid xychart-beta of P99 against
+// offered load for each scenario swept on both sides; a collapsed <details>
+// with the environment, the method (trials, thresholds, confidence) and
+// every warning; links to the run; and the hidden marker the sticky comment
+// is found by.
+//
+// A PR comment may hold at most 65,536 characters (CommentMaxBytes; bytes
+// are counted, which is never fewer than characters). When the report is
+// longer, Markdown drops, in this order, the <details>, the charts, and then
+// scenario rows from the least severe up, and says so in a line that links
+// to the step summary, which carries the whole report (SummaryMaxBytes).
+//
+// # Untrusted names
+//
+// Scenario, layer and target names come from perfgate.yaml, which a pull
+// request can change. Every such string is escaped before it reaches
+// markdown: HTML's < > & and ", markdown's | ` * _ [ ] ( ) # ~ ! \ and @
+// (no mentions), and newlines; inside a Mermaid block only letters, digits
+// and a few punctuation marks survive. The text report replaces control
+// characters so a name cannot drive the terminal.
+package report

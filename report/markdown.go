@@ -1,0 +1,430 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perfgate/perfgate/compare"
+)
+
+// Options shape the markdown report.
+type Options struct {
+	// MaxBytes caps the report's length: CommentMaxBytes for a PR comment,
+	// SummaryMaxBytes for the step summary; 0 means no cap. A longer report
+	// is shortened as the package documentation describes.
+	MaxBytes int
+	// Marker is written last, verbatim (the sticky comment's hidden HTML
+	// comment); "" writes none. It is the caller's, never the config's.
+	Marker string
+}
+
+// maxCharts bounds the charts of one report; the rest are named only.
+const maxCharts = 8
+
+// mdParts are the report's pieces, so that truncation can leave some out.
+type mdParts struct {
+	head     string
+	table    string   // header of the scenario table
+	rows     []string // one per scenario, most severe first
+	names    []string // the scenario of each row
+	capHead  string
+	capRows  map[string]string // by scenario
+	layers   string
+	charts   []string
+	details  string
+	footer   string
+	marker   string
+	summary  string // the step summary's URL, for the truncation note
+	nOmitted int    // charts not drawn for maxCharts
+}
+
+// Markdown writes r as GitHub-flavoured markdown within o.MaxBytes.
+func Markdown(w io.Writer, r *Report, o Options) error {
+	if r == nil || r.Comparison == nil {
+		return errors.New("rendering markdown: the report has no comparison")
+	}
+	p := r.mdParts(o.Marker)
+	out := p.assemble(len(p.rows), true, true, "")
+	if o.MaxBytes > 0 && len(out) > o.MaxBytes {
+		out = p.shorten(o.MaxBytes)
+	}
+	_, err := io.WriteString(w, out)
+	return err
+}
+
+// shorten drops, in order, the details, the charts and scenario rows from
+// the least severe up, until the report fits max bytes; as a last resort it
+// cuts the text. It always keeps the truncation note and the marker.
+func (p *mdParts) shorten(max int) string {
+	n := len(p.rows)
+	if out := p.assemble(n, true, false, p.note(n, "the environment, method and warnings")); len(out) <= max {
+		return out
+	}
+	if out := p.assemble(n, false, false, p.note(n, "the details and the charts")); len(out) <= max {
+		return out
+	}
+	// The largest number of rows that fits, by bisection.
+	lo, hi := 0, n
+	for lo < hi {
+		k := (lo + hi + 1) / 2
+		if len(p.assemble(k, false, false, p.note(k, "the details and the charts"))) <= max {
+			lo = k
+		} else {
+			hi = k - 1
+		}
+	}
+	out := p.assemble(lo, false, false, p.note(lo, "the details and the charts"))
+	if len(out) <= max {
+		return out
+	}
+	// Even the headline is too long (an enormous title): cut it.
+	tail := "\n\n" + p.note(0, "the details and the charts") + p.markerLine()
+	keep := max - len(tail)
+	if keep < 0 {
+		keep = 0
+	}
+	for keep > 0 && !utf8.RuneStart(out[keep]) {
+		keep--
+	}
+	return out[:keep] + tail
+}
+
+// note is the line that says what was left out and where the rest is.
+func (p *mdParts) note(rows int, dropped string) string {
+	what := dropped
+	if rows < len(p.rows) {
+		what += fmt.Sprintf(" and %d of %d scenarios (the least severe)", len(p.rows)-rows, len(p.rows))
+	}
+	where := "the workflow run's step summary"
+	if p.summary != "" {
+		where = "the [step summary](" + p.summary + ")"
+	}
+	return fmt.Sprintf("> [!NOTE]\n> This comment was shortened to fit GitHub's 65,536-character limit: %s left out. The full report is in %s.\n", what, where)
+}
+
+func (p *mdParts) markerLine() string {
+	if p.marker == "" {
+		return ""
+	}
+	return "\n" + p.marker + "\n"
+}
+
+// assemble joins the parts with the first rows scenario rows.
+func (p *mdParts) assemble(rows int, charts, details bool, note string) string {
+	var b strings.Builder
+	b.WriteString(p.head)
+	if len(p.rows) > 0 {
+		b.WriteString("\n" + p.table)
+		for _, row := range p.rows[:rows] {
+			b.WriteString(row)
+		}
+	}
+	if p.capHead != "" {
+		var capRows []string
+		for _, name := range p.names[:rows] {
+			if row, ok := p.capRows[name]; ok {
+				capRows = append(capRows, row)
+			}
+		}
+		if len(capRows) > 0 {
+			b.WriteString("\n" + p.capHead + strings.Join(capRows, ""))
+		}
+	}
+	if p.layers != "" {
+		b.WriteString("\n" + p.layers)
+	}
+	if charts && len(p.charts) > 0 {
+		b.WriteString("\n### P99 against offered load\n")
+		for _, c := range p.charts {
+			b.WriteString("\n" + c)
+		}
+		if p.nOmitted > 0 {
+			fmt.Fprintf(&b, "\n%s more swept scenarios are not charted.\n", plural(p.nOmitted, "other"))
+		}
+	}
+	if details && p.details != "" {
+		b.WriteString("\n" + p.details)
+	}
+	if note != "" {
+		b.WriteString("\n" + note)
+	}
+	if p.footer != "" {
+		b.WriteString("\n" + p.footer)
+	}
+	b.WriteString(p.markerLine())
+	return b.String()
+}
+
+// mdParts renders every piece of the report.
+func (r *Report) mdParts(marker string) *mdParts {
+	c := r.Comparison
+	p := &mdParts{marker: marker, summary: safeURL(r.SummaryURL), capRows: map[string]string{}}
+	p.head = r.mdHead()
+	p.table = "| | scenario | layer | P99 base → PR | Δ P99 [CI] | max QPS under SLO base → PR | Δ max QPS [CI] | verdict |\n" +
+		"| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+	for _, s := range r.scenarios() {
+		p.rows = append(p.rows, r.mdRow(s))
+		p.names = append(p.names, s.Scenario)
+	}
+	p.capHead, p.capRows = r.mdCapacity()
+	p.layers = r.mdLayers()
+	for _, s := range r.scenarios() {
+		ch := chart(s.Scenario, find(r.Baseline, s.Scenario), find(r.Candidate, s.Scenario))
+		if ch == "" {
+			continue
+		}
+		if len(p.charts) == maxCharts {
+			p.nOmitted++
+			continue
+		}
+		p.charts = append(p.charts, ch)
+	}
+	p.details = r.mdDetails()
+	var links []string
+	if p.summary != "" {
+		links = append(links, "[Full report](" + p.summary + ")")
+	}
+	if u := safeURL(r.RunURL); u != "" && u != p.summary {
+		links = append(links, "[Workflow run]("+u+")")
+	}
+	if len(links) > 0 {
+		p.footer = strings.Join(links, " · ") + "\n"
+	}
+	_ = c
+	return p
+}
+
+// mdHead is the headline: verdict, counts, the responsible layers, reason.
+func (r *Report) mdHead() string {
+	c := r.Comparison
+	var b strings.Builder
+	title := "perfgate"
+	if r.Title != "" {
+		title = "perfgate · " + esc(r.Title)
+	}
+	fmt.Fprintf(&b, "## %s %s: **%s**\n\n", verdictMark(c.Verdict), title, esc(c.Verdict))
+	reg, imp := r.counts()
+	line := fmt.Sprintf("%s, %s across %s", plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
+	if reg > 0 {
+		line = "**" + line + "**"
+	}
+	if layers, v := r.responsible(); len(layers) > 0 {
+		names := make([]string, len(layers))
+		for i, l := range layers {
+			names[i] = "**" + esc(l) + "**"
+		}
+		what := "regressions from"
+		if v == compare.Improved {
+			what = "improvements from"
+		}
+		line += fmt.Sprintf(" · %s %s %s", what, map[bool]string{true: "layer", false: "layers"}[len(layers) == 1], strings.Join(names, ", "))
+	}
+	b.WriteString(line + "\n")
+	if sha := shortSHA(r.Commit); sha != "" {
+		fmt.Fprintf(&b, "\nMeasured commit `%s` against the stored baselines.\n", sha)
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(&b, "\n> %s\n", esc(c.Reason))
+	}
+	return b.String()
+}
+
+// mdRow is one scenario's table row.
+func (r *Report) mdRow(s compare.ScenarioComparison) string {
+	p99 := metric(s, compare.MetricP99)
+	knee := metric(s, compare.MetricMaxQPS)
+	cand := find(r.Candidate, s.Scenario)
+	p99Cell, p99Delta := "—", "—"
+	switch {
+	case p99 != nil:
+		p99Cell = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
+		p99Delta = boldIf(pct(p99.DeltaPct, false), p99.Verdict == compare.Regressed) + " " + interval(p99)
+	case cand != nil && len(cand.Trials) > 0:
+		p99Cell = fmt.Sprintf("— → %s ms", ms(cand.Summary.Latency.P99))
+	}
+	qpsCell, qpsDelta := "—", "—"
+	switch {
+	case knee != nil:
+		qpsCell = fmt.Sprintf("%s → %s", qps(knee.Baseline), qps(knee.Candidate))
+		qpsDelta = boldIf(pct(knee.DeltaPct, false), knee.Verdict == compare.Regressed) + " " + interval(knee)
+	case cand != nil && cand.Capacity != nil && cand.Capacity.Found:
+		qpsCell = "— → " + qps(cand.Capacity.MaxQPS)
+	}
+	verdict := esc(s.Verdict)
+	if s.Invalid {
+		verdict += " (invalid run)"
+	}
+	if s.Simulated {
+		verdict += " (simulated)"
+	}
+	layer := esc(s.Layer)
+	if layer == "" {
+		layer = "—"
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		mark(s.Verdict), esc(s.Scenario), layer, p99Cell, p99Delta, qpsCell, qpsDelta, verdict)
+}
+
+// mdCapacity is the capacity table's header and its rows by scenario.
+func (r *Report) mdCapacity() (string, map[string]string) {
+	rows := map[string]string{}
+	var peak, headroom float64
+	cost := false
+	for _, p := range r.Plans {
+		if s := p.Candidate; s != nil {
+			peak, headroom = s.PeakQPS, s.Headroom
+			cost = cost || s.CostPerMonth != nil
+		}
+	}
+	if peak == 0 {
+		return "", rows
+	}
+	for _, p := range r.Plans {
+		if p.Candidate == nil {
+			continue
+		}
+		c := p.Candidate
+		perInst := "— → " + qps(c.PerInstanceMaxQPS)
+		inst := fmt.Sprintf("— → %d", c.Instances)
+		money := "— → " + costOf(c.CostPerMonth)
+		if d, b := p.Diff, p.Baseline; d != nil && b != nil {
+			perInst = fmt.Sprintf("%s → %s (%s)", qps(d.BaselineMaxQPS), qps(d.CandidateMaxQPS), pct(d.MaxQPSDeltaPct, false))
+			inst = fmt.Sprintf("%d → %d (%s)", d.BaselineInstances, d.CandidateInstances, boldIf(signedInt(d.InstancesDelta), d.InstancesDelta > 0))
+			if d.InstancesDelta != 0 && d.Overlap {
+				inst += " within the knee's resolution"
+			}
+			money = costOf(d.BaselineCostPerMonth) + " → " + costOf(d.CandidateCostPerMonth)
+			if d.CostPerMonthDelta != nil {
+				money += " (" + boldIf(signedMoney(*d.CostPerMonthDelta), *d.CostPerMonthDelta > 0) + ")"
+			}
+		}
+		row := fmt.Sprintf("| %s | %s | %s |", esc(p.Scenario), perInst, inst)
+		if cost {
+			row += " " + money + " |"
+		}
+		rows[p.Scenario] = row + "\n"
+	}
+	head := fmt.Sprintf("### Capacity at %s peak QPS (headroom %s)\n\n| scenario | max QPS per instance base → PR | instances base → PR |",
+		qps(peak), trimFloat(headroom))
+	sep := "| --- | --- | --- |"
+	if cost {
+		head += " cost per month base → PR |"
+		sep += " --- |"
+	}
+	return head + "\n" + sep + "\n", rows
+}
+
+// mdLayers is the per-layer attribution, the ladder and the bottlenecks.
+func (r *Report) mdLayers() string {
+	c := r.Comparison
+	var b strings.Builder
+	if len(c.Layers) > 0 {
+		b.WriteString("### By layer\n\n| layer | Δ P99 [CI] | Δ max QPS [CI] | scenarios |\n| --- | --- | --- | --- |\n")
+		for _, la := range c.Layers {
+			names := make([]string, len(la.Scenarios))
+			for i, s := range la.Scenarios {
+				names[i] = esc(s)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", esc(la.Layer), changeCI(la.P99), changeCI(la.MaxQPS), strings.Join(names, ", "))
+		}
+	}
+	if l := c.Ladder; l != nil && len(l.Steps) > 0 {
+		b.WriteString("\n**Ladder** (one layer changed per rung):\n\n")
+		for _, st := range l.Steps {
+			fmt.Fprintf(&b, "- %s → %s (%s): P99 %s", esc(st.From), esc(st.To), esc(st.Layer), changeCI(&st.P99))
+			if st.MaxQPS != nil {
+				fmt.Fprintf(&b, "; max QPS %s", changeCI(st.MaxQPS))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "- whole: P99 %s; sum of the rungs %s, interaction %s [%+.1f, %+.1f]\n",
+			changeCI(&l.Whole.P99), pct(l.SumOfPartsP99Pct, false), pct(l.InteractionP99Pct, false), l.InteractionCIPct[0], l.InteractionCIPct[1])
+	}
+	var bn []string
+	for _, s := range r.scenarios() {
+		res := find(r.Candidate, s.Scenario)
+		if res == nil || res.Telemetry == nil || res.Telemetry.Bottleneck == nil {
+			continue
+		}
+		t := res.Telemetry
+		line := fmt.Sprintf("- **%s**: %s", esc(s.Scenario), esc(t.Bottleneck.Class))
+		if len(t.Bottleneck.Evidence) > 0 {
+			ev := make([]string, len(t.Bottleneck.Evidence))
+			for i, e := range t.Bottleneck.Evidence {
+				ev[i] = esc(e)
+			}
+			line += ": " + strings.Join(ev, "; ")
+		}
+		if t.Bottleneck.Next != "" {
+			line += ". Next: " + esc(t.Bottleneck.Next)
+		}
+		bn = append(bn, line+"\n")
+	}
+	if len(bn) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("**Bottleneck** (PR, from telemetry):\n\n" + strings.Join(bn, ""))
+	}
+	return b.String()
+}
+
+// boldIf wraps s in ** when cond.
+func boldIf(s string, cond bool) string {
+	if cond {
+		return "**" + s + "**"
+	}
+	return s
+}
+
+// costOf formats an optional monthly cost.
+func costOf(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return money(*v)
+}
+
+// trimFloat formats v with as few decimals as it needs (at most 2).
+func trimFloat(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// shortSHA returns the first 12 hex digits of a commit id, or "" when sha
+// is not hexadecimal.
+func shortSHA(sha string) string {
+	for _, r := range sha {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return ""
+		}
+	}
+	return sha[:min(len(sha), 12)]
+}
+
+// safeURL returns u when it is an absolute http(s) URL, re-encoded so it
+// cannot break out of a markdown link, else "".
+func safeURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+		return ""
+	}
+	s := p.String()
+	return strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E").Replace(s)
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"slices"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/sizing"
+)
+
+// Schema is the schema tag of the JSON report.
+const Schema = "perfgate.report/v1"
+
+// Size limits of GitHub's surfaces.
+const (
+	// CommentMaxBytes is GitHub's limit on a comment body (65,536
+	// characters; a byte count is never below the character count).
+	CommentMaxBytes = 65536
+	// SummaryMaxBytes is GitHub's limit on one step's job summary (1 MiB).
+	SummaryMaxBytes = 1 << 20
+)
+
+// Report is everything one gate run reports. Only Comparison is required.
+type Report struct {
+	// Title names the report (e.g. the config file); "" means "perfgate".
+	Title string `json:"title,omitempty"`
+	// Comparison is the statistics' outcome: verdicts, intervals, layers.
+	Comparison *compare.Comparison `json:"comparison"`
+	// Plans are the capacity plans per scenario, in the comparison's order.
+	Plans []Plan `json:"plans,omitempty"`
+	// Baseline and Candidate are the results compared; the report reads
+	// their sweep points, environments and telemetry. They are not part of
+	// the JSON report (they are files of their own).
+	Baseline  []*result.Result `json:"-"`
+	Candidate []*result.Result `json:"-"`
+	// Commit is the commit measured (the pull request's head), for the
+	// headline; RunURL links to the workflow run and SummaryURL to the page
+	// carrying the step summary (the full report).
+	Commit     string `json:"commit,omitempty"`
+	RunURL     string `json:"run_url,omitempty"`
+	SummaryURL string `json:"summary_url,omitempty"`
+	// Warnings are the caller's own caveats (a failed comment, say), shown
+	// with the comparison's.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Plan is one scenario's capacity plan on each side and the change.
+type Plan struct {
+	Scenario string `json:"scenario"`
+	// Baseline or Candidate is nil when that side has no knee to size from.
+	Baseline  *sizing.Sizing `json:"baseline,omitempty"`
+	Candidate *sizing.Sizing `json:"candidate,omitempty"`
+	// Diff is set when both sides have a plan.
+	Diff *sizing.Diff `json:"diff,omitempty"`
+}
+
+// jsonReport is the JSON document: the Report with its schema tag.
+type jsonReport struct {
+	Schema string `json:"schema"`
+	*Report
+}
+
+// JSON writes r as an indented perfgate.report/v1 document.
+func JSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(jsonReport{Schema: Schema, Report: r})
+}
+
+// verdictRank orders scenario verdicts from most to least severe, so that
+// truncation drops the least important rows first.
+func verdictRank(v string) int {
+	switch v {
+	case compare.Regressed:
+		return 0
+	case compare.Inconclusive:
+		return 1
+	case compare.Improved:
+		return 2
+	case compare.Unchanged:
+		return 3
+	}
+	return 4
+}
+
+// scenarios returns the comparison's scenarios, most severe first, keeping
+// the comparison's order among equals.
+func (r *Report) scenarios() []compare.ScenarioComparison {
+	sc := slices.Clone(r.Comparison.Scenarios)
+	slices.SortStableFunc(sc, func(a, b compare.ScenarioComparison) int {
+		return verdictRank(a.Verdict) - verdictRank(b.Verdict)
+	})
+	return sc
+}
+
+// counts returns the number of regressed and improved scenarios.
+func (r *Report) counts() (regressed, improved int) {
+	for _, s := range r.Comparison.Scenarios {
+		switch s.Verdict {
+		case compare.Regressed:
+			regressed++
+		case compare.Improved:
+			improved++
+		}
+	}
+	return regressed, improved
+}
+
+// responsible names the layers whose change decided the verdict: the
+// layers with a regressed attribution (or, without one, the layers of the
+// regressed scenarios); on a passing run, the improved ones.
+func (r *Report) responsible() (layers []string, verdict string) {
+	for _, want := range []string{compare.Regressed, compare.Improved} {
+		for _, la := range r.Comparison.Layers {
+			if la.P99 != nil && la.P99.Verdict == want || la.MaxQPS != nil && la.MaxQPS.Verdict == want {
+				layers = append(layers, la.Layer)
+			}
+		}
+		if len(layers) == 0 {
+			for _, s := range r.Comparison.Scenarios {
+				if s.Verdict == want && s.Layer != "" && !slices.Contains(layers, s.Layer) {
+					layers = append(layers, s.Layer)
+				}
+			}
+		}
+		if len(layers) > 0 {
+			return layers, want
+		}
+	}
+	return nil, ""
+}
+
+// metric returns the named metric of s, or nil.
+func metric(s compare.ScenarioComparison, name string) *compare.Metric {
+	for i := range s.Metrics {
+		if s.Metrics[i].Metric == name {
+			return &s.Metrics[i]
+		}
+	}
+	return nil
+}
+
+// find returns the result of scenario name in rs, or nil.
+func find(rs []*result.Result, name string) *result.Result {
+	for _, r := range rs {
+		if r != nil && r.Scenario == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// plan returns the plan of scenario name, or nil.
+func (r *Report) plan(name string) *Plan {
+	for i := range r.Plans {
+		if r.Plans[i].Scenario == name {
+			return &r.Plans[i]
+		}
+	}
+	return nil
+}
+
+// warnings gathers every caveat once, in order: the caller's, the
+// comparison's, each scenario's, each plan's and each candidate result's.
+func (r *Report) warnings() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(prefix string, ws []string) {
+		for _, w := range ws {
+			if prefix != "" {
+				w = prefix + ": " + w
+			}
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	add("", r.Warnings)
+	add("", r.Comparison.Warnings)
+	for _, s := range r.Comparison.Scenarios {
+		add(s.Scenario, s.Warnings)
+	}
+	for _, p := range r.Plans {
+		if p.Diff != nil {
+			add(p.Scenario, p.Diff.Warnings)
+		}
+		if p.Candidate != nil {
+			add(p.Scenario, p.Candidate.Warnings)
+		}
+	}
+	for _, c := range r.Candidate {
+		if c != nil {
+			add(c.Scenario, c.Warnings)
+		}
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+// Package sizing turns a knee search into a capacity plan: how many
+// instances a peak load needs, how uncertain that count is, how many
+// requests are in flight at the peak, what an autoscaler should target and
+// what it costs. It reads a perfgate.result/v1 file (package result) and
+// produces a perfgate.sizing/v1 document; it does no I/O besides rendering.
+//
+// # The model
+//
+// One instance sustains at most C requests per second under the P99 SLO (the
+// knee: capacity.max_qps, the highest passing probe). For a peak of P
+// requests per second and a safety margin H (headroom, default 1.3):
+//
+//	instances = ceil(P × H / C)
+//
+// The knee is only known to lie in the bracket [highest pass, lowest fail],
+// so the instance count is only known to lie in
+//
+//	instances_range = [ceil(P × H / lowest fail), ceil(P × H / highest pass)]
+//
+// The high end is the plan (the conservative count); the low end is what
+// the fleet would need if the true knee sat at the lowest failing rate.
+//
+// # Little's Law
+//
+// In a stable system the mean number of requests in flight L equals the
+// arrival rate λ times the mean time W each spends inside: L = λW. At the
+// peak the whole fleet holds
+//
+//	concurrency_at_peak = P × W
+//
+// requests, where W is the mean latency measured at the knee's load (the
+// highest passing probe; its P50 when the probe has no mean). The same law
+// gives the autoscaler's per-instance queue-depth target:
+//
+//	target_qps_per_instance  = C / H
+//	queue_depth_per_instance = target_qps_per_instance × W
+//
+// LittlesLaw checks the law against a closed-loop run: the measured mean
+// in-flight count against achieved rate × mean latency. A large gap means
+// the client spent time outside the measured latency (queueing in the
+// generator, connection set-up), so its latency figures understate.
+//
+// # Autoscaling
+//
+// The HPA snippet (autoscaling/v2) scales out fast (no stabilization window,
+// doubling allowed every 15 s) and in slowly (a 300 s stabilization window,
+// 10% a minute), so a burst is met at once and a lull does not shed capacity
+// the next burst needs.
+//
+// Cost per month, when a price per instance-hour is given, is
+// instances × price × 730 hours. Compare gives the change between a
+// baseline's and a candidate's plans for the PR report.
+package sizing

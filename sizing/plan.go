@@ -1,0 +1,251 @@
+package sizing
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// Plan sizes the fleet for in from res's knee search. It returns an error
+// wrapping ErrNoCapacity when res has no capacity section or no probe met
+// the SLO: a plan is never made from a zero.
+func Plan(res *result.Result, in Input) (*Sizing, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, fmt.Errorf("%w: no result", ErrNoCapacity)
+	}
+	c := res.Capacity
+	if c == nil {
+		return nil, fmt.Errorf("%w: result of scenario %q has no capacity section: run a knee search first (perfgate run --sweep --slo-p99 DUR, or load mode: sweep)", ErrNoCapacity, res.Scenario)
+	}
+	knee, ok := highestPass(c)
+	if !ok || !(c.MaxQPS > 0) {
+		return nil, fmt.Errorf("%w: scenario %q: %s", ErrNoCapacity, res.Scenario, noPassMessage(c))
+	}
+	h := in.Headroom
+	if h == 0 {
+		h = DefaultHeadroom
+	}
+	s := &Sizing{
+		Schema:                   Schema,
+		Scenario:                 res.Scenario,
+		SLOP99Ms:                 c.SLOP99Ms,
+		PerInstanceMaxQPS:        c.MaxQPS,
+		PerInstanceMaxQPSBracket: c.Bracket,
+		PeakQPS:                  in.PeakQPS,
+		Headroom:                 h,
+		Windows:                  c.Windows,
+		Simulated:                res.Simulated,
+	}
+	s.Instances = instancesFor(in.PeakQPS, h, c.MaxQPS)
+	s.Formula = fmt.Sprintf("instances = ceil(%s × %s / %s) = %d",
+		num(in.PeakQPS), num(h), num(c.MaxQPS), s.Instances)
+
+	// The range: the high end is the plan; the low end assumes the knee is
+	// as high as the lowest failing rate.
+	s.InstancesRange = [2]int{s.Instances, s.Instances}
+	switch lf := c.Bracket[1]; {
+	case lf > c.MaxQPS:
+		s.InstancesRange[0] = instancesFor(in.PeakQPS, h, lf)
+	case lf == 0:
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"no probe failed (the search stopped at %s rps%s): the knee may be higher and fewer instances may do",
+			num(c.MaxQPS), stoppedSuffix(c)))
+	default:
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"the bracket [%s, %s] is not above max_qps %s: the range is the plan alone",
+			num(c.Bracket[0]), num(c.Bracket[1]), num(c.MaxQPS)))
+	}
+	if c.Bracket[0] != 0 && c.Bracket[0] != c.MaxQPS {
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"the bracket's lower end %s differs from max_qps %s", num(c.Bracket[0]), num(c.MaxQPS)))
+	}
+
+	// Little's Law at the knee's load.
+	w, basis := kneeLatency(knee)
+	s.LatencyAtKneeMs, s.LatencyBasis = w, basis
+	if w == 0 {
+		s.Warnings = append(s.Warnings,
+			"the highest passing probe recorded no latency: concurrency and queue-depth targets are unknown")
+	}
+	s.ConcurrencyAtPeak = round(in.PeakQPS*w/1000, 1)
+	target := c.MaxQPS / h
+	s.Autoscaler = Autoscaler{
+		TargetQPSPerInstance:  round(target, 1),
+		QueueDepthPerInstance: round(target*w/1000, 1),
+	}
+	s.Autoscaler.HPA = hpaYAML(res.Scenario, s.Instances, target)
+
+	if in.CostPerInstanceHour > 0 {
+		s.CostPerInstanceHour = in.CostPerInstanceHour
+		m := round(float64(s.Instances)*in.CostPerInstanceHour*HoursPerMonth, 2)
+		s.CostPerMonth = &m
+	}
+	if lc, err := littleAt(knee); err == nil {
+		s.Little = &lc
+		if !lc.OK {
+			s.Warnings = append(s.Warnings, fmt.Sprintf(
+				"Little's Law does not hold at the knee: measured %.1f in flight, λ·W predicts %.1f (%+.0f%%): latency may be measured from the wrong start",
+				lc.MeasuredInFlight, lc.PredictedInFlight, 100*lc.RelGap))
+		}
+	}
+	if c.Stopped != "" && c.Bracket[1] != 0 {
+		s.Warnings = append(s.Warnings, "the knee search stopped early: "+c.Stopped)
+	}
+	if !res.Valid {
+		s.Warnings = append(s.Warnings, "the result is marked invalid: do not plan from it")
+	}
+	if res.Simulated {
+		s.Warnings = append(s.Warnings, "the target was simulated: these figures are not a real service's")
+	}
+	return s, nil
+}
+
+// highestPass returns the passing probe with the highest offered rate.
+func highestPass(c *result.Capacity) (result.Point, bool) {
+	var best result.Point
+	found := false
+	for _, p := range c.Points {
+		if p.Pass && (!found || p.OfferedRPS > best.OfferedRPS) {
+			best, found = p, true
+		}
+	}
+	if !found && c.Found && c.MaxQPS > 0 {
+		// A capacity section written without its points still has a knee.
+		return result.Point{OfferedRPS: c.MaxQPS, Pass: true}, true
+	}
+	return best, found && c.Found
+}
+
+// noPassMessage explains why no probe passed, from the lowest rate tried.
+func noPassMessage(c *result.Capacity) string {
+	if len(c.Points) == 0 {
+		return "no probe met the SLO: the knee search recorded no probes"
+	}
+	pts := append([]result.Point(nil), c.Points...)
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].OfferedRPS < pts[j].OfferedRPS })
+	lo := pts[0]
+	if c.SLOP99Ms > 0 && lo.Latency.P99 > c.SLOP99Ms {
+		return fmt.Sprintf("no probe met the SLO: the lowest rate tried, %s rps, already had P99 %s ms > SLO %s ms",
+			num(lo.OfferedRPS), num(lo.Latency.P99), num(c.SLOP99Ms))
+	}
+	why := lo.Why
+	if why == "" {
+		why = "it did not pass"
+	}
+	return fmt.Sprintf("no probe met the SLO: the lowest rate tried, %s rps, already failed: %s", num(lo.OfferedRPS), why)
+}
+
+// kneeLatency is W for Little's Law: the mean latency of the knee probe, or
+// its P50 when it has no mean.
+func kneeLatency(p result.Point) (float64, string) {
+	switch {
+	case p.Latency.Mean > 0:
+		return p.Latency.Mean, "mean"
+	case p.Latency.P50 > 0:
+		return p.Latency.P50, "p50"
+	}
+	return 0, "none"
+}
+
+// LittlesLaw checks L = λW for a run: the measured mean in-flight count
+// (summary.in_flight_mean) against achieved_rps × latency_ms.mean. It is
+// meaningful for closed-loop runs, where the generator holds a known number
+// of requests in flight, and returns an error when the run did not measure
+// what the check needs.
+func LittlesLaw(res *result.Result) (LittleCheck, error) {
+	if res == nil {
+		return LittleCheck{}, fmt.Errorf("little's law: no result")
+	}
+	s := res.Summary
+	lc, err := little(s.InFlightMean, s.AchievedRPS, s.Latency.Mean)
+	if err != nil {
+		return lc, fmt.Errorf("little's law for scenario %q: %w", res.Scenario, err)
+	}
+	return lc, nil
+}
+
+func littleAt(p result.Point) (LittleCheck, error) {
+	return little(p.InFlightMean, p.AchievedRPS, p.Latency.Mean)
+}
+
+func little(inFlight, rps, meanMs float64) (LittleCheck, error) {
+	switch {
+	case !(inFlight > 0):
+		return LittleCheck{}, fmt.Errorf("in_flight_mean is %v: not measured", inFlight)
+	case !(rps > 0):
+		return LittleCheck{}, fmt.Errorf("achieved_rps is %v", rps)
+	case !(meanMs > 0):
+		return LittleCheck{}, fmt.Errorf("latency_ms.mean is %v", meanMs)
+	}
+	pred := rps * meanMs / 1000
+	gap := (inFlight - pred) / pred
+	return LittleCheck{
+		MeasuredInFlight:  inFlight,
+		PredictedInFlight: pred,
+		RelGap:            gap,
+		OK:                math.Abs(gap) <= LittleTolerance,
+	}, nil
+}
+
+// Compare returns the change from base's plan to cand's. Plans for
+// different peaks or headrooms are compared as given, with a warning.
+func Compare(base, cand *Sizing) Diff {
+	d := Diff{
+		Scenario:           cand.Scenario,
+		PeakQPS:            cand.PeakQPS,
+		BaselineInstances:  base.Instances,
+		CandidateInstances: cand.Instances,
+		InstancesDelta:     cand.Instances - base.Instances,
+		BaselineMaxQPS:     base.PerInstanceMaxQPS,
+		CandidateMaxQPS:    cand.PerInstanceMaxQPS,
+		Overlap:            base.InstancesRange[0] <= cand.InstancesRange[1] && cand.InstancesRange[0] <= base.InstancesRange[1],
+	}
+	if base.PerInstanceMaxQPS > 0 {
+		d.MaxQPSDeltaPct = round(100*(cand.PerInstanceMaxQPS-base.PerInstanceMaxQPS)/base.PerInstanceMaxQPS, 1)
+	}
+	if base.CostPerMonth != nil && cand.CostPerMonth != nil {
+		b, c := *base.CostPerMonth, *cand.CostPerMonth
+		delta := round(c-b, 2)
+		d.BaselineCostPerMonth, d.CandidateCostPerMonth, d.CostPerMonthDelta = &b, &c, &delta
+	}
+	if base.PeakQPS != cand.PeakQPS || base.Headroom != cand.Headroom {
+		d.Warnings = append(d.Warnings, fmt.Sprintf(
+			"the plans were made for different loads (baseline %s rps × %s, candidate %s rps × %s)",
+			num(base.PeakQPS), num(base.Headroom), num(cand.PeakQPS), num(cand.Headroom)))
+	}
+	if base.SLOP99Ms != cand.SLOP99Ms {
+		d.Warnings = append(d.Warnings, fmt.Sprintf(
+			"the knees were searched under different SLOs (baseline P99 %s ms, candidate %s ms)",
+			num(base.SLOP99Ms), num(cand.SLOP99Ms)))
+	}
+	if d.InstancesDelta != 0 && d.Overlap {
+		d.Warnings = append(d.Warnings, fmt.Sprintf(
+			"the instance ranges overlap (baseline %d–%d, candidate %d–%d): the change may be within the knee search's resolution",
+			base.InstancesRange[0], base.InstancesRange[1], cand.InstancesRange[0], cand.InstancesRange[1]))
+	}
+	return d
+}
+
+func stoppedSuffix(c *result.Capacity) string {
+	if c.Stopped == "" {
+		return ""
+	}
+	return ": " + c.Stopped
+}
+
+// round rounds x to n decimals.
+func round(x float64, n int) float64 {
+	p := math.Pow(10, float64(n))
+	return math.Round(x*p) / p
+}
+
+// num formats x with as few decimals as it needs (at most 2).
+func num(x float64) string {
+	return strconv.FormatFloat(round(x, 2), 'f', -1, 64)
+}

@@ -1,0 +1,267 @@
+package sizing
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// sweep returns a valid sweep result whose knee is maxQPS, bracketed by
+// lowestFail (0: no probe failed), with mean latency meanMs at the knee.
+func sweep(maxQPS, lowestFail, meanMs float64) *result.Result {
+	pts := []result.Point{
+		{OfferedRPS: maxQPS / 2, AchievedRPS: maxQPS / 2, Latency: result.Latency{P50: meanMs * 0.8, P99: 10, Mean: meanMs * 0.9}, Pass: true},
+		{OfferedRPS: maxQPS, AchievedRPS: maxQPS, Latency: result.Latency{P50: meanMs * 0.9, P99: 40, Mean: meanMs}, Pass: true},
+	}
+	if lowestFail > 0 {
+		pts = append(pts, result.Point{OfferedRPS: lowestFail, AchievedRPS: lowestFail, Latency: result.Latency{P50: 20, P99: 80, Mean: 25}, Why: "p99 80 ms > slo 50 ms"})
+	}
+	return &result.Result{
+		Schema: result.Schema, Scenario: "kserve-int8", Valid: true,
+		Capacity: &result.Capacity{SLOP99Ms: 50, MaxQPS: maxQPS, Bracket: [2]float64{maxQPS, lowestFail},
+			Points: pts, Found: true, Windows: len(pts)},
+	}
+}
+
+func TestPlan(t *testing.T) {
+	tests := []struct {
+		name      string
+		res       *result.Result
+		in        Input
+		instances int
+		rng       [2]int
+		conc      float64
+		target    float64
+		depth     float64
+		cost      *float64
+		warn      string // a substring of some warning; "" means no warnings
+	}{
+		{
+			name: "design example", res: sweep(1234.5, 1260, 8.42),
+			in:        Input{PeakQPS: 5000, Headroom: 1.3, CostPerInstanceHour: 2.5},
+			instances: 6, rng: [2]int{6, 6}, conc: 42.1, target: 949.6, depth: 8,
+			cost: ptr(6 * 2.5 * 730.0),
+		},
+		{
+			name: "default headroom", res: sweep(1000, 1100, 10),
+			in:        Input{PeakQPS: 5000},
+			instances: 7, rng: [2]int{6, 7}, conc: 50, target: 769.2, depth: 7.7,
+		},
+		{
+			// 5000 × 1.3 / 1300 is 5.000000000000001 in floating point: still 5.
+			name: "exact multiple", res: sweep(1300, 1400, 4),
+			in:        Input{PeakQPS: 5000, Headroom: 1.3},
+			instances: 5, rng: [2]int{5, 5}, conc: 20, target: 1000, depth: 4,
+		},
+		{
+			// A wide bracket makes a wide range: the uncertainty shows.
+			name: "wide bracket", res: sweep(500, 1000, 2),
+			in:        Input{PeakQPS: 5000, Headroom: 1},
+			instances: 10, rng: [2]int{5, 10}, conc: 10, target: 500, depth: 1,
+		},
+		{
+			name: "tiny peak still needs one", res: sweep(1000, 1030, 5),
+			in:        Input{PeakQPS: 1, Headroom: 1.3},
+			instances: 1, rng: [2]int{1, 1}, conc: 0, target: 769.2, depth: 3.8,
+		},
+		{
+			name: "no failing probe", res: sweep(800, 0, 5),
+			in:        Input{PeakQPS: 4000, Headroom: 1.3},
+			instances: 7, rng: [2]int{7, 7}, conc: 20, target: 615.4, depth: 3.1,
+			warn: "no probe failed",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Plan(tt.res, tt.in)
+			if err != nil {
+				t.Fatalf("Plan() error: %v", err)
+			}
+			got := []any{s.Instances, s.InstancesRange, s.ConcurrencyAtPeak, s.Autoscaler.TargetQPSPerInstance, s.Autoscaler.QueueDepthPerInstance, s.CostPerMonth}
+			want := []any{tt.instances, tt.rng, tt.conc, tt.target, tt.depth, tt.cost}
+			if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 0.051)); d != "" {
+				t.Errorf("Plan() [instances range concurrency target depth cost] (-want +got):\n%s", d)
+			}
+			if s.Schema != Schema {
+				t.Errorf("Schema = %q, want %q", s.Schema, Schema)
+			}
+			if !strings.Contains(s.Formula, "= ") || !strings.HasSuffix(s.Formula, "= "+strconv.Itoa(tt.instances)) {
+				t.Errorf("Formula = %q, want it to end in = %d", s.Formula, tt.instances)
+			}
+			ws := strings.Join(s.Warnings, "\n")
+			if tt.warn == "" && ws != "" {
+				t.Errorf("Warnings = %q, want none", ws)
+			}
+			if tt.warn != "" && !strings.Contains(ws, tt.warn) {
+				t.Errorf("Warnings = %q, want one containing %q", ws, tt.warn)
+			}
+		})
+	}
+}
+
+func TestPlanDesignFormula(t *testing.T) {
+	s, err := Plan(sweep(1234.5, 1260, 8.42), Input{PeakQPS: 5000, Headroom: 1.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "instances = ceil(5000 × 1.3 / 1234.5) = 6"; s.Formula != want {
+		t.Errorf("Formula = %q, want %q", s.Formula, want)
+	}
+	if s.CostPerMonth != nil {
+		t.Errorf("CostPerMonth = %v without a price, want nil", *s.CostPerMonth)
+	}
+	if s.LatencyBasis != "mean" {
+		t.Errorf("LatencyBasis = %q, want mean", s.LatencyBasis)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	noPass := sweep(0, 200, 5)
+	noPass.Capacity.Found = false
+	noPass.Capacity.Bracket = [2]float64{0, 100}
+	noPass.Capacity.Points = []result.Point{
+		{OfferedRPS: 200, Latency: result.Latency{P99: 90}, Why: "p99"},
+		{OfferedRPS: 100, Latency: result.Latency{P99: 62.25}, Why: "p99"},
+	}
+	errorsOnly := sweep(0, 100, 5)
+	errorsOnly.Capacity.Found = false
+	errorsOnly.Capacity.Points = []result.Point{{OfferedRPS: 100, Latency: result.Latency{P99: 3}, ErrorRate: 0.5, Why: "error rate 50% > 0.1%"}}
+	noCap := sweep(1000, 1100, 5)
+	noCap.Capacity = nil
+
+	tests := []struct {
+		name    string
+		res     *result.Result
+		in      Input
+		noCap   bool   // the error wraps ErrNoCapacity
+		message string // a substring of the error
+	}{
+		{"no capacity section", noCap, Input{PeakQPS: 100}, true, "has no capacity section"},
+		{"no passing probe", noPass, Input{PeakQPS: 100}, true,
+			"no probe met the SLO: the lowest rate tried, 100 rps, already had P99 62.25 ms > SLO 50 ms"},
+		{"failed on errors", errorsOnly, Input{PeakQPS: 100}, true, "already failed: error rate 50% > 0.1%"},
+		{"zero peak", sweep(1000, 1100, 5), Input{}, false, "peak_qps is 0"},
+		{"negative headroom", sweep(1000, 1100, 5), Input{PeakQPS: 1, Headroom: -2}, false, "headroom is -2"},
+		{"headroom below one", sweep(1000, 1100, 5), Input{PeakQPS: 1, Headroom: 0.5}, false, "headroom is 0.5"},
+		{"negative price", sweep(1000, 1100, 5), Input{PeakQPS: 1, CostPerInstanceHour: -1}, false, "cost_per_instance_hour is -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Plan(tt.res, tt.in)
+			if err == nil {
+				t.Fatalf("Plan() = %+v, want an error", s)
+			}
+			if got := errors.Is(err, ErrNoCapacity); got != tt.noCap {
+				t.Errorf("errors.Is(%v, ErrNoCapacity) = %v, want %v", err, got, tt.noCap)
+			}
+			if !strings.Contains(err.Error(), tt.message) {
+				t.Errorf("Plan() error = %q, want it to contain %q", err, tt.message)
+			}
+		})
+	}
+}
+
+// TestPlanMonotone checks, over seeded random inputs, that more peak or
+// more headroom never means fewer instances, a faster instance never means
+// more, and the range always holds the plan.
+func TestPlanMonotone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 2000 {
+		knee := 1 + rng.Float64()*5000
+		res := sweep(knee, knee*(1+rng.Float64()*0.2), 1+rng.Float64()*50)
+		peak := rng.Float64() * 1e5
+		h := 1 + rng.Float64()
+		base, err := Plan(res, Input{PeakQPS: peak + 0.001, Headroom: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		morePeak, _ := Plan(res, Input{PeakQPS: peak + 0.001 + rng.Float64()*1000, Headroom: h})
+		moreHead, _ := Plan(res, Input{PeakQPS: peak + 0.001, Headroom: h + rng.Float64()})
+		faster, _ := Plan(sweep(knee*(1+rng.Float64()), 0, 5), Input{PeakQPS: peak + 0.001, Headroom: h})
+		if morePeak.Instances < base.Instances || moreHead.Instances < base.Instances {
+			t.Fatalf("case %d: more load gave fewer instances: base %d, more peak %d, more headroom %d",
+				i, base.Instances, morePeak.Instances, moreHead.Instances)
+		}
+		if faster.Instances > base.Instances {
+			t.Fatalf("case %d: a faster instance needs more: %d > %d", i, faster.Instances, base.Instances)
+		}
+		if r := base.InstancesRange; r[0] > base.Instances || r[1] != base.Instances || r[0] < 1 {
+			t.Fatalf("case %d: range %v does not end at the plan %d", i, r, base.Instances)
+		}
+		// The plan must actually cover the load: instances × knee >= peak × headroom.
+		if float64(base.Instances)*knee < (peak+0.001)*h*(1-1e-9) {
+			t.Fatalf("case %d: %d × %v < %v × %v", i, base.Instances, knee, peak, h)
+		}
+	}
+}
+
+func TestLittlesLaw(t *testing.T) {
+	tests := []struct {
+		name    string
+		sum     result.Summary
+		want    LittleCheck
+		wantErr string
+	}{
+		{"holds", result.Summary{InFlightMean: 16, AchievedRPS: 2000, Latency: result.Latency{Mean: 8}},
+			LittleCheck{MeasuredInFlight: 16, PredictedInFlight: 16, RelGap: 0, OK: true}, ""},
+		{"generator queues outside the timer", result.Summary{InFlightMean: 32, AchievedRPS: 2000, Latency: result.Latency{Mean: 8}},
+			LittleCheck{MeasuredInFlight: 32, PredictedInFlight: 16, RelGap: 1, OK: false}, ""},
+		{"not measured", result.Summary{AchievedRPS: 2000, Latency: result.Latency{Mean: 8}}, LittleCheck{}, "in_flight_mean is 0"},
+		{"no requests", result.Summary{InFlightMean: 4}, LittleCheck{}, "achieved_rps is 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LittlesLaw(&result.Result{Scenario: "s", Summary: tt.sum})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("LittlesLaw() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
+				t.Errorf("LittlesLaw() (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestCompare(t *testing.T) {
+	in := Input{PeakQPS: 5000, Headroom: 1.3, CostPerInstanceHour: 2.5}
+	base, err := Plan(sweep(600, 620, 8), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand, err := Plan(sweep(470, 485, 10), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Compare(base, cand)
+	if d.BaselineInstances != 11 || d.CandidateInstances != 14 || d.InstancesDelta != 3 {
+		t.Errorf("Compare() instances = %d → %d (%+d), want 11 → 14 (+3)", d.BaselineInstances, d.CandidateInstances, d.InstancesDelta)
+	}
+	if d.CostPerMonthDelta == nil || *d.CostPerMonthDelta != 3*2.5*730 {
+		t.Errorf("Compare() cost delta = %v, want %v", d.CostPerMonthDelta, 3*2.5*730)
+	}
+	if want := "instances 11 → 14 (+3) for 5000 peak QPS; max QPS per instance 600 → 470 (−21.7%); cost +$5,475.00/month"; d.Summary() != want {
+		t.Errorf("Summary() = %q, want %q", d.Summary(), want)
+	}
+	if d.Overlap || len(d.Warnings) != 0 {
+		t.Errorf("Compare() overlap %v warnings %q, want none", d.Overlap, d.Warnings)
+	}
+	noPrice, _ := Plan(sweep(470, 485, 10), Input{PeakQPS: 5000, Headroom: 1.5})
+	if d := Compare(base, noPrice); d.CostPerMonthDelta != nil || len(d.Warnings) == 0 {
+		t.Errorf("Compare(priced, unpriced) cost delta %v warnings %q, want nil and a warning on headroom", d.CostPerMonthDelta, d.Warnings)
+	}
+}
+
+func ptr(x float64) *float64 { return &x }

@@ -1,0 +1,149 @@
+package sizing
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Schema is the schema tag of a sizing document.
+const Schema = "perfgate.sizing/v1"
+
+// DefaultHeadroom is the safety margin used when Input.Headroom is zero.
+const DefaultHeadroom = 1.3
+
+// HoursPerMonth is the number of hours a month is billed for (365 × 24 / 12).
+const HoursPerMonth = 730
+
+// ErrNoCapacity is returned (wrapped) when a result cannot be sized: it has
+// no knee search, or no probe of it met the SLO.
+var ErrNoCapacity = errors.New("no capacity to size from")
+
+// Sizing is a capacity plan, the perfgate.sizing/v1 document.
+type Sizing struct {
+	Schema   string `json:"schema"`
+	Scenario string `json:"scenario"`
+	// SLOP99Ms is the P99 objective the knee was searched under.
+	SLOP99Ms float64 `json:"slo_p99_ms"`
+	// PerInstanceMaxQPS is the knee: the highest offered rate that passed.
+	PerInstanceMaxQPS float64 `json:"per_instance_max_qps"`
+	// PerInstanceMaxQPSBracket is [highest pass, lowest fail]; the second
+	// element is 0 when no probe failed.
+	PerInstanceMaxQPSBracket [2]float64 `json:"per_instance_max_qps_bracket"`
+	PeakQPS                  float64    `json:"peak_qps"`
+	Headroom                 float64    `json:"headroom"`
+	// Instances is ceil(peak_qps × headroom / per_instance_max_qps).
+	Instances int `json:"instances"`
+	// InstancesRange is what the bracket allows: [from lowest fail, from
+	// highest pass].
+	InstancesRange [2]int `json:"instances_range"`
+	// ConcurrencyAtPeak is peak_qps × LatencyAtKneeMs (Little's Law), the
+	// fleet's mean number of requests in flight at the peak.
+	ConcurrencyAtPeak float64 `json:"concurrency_at_peak"`
+	// LatencyAtKneeMs is W: the mean latency of the highest passing probe
+	// (its P50 when the probe recorded no mean); LatencyBasis says which.
+	LatencyAtKneeMs float64 `json:"latency_at_knee_ms"`
+	LatencyBasis    string  `json:"latency_basis"`
+	// Autoscaler is the advice for a horizontal autoscaler.
+	Autoscaler Autoscaler `json:"autoscaler"`
+	// CostPerInstanceHour is the price given; CostPerMonth is
+	// instances × price × 730 h. Both are omitted when no price was given.
+	CostPerInstanceHour float64  `json:"cost_per_instance_hour,omitempty"`
+	CostPerMonth        *float64 `json:"cost_per_month,omitempty"`
+	// Formula is the instance formula with the numbers filled in.
+	Formula string `json:"formula"`
+	// Windows is how many measurement windows the knee search used.
+	Windows int `json:"windows,omitempty"`
+	// Little is the Little's Law check of the run, when it measured the
+	// in-flight count.
+	Little *LittleCheck `json:"littles_law,omitempty"`
+	// Simulated is copied from the result: the target computed nothing real.
+	Simulated bool `json:"simulated,omitempty"`
+	// Warnings are the plan's caveats, in words a reader can act on.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Autoscaler is the advice for a horizontal autoscaler of one instance type.
+type Autoscaler struct {
+	// TargetQPSPerInstance is per_instance_max_qps / headroom: scale out
+	// before any instance reaches its knee.
+	TargetQPSPerInstance float64 `json:"target_qps_per_instance"`
+	// QueueDepthPerInstance is the mean in-flight count per instance at the
+	// target rate: target_qps_per_instance × W (Little's Law). Use it when
+	// scaling on queue depth or concurrency instead of rate.
+	QueueDepthPerInstance float64 `json:"queue_depth_per_instance"`
+	// HPA is a Kubernetes autoscaling/v2 HorizontalPodAutoscaler (YAML)
+	// scaling on requests per second per pod, out fast and in slowly.
+	HPA string `json:"hpa,omitempty"`
+}
+
+// LittleCheck compares a run's measured mean in-flight count L with λ·W,
+// its achieved rate times its mean latency.
+type LittleCheck struct {
+	MeasuredInFlight  float64 `json:"measured_in_flight"`
+	PredictedInFlight float64 `json:"predicted_in_flight"`
+	// RelGap is (measured − predicted) / predicted.
+	RelGap float64 `json:"rel_gap"`
+	// OK is true when |RelGap| <= LittleTolerance.
+	OK bool `json:"ok"`
+}
+
+// LittleTolerance is the relative gap LittleCheck accepts as agreement.
+const LittleTolerance = 0.10
+
+// Diff is the change from a baseline's plan to a candidate's, for the PR
+// report: "you now need 14 instances instead of 11".
+type Diff struct {
+	Scenario string  `json:"scenario"`
+	PeakQPS  float64 `json:"peak_qps"`
+	// BaselineInstances → CandidateInstances, and the change.
+	BaselineInstances  int `json:"baseline_instances"`
+	CandidateInstances int `json:"candidate_instances"`
+	InstancesDelta     int `json:"instances_delta"`
+	// BaselineMaxQPS → CandidateMaxQPS per instance, and the relative change
+	// in percent.
+	BaselineMaxQPS  float64 `json:"baseline_max_qps"`
+	CandidateMaxQPS float64 `json:"candidate_max_qps"`
+	MaxQPSDeltaPct  float64 `json:"max_qps_delta_pct"`
+	// Cost per month before and after, and the change; nil when either plan
+	// has no price.
+	BaselineCostPerMonth  *float64 `json:"baseline_cost_per_month,omitempty"`
+	CandidateCostPerMonth *float64 `json:"candidate_cost_per_month,omitempty"`
+	CostPerMonthDelta     *float64 `json:"cost_per_month_delta,omitempty"`
+	// Overlap is true when the two plans' instance ranges overlap: the
+	// change in instance count may be measurement uncertainty.
+	Overlap  bool     `json:"overlap"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Input is what a plan is sized for.
+type Input struct {
+	// PeakQPS is the traffic to size for (the peak, not the average); > 0.
+	PeakQPS float64
+	// Headroom is the safety margin, >= 1; 0 means DefaultHeadroom.
+	Headroom float64
+	// CostPerInstanceHour is the price of one instance; 0 means no cost.
+	CostPerInstanceHour float64
+}
+
+// Validate reports the first invalid field of in, naming it and its value.
+func (in Input) Validate() error {
+	switch {
+	case !(in.PeakQPS > 0) || math.IsInf(in.PeakQPS, 0):
+		return fmt.Errorf("peak_qps is %v, want a finite number > 0", in.PeakQPS)
+	case in.Headroom != 0 && (!(in.Headroom >= 1) || math.IsInf(in.Headroom, 0)):
+		return fmt.Errorf("headroom is %v, want a finite number >= 1 (1.3 plans 30%% spare)", in.Headroom)
+	case !(in.CostPerInstanceHour >= 0) || math.IsInf(in.CostPerInstanceHour, 0):
+		return fmt.Errorf("cost_per_instance_hour is %v, want a finite number >= 0", in.CostPerInstanceHour)
+	}
+	return nil
+}
+
+// instancesFor is ceil(peak × headroom / perInstance), at least 1. A tiny
+// epsilon keeps floating-point noise (5000×1.3/1300 = 5.000000001) from
+// adding an instance.
+func instancesFor(peak, headroom, perInstance float64) int {
+	x := peak * headroom / perInstance
+	n := int(math.Ceil(x - 1e-9*x))
+	return max(n, 1)
+}

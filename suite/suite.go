@@ -1,0 +1,196 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/protocol"
+	"github.com/perfgate/perfgate/result"
+)
+
+// Options control a suite run.
+type Options struct {
+	// Scenarios selects scenarios by name; empty runs them all.
+	Scenarios []string
+	// OutDir, when set, receives one <scenario>.json per scenario as soon
+	// as it is measured, so a later failure loses nothing.
+	OutDir string
+	// Environ is the environment targets inherit (os.Environ() from main).
+	Environ []string
+	// Getenv reads the environment (git information on CI).
+	Getenv func(string) string
+	// Version is perfgate's version, recorded in every result.
+	Version string
+	// Log receives one line per event (target started, scenario done).
+	Log io.Writer
+	// Progress, if set, receives the engine's progress per scenario.
+	Progress func(scenario string, p harness.Progress)
+	// GPU enables NVML sampling when a GPU is present.
+	GPU bool
+	// Budget bounds each sweep's time (0: the scenario's or 5 minutes).
+	Budget time.Duration
+}
+
+// Outcome is one scenario's result or failure.
+type Outcome struct {
+	Scenario *config.Scenario
+	Result   *result.Result
+	// Path is where the result was written, if OutDir was set.
+	Path string
+	Err  error
+}
+
+// ErrRunFailed marks failures of the run itself (target did not start,
+// every request failed), as opposed to configuration errors.
+var ErrRunFailed = errors.New("run failed")
+
+// Run runs the selected scenarios in config order. It returns an outcome
+// per scenario; a scenario's failure does not stop the others unless ctx is
+// cancelled. The error is non-nil when a scenario name is unknown.
+func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) {
+	var selected []*config.Scenario
+	for _, n := range o.Scenarios {
+		if !slices.ContainsFunc(cfg.Scenarios, func(s *config.Scenario) bool { return s.Name == n }) {
+			return nil, fmt.Errorf("%s: no scenario is named %q", cfg.Path, n)
+		}
+	}
+	for _, s := range cfg.Scenarios {
+		if len(o.Scenarios) == 0 || slices.Contains(o.Scenarios, s.Name) {
+			selected = append(selected, s)
+		}
+	}
+	if o.OutDir != "" {
+		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating output folder: %w", err)
+		}
+	}
+	env := harness.Environment(ctx, o.Version, gpuEnvironment(o.GPU))
+	git := harness.GitInfo(ctx, filepath.Dir(cfg.Path), o.getenv)
+	var outs []Outcome
+	for _, s := range selected {
+		if ctx.Err() != nil {
+			break
+		}
+		res, err := RunScenario(ctx, cfg, s, o)
+		out := Outcome{Scenario: s, Result: res, Err: err}
+		if res != nil {
+			res.Environment = env
+			res.Git = git
+			if o.OutDir != "" {
+				out.Path = filepath.Join(o.OutDir, FileName(s.Name))
+				if werr := res.WriteFile(out.Path); werr != nil && out.Err == nil {
+					out.Err = werr
+				}
+			}
+		}
+		outs = append(outs, out)
+		if o.Log != nil {
+			if err != nil {
+				fmt.Fprintf(o.Log, "scenario %s: %v\n", s.Name, err)
+			}
+		}
+	}
+	return outs, nil
+}
+
+func (o *Options) getenv(k string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(k)
+}
+
+// FileName is the result file name for a scenario: its name with anything
+// but letters, digits, '-', '_' and '.' replaced by '_'.
+func FileName(scenario string) string { return safeName(scenario) + ".json" }
+
+func safeName(scenario string) string {
+	var b strings.Builder
+	for _, r := range scenario {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// RunScenario measures one scenario: starts its target if it has one,
+// applies its load, and stops the target.
+func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*result.Result, error) {
+	base, metrics, stop, pgid, err := startTarget(ctx, cfg, s, o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
+	}
+	defer stop()
+	client, err := newClient(ctx, cfg, s, base)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	if c, ok := client.(harness.Closer); ok {
+		defer c.Close()
+	}
+	obs, closeObs := newObserver(ctx, o.GPU, pgid, metrics)
+	defer closeObs()
+
+	var res *result.Result
+	if s.Load.Mode == harness.ModeSweep {
+		res, err = sweep(ctx, cfg, s, client, o)
+	} else {
+		res, err = fixedLoad(ctx, cfg, s, client, obs, o)
+	}
+	if res != nil {
+		res.Scenario, res.Layer, res.Protocol = s.Name, s.Layer, s.Protocol
+		res.Target = s.Target
+		annotate(res, obs)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return res, err
+		}
+		return res, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
+	}
+	return res, nil
+}
+
+// fixedLoad runs a rate, concurrency or replay scenario.
+func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, obs harness.TrialObserver, o Options) (*result.Result, error) {
+	l := s.Load
+	ho := harness.Options{
+		Client: client, Mode: l.Mode, Rate: l.Rate, Arrival: l.Arrival, Seed: l.Seed,
+		Concurrency: l.Concurrency, Warmup: l.Warmup.D(), Duration: l.Duration.D(), Trials: l.Trials,
+		MaxConns: l.Connections, SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(),
+		Observer: obs,
+	}
+	if o.Progress != nil {
+		ho.Progress = func(p harness.Progress) { o.Progress(s.Name, p) }
+	}
+	if l.Mode == harness.ModeReplay {
+		tr, err := harness.LoadTrace(cfg.Resolve(l.Trace), l.Speed)
+		if err != nil {
+			return nil, err
+		}
+		ho.Schedule = tr
+		if ho.Duration <= 0 {
+			ho.Duration = tr.Span() + time.Millisecond
+		}
+	}
+	res, err := harness.Run(ctx, ho)
+	if res != nil && l.Mode == harness.ModeReplay {
+		res.Load.Speed = l.Speed
+	}
+	return res, err
+}
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }

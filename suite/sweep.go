@@ -1,0 +1,117 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/result"
+)
+
+// DefaultSweepBudget bounds a knee search when neither the scenario nor
+// the caller sets a budget.
+const DefaultSweepBudget = 5 * time.Minute
+
+// sweep searches the knee: each probe is a full open-loop measurement
+// window at one offered rate, after its own warm-up. The result carries the
+// capacity, and the summary of the highest passing probe so that latency at
+// the knee is on record; it has no trials, since its probes ran at
+// different rates and must not be compared as repeats.
+func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, o Options) (*result.Result, error) {
+	l := s.Load
+	ko := harness.DefaultKneeOptions()
+	ko.SLOP99 = cfg.SLO.P99.D()
+	ko.MaxErrorRate = float64(cfg.SLO.MaxErrorRate)
+	if l.Start > 0 {
+		ko.Start = l.Start
+	}
+	if l.MaxRate > 0 {
+		ko.MaxRate = l.MaxRate
+	}
+	if l.Resolution > 0 {
+		ko.Resolution = float64(l.Resolution)
+	}
+	ko.Budget = DefaultSweepBudget
+	if o.Budget > 0 {
+		ko.Budget = o.Budget
+	}
+	if l.Budget > 0 {
+		ko.Budget = l.Budget.D()
+	}
+	streaming := s.Protocol == "openai"
+	if streaming && (cfg.SLO.TTFT > 0 || cfg.SLO.TPOT > 0) {
+		ko.Judge = goodputJudge(cfg)
+	}
+	runs := map[float64]*result.Result{}
+	probe := func(ctx context.Context, rate float64) (result.Point, error) {
+		ho := harness.Options{
+			Client: client, Mode: harness.ModeRate, Rate: rate, Arrival: l.Arrival, Seed: l.Seed,
+			Warmup: l.Warmup.D(), Duration: l.Duration.D(), Trials: 1, MaxConns: l.Connections,
+			SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
+		}
+		if o.Progress != nil {
+			ho.Progress = func(p harness.Progress) { o.Progress(fmt.Sprintf("%s @ %.0f rps", s.Name, rate), p) }
+		}
+		r, err := harness.Run(ctx, ho)
+		if r == nil {
+			return result.Point{OfferedRPS: rate}, err
+		}
+		runs[rate] = r
+		p := result.Point{
+			OfferedRPS: rate, AchievedRPS: r.Summary.AchievedRPS, ErrorRate: r.Summary.ErrorRate,
+			Latency: r.Summary.Latency, InFlightMean: r.Summary.InFlightMean,
+		}
+		if r.LLM != nil {
+			p.GoodputRPS = r.LLM.GoodputRPS
+			p.TTFTP99Ms, p.TPOTP99Ms = r.LLM.TTFT.P99, r.LLM.TPOT.P99
+		}
+		if err != nil && !isAllFailed(err) {
+			return p, err
+		}
+		if isAllFailed(err) {
+			p.ErrorRate = 1
+		}
+		return p, nil
+	}
+	capa, err := harness.SearchKnee(ctx, probe, ko)
+	if capa == nil {
+		return nil, err
+	}
+	res := &result.Result{Schema: result.Schema, StartedAt: time.Now().UTC(), Valid: true, Capacity: capa}
+	if best := runs[capa.MaxQPS]; best != nil && capa.Found {
+		res.Summary = best.Summary
+		res.LLM = best.LLM
+		res.StartedAt = best.StartedAt
+		res.Warnings = append(res.Warnings, best.Warnings...)
+	}
+	res.Load = result.Load{Mode: harness.ModeSweep, Arrival: l.Arrival, DurationS: l.Duration.D().Seconds(),
+		WarmupS: l.Warmup.D().Seconds(), Trials: capa.Windows}
+	if !capa.Found {
+		res.Warnings = append(res.Warnings, "no probe met the SLO: the service cannot meet it at the lowest rate tried")
+	}
+	if capa.Stopped != "" {
+		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
+	}
+	return res, err
+}
+
+// goodputJudge passes a probe when its TTFT and TPOT P99 meet the SLOs and
+// nearly every request met them (goodput ≥ 95% of the achieved rate).
+func goodputJudge(cfg *config.Config) func(result.Point) (bool, string) {
+	ttft := float64(cfg.SLO.TTFT.D()) / float64(time.Millisecond)
+	tpot := float64(cfg.SLO.TPOT.D()) / float64(time.Millisecond)
+	return func(p result.Point) (bool, string) {
+		if ttft > 0 && p.TTFTP99Ms > ttft {
+			return false, fmt.Sprintf("TTFT P99 %.1f ms > SLO %.1f ms", p.TTFTP99Ms, ttft)
+		}
+		if tpot > 0 && p.TPOTP99Ms > tpot {
+			return false, fmt.Sprintf("TPOT P99 %.1f ms > SLO %.1f ms", p.TPOTP99Ms, tpot)
+		}
+		if p.GoodputRPS < 0.95*p.AchievedRPS {
+			return false, fmt.Sprintf("goodput %.1f rps < 95%% of achieved %.1f rps", p.GoodputRPS, p.AchievedRPS)
+		}
+		return true, ""
+	}
+}

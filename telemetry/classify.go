@@ -1,0 +1,259 @@
+package telemetry
+
+import (
+	"fmt"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// Next steps the method suggests for each class.
+const (
+	NextCompute   = "lower precision (fp16/int8/fp8), fuse or compile kernels (TensorRT, torch.compile), or add GPUs"
+	NextBandwidth = "batch requests or quantize"
+	NextServer    = "tune batching and concurrency (dynamic batching, more model instances or workers) and take CPU work off the request path"
+	NextIO        = "use a binary protocol (gRPC/protobuf), keep connections alive and shrink payloads"
+	NextGenerator = "the run is invalid: give perfgate more cores, lower the offered load or shard the generator"
+	NextUnknown   = "measure more: expose the server's metrics (metrics: URL) and run where NVML sees the GPU"
+)
+
+// ClassifyInput is everything Classify weighs: what the Collector sampled
+// and the client-side figures of the same window. A zero count of cores
+// means unknown, and a rule that needs it is skipped.
+type ClassifyInput struct {
+	// GPUs are the window's GPU summaries; NoGPU says NVML found none.
+	GPUs  []result.GPUStats
+	NoGPU bool
+	// TargetCPUCores is the target's CPU use; TargetCores the cores it may
+	// use. TargetMeasured says TargetCPUCores was measured (0 is a value).
+	TargetCPUCores float64
+	TargetCores    int
+	TargetMeasured bool
+	// Server is the server's own time per request, nil when not scraped.
+	Server *result.ServerMs
+	// ClientP50Ms is the client-side median latency.
+	ClientP50Ms float64
+	// GeneratorCPUCores is perfgate's own CPU use; GeneratorCores the cores
+	// it may use. LagP99Ms is its schedule lag at P99 (open loop).
+	GeneratorCPUCores float64
+	GeneratorCores    int
+	LagP99Ms          float64
+}
+
+// Classify names the bottleneck of one window by the rules in the package
+// documentation, with the numbers that decided it as evidence. It never
+// returns nil.
+func Classify(in ClassifyInput) *result.Bottleneck {
+	if b := generatorBound(in); b != nil {
+		return b
+	}
+	gpus := usable(in.GPUs)
+	for _, g := range gpus {
+		if g.SMUtilPct.Mean >= ComputeSMPct {
+			return &result.Bottleneck{Class: result.ComputeBound, Next: NextCompute, Evidence: []string{
+				fmt.Sprintf("SM %s on GPU %d (%s), memory bandwidth %s", pct(g.SMUtilPct.Mean), g.Index, g.Name, pct(g.MemBWUtilPct.Mean)),
+				fmt.Sprintf("threshold: SM ≥ %s", pct(ComputeSMPct)),
+			}}
+		}
+	}
+	for _, g := range gpus {
+		if g.MemBWUtilPct.Mean >= BandwidthMemPct && g.SMUtilPct.Mean < BandwidthMaxSMPct {
+			return &result.Bottleneck{Class: result.BandwidthBound, Next: NextBandwidth, Evidence: []string{
+				fmt.Sprintf("memory bandwidth %s, SM %s on GPU %d (%s)", pct(g.MemBWUtilPct.Mean), pct(g.SMUtilPct.Mean), g.Index, g.Name),
+				fmt.Sprintf("threshold: memory bandwidth ≥ %s with SM < %s", pct(BandwidthMemPct), pct(BandwidthMaxSMPct)),
+			}}
+		}
+	}
+	if in.TargetMeasured && in.TargetCores > 0 && in.TargetCPUCores >= ServerCPUFraction*float64(in.TargetCores) {
+		return &result.Bottleneck{Class: result.ServerSide, Next: NextServer, Evidence: []string{
+			fmt.Sprintf("target CPU %.2f of %d cores", in.TargetCPUCores, in.TargetCores),
+			fmt.Sprintf("threshold: ≥ %s of its cores", pct(100*ServerCPUFraction)),
+		}}
+	}
+	if s := in.Server; s != nil && s.Queue > s.Compute {
+		return &result.Bottleneck{Class: result.ServerSide, Next: NextServer, Evidence: []string{
+			fmt.Sprintf("server queue %s > compute %s per request%s", ms(s.Queue), ms(s.Compute), source(s)),
+		}}
+	}
+	if b := ioBound(in, gpus); b != nil {
+		return b
+	}
+	return unknown(in, gpus)
+}
+
+// generatorBound applies rule 1.
+func generatorBound(in ClassifyInput) *result.Bottleneck {
+	var ev []string
+	if in.GeneratorCores > 0 && in.GeneratorCPUCores >= GeneratorCPUFraction*float64(in.GeneratorCores) {
+		ev = append(ev, fmt.Sprintf("generator CPU %.2f of %d cores (threshold %s)",
+			in.GeneratorCPUCores, in.GeneratorCores, pct(100*GeneratorCPUFraction)))
+	}
+	if in.LagP99Ms > MaxScheduleLagP99Ms {
+		ev = append(ev, fmt.Sprintf("schedule lag P99 %s (threshold %s)", ms(in.LagP99Ms), ms(MaxScheduleLagP99Ms)))
+	}
+	if ev == nil {
+		return nil
+	}
+	return &result.Bottleneck{Class: result.GeneratorBound, Next: NextGenerator, Evidence: ev}
+}
+
+// ioBound applies rule 5.
+func ioBound(in ClassifyInput, gpus []result.GPUStats) *result.Bottleneck {
+	s := in.Server
+	if s == nil || in.ClientP50Ms <= 0 || !in.TargetMeasured || in.TargetCores <= 0 {
+		return nil
+	}
+	if !in.NoGPU && len(gpus) == 0 {
+		return nil // GPU state unknown: cannot call it idle
+	}
+	for _, g := range gpus {
+		if g.SMUtilPct.Mean >= IdleGPUPct || g.MemBWUtilPct.Mean >= IdleGPUPct {
+			return nil
+		}
+	}
+	if in.TargetCPUCores >= IdleCPUFraction*float64(in.TargetCores) {
+		return nil
+	}
+	server := s.Queue + s.Compute
+	if in.ClientP50Ms <= IOClientFactor*server {
+		return nil
+	}
+	gpu := "no GPU"
+	if len(gpus) > 0 {
+		gpu = fmt.Sprintf("GPU idle (SM %s, memory bandwidth %s)", pct(maxSM(gpus)), pct(maxBW(gpus)))
+	}
+	return &result.Bottleneck{Class: result.IOBound, Next: NextIO, Evidence: []string{
+		fmt.Sprintf("client P50 %s vs server queue+compute %s%s", ms(in.ClientP50Ms), ms(server), source(s)),
+		fmt.Sprintf("%s, target CPU %.2f of %d cores", gpu, in.TargetCPUCores, in.TargetCores),
+	}}
+}
+
+// unknown explains what was seen when no rule held.
+func unknown(in ClassifyInput, gpus []result.GPUStats) *result.Bottleneck {
+	var ev []string
+	switch {
+	case len(gpus) > 0:
+		ev = append(ev, fmt.Sprintf("SM %s, memory bandwidth %s: below the compute and bandwidth thresholds",
+			pct(maxSM(gpus)), pct(maxBW(gpus))))
+	case in.NoGPU:
+		ev = append(ev, "no GPU")
+	default:
+		ev = append(ev, "GPU not sampled")
+	}
+	if in.TargetMeasured {
+		cores := "unknown cores"
+		if in.TargetCores > 0 {
+			cores = fmt.Sprintf("%d cores", in.TargetCores)
+		}
+		ev = append(ev, fmt.Sprintf("target CPU %.2f of %s", in.TargetCPUCores, cores))
+	} else {
+		ev = append(ev, "target CPU not measured")
+	}
+	if s := in.Server; s != nil {
+		ev = append(ev, fmt.Sprintf("server queue %s, compute %s per request%s; client P50 %s",
+			ms(s.Queue), ms(s.Compute), source(s), ms(in.ClientP50Ms)))
+	} else {
+		ev = append(ev, "server metrics not scraped")
+	}
+	return &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: ev}
+}
+
+// usable keeps the GPUs whose utilization figures were measured.
+func usable(gpus []result.GPUStats) []result.GPUStats {
+	var out []result.GPUStats
+	for _, g := range gpus {
+		if !missing(g, "sm_util_pct") && !missing(g, "mem_bw_util_pct") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func missing(g result.GPUStats, field string) bool {
+	for _, u := range g.Unavailable {
+		if u == field {
+			return true
+		}
+	}
+	return false
+}
+
+func maxSM(gpus []result.GPUStats) float64 {
+	m := 0.0
+	for _, g := range gpus {
+		m = max(m, g.SMUtilPct.Mean)
+	}
+	return m
+}
+
+func maxBW(gpus []result.GPUStats) float64 {
+	m := 0.0
+	for _, g := range gpus {
+		m = max(m, g.MemBWUtilPct.Mean)
+	}
+	return m
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.0f%%", v) }
+
+func ms(v float64) string {
+	if v < 10 {
+		return fmt.Sprintf("%.2f ms", v)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
+
+func source(s *result.ServerMs) string {
+	if s.Source == "" {
+		return ""
+	}
+	return " (" + s.Source + ")"
+}
+
+// Line renders a bottleneck as the one line reports print:
+// "bandwidth-bound: memory bandwidth 88%, SM 31% on GPU 0 (…): batch
+// requests or quantize". It returns "" for nil.
+func Line(b *result.Bottleneck) string {
+	if b == nil {
+		return ""
+	}
+	s := b.Class
+	if len(b.Evidence) > 0 {
+		s += ": " + b.Evidence[0]
+	}
+	if b.Next != "" {
+		s += ": " + b.Next
+	}
+	return s
+}
+
+// Annotate classifies one trial: it runs Classify with t's samples and the
+// trial's client P50, generator CPU and schedule lag, and stores the class
+// in t.Bottleneck. cores is the number of cores on the host, taken as
+// available to both the generator and the target. A generator-bound trial
+// is marked invalid (tr.Valid false, the reason appended to tr.Invalid):
+// it measured perfgate, not the target. t may be nil (nothing sampled);
+// the generator check still applies.
+func Annotate(t *result.Telemetry, tr *result.Trial, cores int) {
+	if tr == nil {
+		return
+	}
+	in := ClassifyInput{
+		ClientP50Ms:       tr.Latency.P50,
+		GeneratorCPUCores: tr.GeneratorCPU,
+		GeneratorCores:    cores,
+		LagP99Ms:          tr.LagP99Ms,
+		TargetCores:       cores,
+	}
+	if t != nil {
+		in.GPUs, in.NoGPU, in.Server = t.GPUs, t.NoGPU, t.ServerMs
+		in.TargetCPUCores, in.TargetMeasured = t.TargetCPUCores, t.TargetProcs > 0
+	}
+	b := Classify(in)
+	if t != nil {
+		t.Bottleneck = b
+	}
+	if b.Class == result.GeneratorBound {
+		tr.Valid = false
+		tr.Invalid = append(tr.Invalid, Line(b))
+	}
+}

@@ -1,0 +1,69 @@
+// Package telemetry samples what a load run did to the system under test
+// and names the layer that held it back, with the evidence.
+//
+// A Collector (New) watches one scenario's trials. The harness calls
+// BeginTrial and EndTrial around each trial window (it satisfies the
+// harness's TrialObserver); EndTrial returns a result.Telemetry with:
+//
+//   - per GPU, sampled at Options.Interval (10 Hz by default) while the
+//     window is open: SM and memory-bandwidth utilization, memory used,
+//     power, SM clock, temperature and throttle reasons, summarized as mean
+//     and max (package gpu; "no GPU" is said once, never recorded as zeros);
+//   - the target's CPU use in cores and its resident memory, read from
+//     /proc for the whole process group perfgate started;
+//   - the server's own queue and compute time per request, from the
+//     difference of its Prometheus counters scraped before and after the
+//     window (Triton's nv_inference_* or vLLM's vllm:* families);
+//   - the sampler's own CPU cost.
+//
+// Classify (and Annotate, which feeds it a trial's client-side figures)
+// turns those numbers into one result.Bottleneck class. The rules are
+// tried in this order and the first that holds wins:
+//
+//  1. generator-bound: perfgate's generator used at least
+//     GeneratorCPUFraction of its cores, or its schedule lag P99 exceeded
+//     MaxScheduleLagP99Ms. The run measured perfgate, not the target, so
+//     Annotate marks the trial invalid.
+//  2. compute-bound: a GPU's mean SM utilization is at least ComputeSMPct.
+//  3. bandwidth-bound: a GPU's mean memory-bandwidth utilization is at
+//     least BandwidthMemPct while its SM utilization is below
+//     BandwidthMaxSMPct ("GPU util 5%" can still be a saturated memory bus).
+//  4. server-side: the target's CPU is at least ServerCPUFraction of the
+//     cores available to it, or requests waited in the server's queue
+//     longer than they computed.
+//  5. io-bound: the GPU is idle (SM and memory bandwidth both below
+//     IdleGPUPct) or absent, the target's CPU is below IdleCPUFraction of
+//     its cores, and the client's P50 is more than IOClientFactor times the
+//     server's own queue+compute time: the time goes on the wire, in
+//     serialization or in connection handling.
+//  6. unknown: none of the above could be shown; the evidence says what
+//     was and was not measured.
+//
+// Each class carries a Next step, the move the method suggests for it.
+package telemetry
+
+// Classification thresholds. Utilizations are in percent; fractions are of
+// the cores available to the process concerned.
+const (
+	// GeneratorCPUFraction: generator CPU ≥ 90% of its cores is
+	// generator-bound.
+	GeneratorCPUFraction = 0.90
+	// MaxScheduleLagP99Ms: an open-loop generator whose sends run more than
+	// 10 ms late at P99 is not holding its schedule.
+	MaxScheduleLagP99Ms = 10.0
+	// ComputeSMPct: SM utilization ≥ 80% is compute-bound.
+	ComputeSMPct = 80.0
+	// BandwidthMemPct and BandwidthMaxSMPct: memory-bandwidth utilization
+	// ≥ 60% with SM utilization < 50% is bandwidth-bound.
+	BandwidthMemPct   = 60.0
+	BandwidthMaxSMPct = 50.0
+	// ServerCPUFraction: a target using ≥ 85% of its cores is server-side.
+	ServerCPUFraction = 0.85
+	// IdleGPUPct: a GPU below 10% SM and memory-bandwidth utilization is idle.
+	IdleGPUPct = 10.0
+	// IdleCPUFraction: a target below 50% of its cores has CPU to spare.
+	IdleCPUFraction = 0.50
+	// IOClientFactor: client P50 more than 2× the server's queue+compute
+	// time means the time is spent outside the server's model path.
+	IOClientFactor = 2.0
+)
