@@ -24,7 +24,10 @@ const exactLimit = 200_000
 // with t the sizes of the tie groups and ½ the continuity correction. The
 // p-value is P(|W − E W| ≥ |w − E W|). It is 1 when either sample is empty
 // or every value is tied.
-func mannWhitney(x, y []float64) float64 {
+func mannWhitney(x, y []float64) float64 { return mannWhitneyLimit(x, y, exactLimit) }
+
+// mannWhitneyLimit is mannWhitney enumerating up to limit arrangements.
+func mannWhitneyLimit(x, y []float64, limit float64) float64 {
 	n, m := len(x), len(y)
 	if n == 0 || m == 0 {
 		return 1
@@ -65,7 +68,7 @@ func mannWhitney(x, y []float64) float64 {
 	}
 	mean := float64(n) * float64(N+1) / 2
 	dev := math.Abs(w - mean)
-	if binom(N, n) <= exactLimit {
+	if binom(N, n) <= limit {
 		return exactTail(ranks, n, mean, dev)
 	}
 	variance := float64(n) * float64(m) / 12 * (float64(N+1) - tieSum/(float64(N)*float64(N-1)))

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -341,22 +340,10 @@ func (s *kneeSearch) rates() []rateStat {
 	return out
 }
 
-// bracket returns the lowest failing rate and the highest passing rate
-// below it. A pass above a fail (noise) does not move the bracket.
+// bracket returns the bracket as points.
 func (s *kneeSearch) bracket() (lo, hi result.Point, okLo, okHi bool) {
-	rs := s.rates()
-	for _, r := range rs {
-		if !r.pass {
-			hi, okHi = result.Point{OfferedRPS: r.rate}, true
-			break
-		}
-	}
-	for _, r := range rs {
-		if r.pass && (!okHi || r.rate < hi.OfferedRPS) {
-			lo, okLo = result.Point{OfferedRPS: r.rate}, true
-		}
-	}
-	return lo, hi, okLo, okHi
+	l, h, okLo, okHi := bracketOf(s.rates())
+	return result.Point{OfferedRPS: l.rate}, result.Point{OfferedRPS: h.rate}, okLo, okHi
 }
 
 // capacity reports the search as it stands.
@@ -393,6 +380,3 @@ func trimZeros(s string) string {
 	}
 	return s
 }
-
-// errNoProbe is returned by RateProbe's probe when the run returned nothing.
-var errNoProbe = errors.New("the run returned no result")

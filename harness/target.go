@@ -278,24 +278,29 @@ func (t *Target) waitReady(ctx context.Context, timeout time.Duration) error {
 	interval := readyPollMin
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	var last error
 	for {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("starting target %q: %w", t.name, ctx.Err())
 		case <-t.exited:
-			return fmt.Errorf("target %q %s before it was ready%s", t.name, t.exitMsg, t.quoteLog())
 		case <-timer.C:
 		}
-		last := t.probe(ctx, client, deadline)
-		if last == nil {
-			return nil
+		// An exit is the better explanation, even when the time is up too.
+		select {
+		case <-t.exited:
+			return fmt.Errorf("target %q %s before it was ready%s", t.name, t.exitMsg, t.quoteLog())
+		default:
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			return fmt.Errorf("target %q was not ready at %s after %v (last try: %v); stopped it%s",
 				t.name, t.readyWhere(), timeout, last, t.quoteLog())
 		}
-		timer.Reset(min(interval, left))
+		if last = t.probe(ctx, client, deadline); last == nil {
+			return nil
+		}
+		timer.Reset(min(interval, max(time.Until(deadline), 0)))
 		interval = min(interval*3/2, readyPollMax)
 	}
 }

@@ -162,7 +162,6 @@ func (p *mdParts) assemble(rows int, charts, details bool, note string) string {
 
 // mdParts renders every piece of the report.
 func (r *Report) mdParts(marker string) *mdParts {
-	c := r.Comparison
 	p := &mdParts{marker: marker, summary: safeURL(r.SummaryURL), capRows: map[string]string{}}
 	p.head = r.mdHead()
 	p.table = "| | scenario | layer | P99 base → PR | Δ P99 [CI] | max QPS under SLO base → PR | Δ max QPS [CI] | verdict |\n" +
@@ -195,7 +194,6 @@ func (r *Report) mdParts(marker string) *mdParts {
 	if len(links) > 0 {
 		p.footer = strings.Join(links, " · ") + "\n"
 	}
-	_ = c
 	return p
 }
 

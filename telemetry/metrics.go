@@ -42,7 +42,7 @@ var ErrNoServerMetrics = errors.New("no Triton or vLLM request timing metrics")
 type counters struct {
 	source             string
 	queueMs, queueN    float64
-	computeMs, computN float64
+	computeMs, computeN float64
 }
 
 // parseMetrics parses the Prometheus text exposition format.
@@ -96,7 +96,7 @@ func countersOf(fams map[string]*dto.MetricFamily) (counters, error) {
 		if !okq || !okc {
 			return counters{}, fmt.Errorf("%s without %s and %s", tritonSuccess, tritonQueue, tritonCompute)
 		}
-		return counters{source: sourceTriton, queueMs: q / 1000, queueN: n, computeMs: c / 1000, computN: n}, nil
+		return counters{source: sourceTriton, queueMs: q / 1000, queueN: n, computeMs: c / 1000, computeN: n}, nil
 	}
 	q, qn, okq := total(fams, vllmQueue)
 	if !okq {
@@ -109,7 +109,7 @@ func countersOf(fams map[string]*dto.MetricFamily) (counters, error) {
 		c, cn, okc = p+d, pn, okp && okd
 	}
 	if okq && okc {
-		return counters{source: sourceVLLM, queueMs: q * 1000, queueN: qn, computeMs: c * 1000, computN: cn}, nil
+		return counters{source: sourceVLLM, queueMs: q * 1000, queueN: qn, computeMs: c * 1000, computeN: cn}, nil
 	}
 	return counters{}, ErrNoServerMetrics
 }
@@ -121,7 +121,7 @@ func serverMsBetween(a, b counters) (*result.ServerMs, error) {
 		return nil, fmt.Errorf("metrics changed from %s to %s between scrapes", a.source, b.source)
 	}
 	dq, dqn := b.queueMs-a.queueMs, b.queueN-a.queueN
-	dc, dcn := b.computeMs-a.computeMs, b.computN-a.computN
+	dc, dcn := b.computeMs-a.computeMs, b.computeN-a.computeN
 	if dq < 0 || dqn < 0 || dc < 0 || dcn < 0 {
 		return nil, fmt.Errorf("%s counters went backwards between scrapes (server restarted?)", b.source)
 	}

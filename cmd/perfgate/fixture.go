@@ -2,10 +2,94 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/perfgate/perfgate/fixtures"
 )
 
-// cmdFixture is not built yet.
+// cmdFixture is `perfgate fixture serve`: the reference inference server.
 func cmdFixture(ctx context.Context, e *env, args []string) error {
-	return withCode(exitUsage, errors.New("fixture: not implemented yet"))
+	if len(args) == 0 || args[0] != "serve" {
+		return usageErr("fixture: want `perfgate fixture serve [flags]`")
+	}
+	fs := flag.NewFlagSet("fixture serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	d := fixtures.DefaultOptions()
+	var o fixtures.Options
+	addr := fs.String("addr", "127.0.0.1:8000", "HTTP listen address (KServe v2, OpenAI, /metrics); port 0 picks one")
+	grpcAddr := fs.String("grpc-addr", "", "gRPC listen address (KServe v2); empty: no gRPC")
+	fs.StringVar(&o.Model, "model", d.Model, "KServe model variant: mlp, sim (declared cost model) or large (3x224x224 input)")
+	fs.StringVar(&o.Precision, "precision", d.Precision, "fp32 or int8")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the weights and the LLM's tokens")
+	fs.IntVar(&o.MaxBatch, "max-batch", d.MaxBatch, "dynamic batching: most requests per batch (1: off)")
+	fs.DurationVar(&o.BatchWindow, "batch-window", 0, "dynamic batching: how long a batch waits for more requests")
+	fs.IntVar(&o.Instances, "instances", d.Instances, "model workers running batches in parallel")
+	fs.IntVar(&o.Queue, "queue", d.Queue, "requests allowed to wait; more are rejected (HTTP 429, gRPC RESOURCE_EXHAUSTED)")
+	fs.BoolVar(&o.Cache, "cache", false, "exact-match response cache")
+	fs.IntVar(&o.CacheEntries, "cache-entries", d.CacheEntries, "response cache size")
+	fs.StringVar(&o.Codec, "codec", d.Codec, "HTTP infer body when Content-Type does not say: json or protobuf")
+	fs.DurationVar(&o.SimFixed, "sim-fixed", d.SimFixed, "sim model: fixed cost per batch")
+	fs.DurationVar(&o.SimPerItem, "sim-per-item", d.SimPerItem, "sim model: cost per item in a batch")
+	fs.Float64Var(&o.Int8Factor, "int8-factor", d.Int8Factor, "sim model and LLM: cost factor in int8")
+	fs.IntVar(&o.LLMMaxSeqs, "llm-max-seqs", d.LLMMaxSeqs, "tiny-llm: most sequences decoded together")
+	fs.DurationVar(&o.LLMStep, "llm-step", d.LLMStep, "tiny-llm: fixed cost of a decode step")
+	fs.DurationVar(&o.LLMStepPerSeq, "llm-step-per-seq", d.LLMStepPerSeq, "tiny-llm: step cost per running sequence")
+	fs.DurationVar(&o.LLMPrefillPerToken, "llm-prefill-per-token", d.LLMPrefillPerToken, "tiny-llm: prefill cost per prompt token")
+	fs.IntVar(&o.LLMMaxTokens, "llm-max-tokens", d.LLMMaxTokens, "tiny-llm: completion length when a request gives no max_tokens")
+	// Every flag may also come from FIXTURE_<NAME> in the environment (a
+	// scenario's env variant, e.g. FIXTURE_PRECISION=int8); flags win.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := "FIXTURE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := e.getenv(name); v != "" && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("%s=%q: %w", name, v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return usageErr("fixture serve: %v", envErr)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageErr("fixture serve: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("fixture serve: unexpected argument %q", fs.Arg(0))
+	}
+	if err := o.Validate(); err != nil {
+		return usageErr("fixture serve: %v", err)
+	}
+	srv, err := fixtures.NewServer(o)
+	if err != nil {
+		return withCode(exitRunFailed, err)
+	}
+	hl, err := net.Listen("tcp", *addr)
+	if err != nil {
+		srv.Close()
+		return withCode(exitRunFailed, fmt.Errorf("fixture serve: %w", err))
+	}
+	var gl net.Listener
+	grpcShown := "off"
+	if *grpcAddr != "" {
+		if gl, err = net.Listen("tcp", *grpcAddr); err != nil {
+			hl.Close()
+			srv.Close()
+			return withCode(exitRunFailed, fmt.Errorf("fixture serve: %w", err))
+		}
+		grpcShown = gl.Addr().String()
+	}
+	sim := ""
+	if srv.Simulated() {
+		sim = " simulated=true"
+	}
+	fmt.Fprintf(e.stdout, "perfgate fixture: ready http=http://%s grpc=%s model=%s precision=%s max_batch=%d batch_window=%s instances=%d%s\n",
+		hl.Addr(), grpcShown, srv.ModelName(), srv.Options().Precision, srv.Options().MaxBatch,
+		srv.Options().BatchWindow, srv.Options().Instances, sim)
+	if err := srv.Serve(ctx, hl, gl); err != nil {
+		return withCode(exitRunFailed, err)
+	}
+	return nil
 }

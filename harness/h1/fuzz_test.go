@@ -56,22 +56,23 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add(404, []byte{}, true, 1, "")
 	f.Fuzz(func(t *testing.T, status int, body []byte, chunked bool, chunk int, reason string) {
 		status = 200 + abs(status)%800
-		if strings.ContainsAny(reason, "\r\n") {
-			reason = "R"
-		}
-		if status == 204 || status == 304 {
-			body = nil
+		if strings.ContainsAny(reason, "\r\n") || len(reason) > 200 {
+			reason = "R" // a reason phrase is one line, shorter than the buffer
 		}
 		var w bytes.Buffer
 		fmt.Fprintf(&w, "HTTP/1.1 %d %s\r\nServer: fuzz\r\n", status, reason)
-		if chunked {
+		switch {
+		case status == 204 || status == 304: // never a body
+			body = nil
+			w.WriteString("\r\n")
+		case chunked:
 			w.WriteString("Transfer-Encoding: chunked\r\n\r\n")
 			step := 1 + abs(chunk)%17
 			for b := body; len(b) > 0; b = b[min(step, len(b)):] {
 				fmt.Fprintf(&w, "%x\r\n%s\r\n", len(b[:min(step, len(b))]), b[:min(step, len(b))])
 			}
 			w.WriteString("0\r\n\r\n")
-		} else {
+		default:
 			fmt.Fprintf(&w, "Content-Length: %d\r\n\r\n%s", len(body), body)
 		}
 		w.WriteString("NEXT")

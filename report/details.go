@@ -1,0 +1,128 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/result"
+)
+
+// mdDetails is the collapsed section: environment, method, warnings.
+func (r *Report) mdDetails() string {
+	var b strings.Builder
+	b.WriteString("<details><summary>Environment, method and warnings</summary>\n\n")
+	b.WriteString("**Environment**\n\n")
+	for _, l := range r.environment() {
+		b.WriteString("- " + esc(l) + "\n")
+	}
+	b.WriteString("\n**Method**\n\n")
+	for _, l := range r.method() {
+		b.WriteString("- " + esc(l) + "\n")
+	}
+	b.WriteString("\n**Warnings**\n\n")
+	ws := r.warnings()
+	if len(ws) == 0 {
+		b.WriteString("none\n")
+	}
+	for _, w := range ws {
+		b.WriteString("- " + esc(w) + "\n")
+	}
+	b.WriteString("\n</details>\n")
+	return b.String()
+}
+
+// environment describes where both sides ran, in lines.
+func (r *Report) environment() []string {
+	var out []string
+	if e := r.Comparison.Environment; e != nil {
+		out = append(out, "baseline: "+e.Baseline, "PR: "+e.Candidate)
+		switch {
+		case e.Match:
+			out = append(out, "the environments match")
+		case e.Allowed:
+			out = append(out, "the environments differ (allowed): "+strings.Join(e.Differences, "; "))
+		default:
+			out = append(out, "the environments differ: "+strings.Join(e.Differences, "; "))
+		}
+		return out
+	}
+	for _, side := range []struct {
+		name string
+		rs   []*result.Result
+	}{{"baseline", r.Baseline}, {"PR", r.Candidate}} {
+		if len(side.rs) > 0 && side.rs[0] != nil {
+			out = append(out, side.name+": "+describeEnv(side.rs[0].Environment))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "not recorded")
+	}
+	return out
+}
+
+// describeEnv is an environment in one line.
+func describeEnv(e result.Environment) string {
+	parts := []string{}
+	if e.CPU != "" {
+		parts = append(parts, fmt.Sprintf("%s × %d cores", e.CPU, e.Cores))
+	}
+	for _, g := range e.GPUs {
+		s := g.Name
+		if g.Driver != "" {
+			s += " (driver " + g.Driver + ")"
+		}
+		parts = append(parts, s)
+	}
+	if len(e.GPUs) == 0 {
+		parts = append(parts, "no GPU")
+	}
+	if e.OS != "" {
+		parts = append(parts, e.OS)
+	}
+	if e.Perfgate != "" {
+		parts = append(parts, "perfgate "+e.Perfgate)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// method states how the verdicts were reached, in lines.
+func (r *Report) method() []string {
+	s := r.Comparison.Settings
+	var out []string
+	trials := map[string][]string{}
+	for _, sc := range r.Comparison.Scenarios {
+		if sc.Verdict == compare.NoBaseline {
+			continue
+		}
+		k := fmt.Sprintf("%d baseline and %d PR trials", sc.BaseTrials, sc.CandTrials)
+		trials[k] = append(trials[k], sc.Scenario)
+	}
+	keys := sortedKeys(trials)
+	switch len(keys) {
+	case 0:
+	case 1:
+		out = append(out, keys[0]+" per scenario")
+	default:
+		for _, k := range keys {
+			out = append(out, k+": "+strings.Join(trials[k], ", "))
+		}
+	}
+	out = append(out,
+		fmt.Sprintf("gate: P99 worse by more than %s, max QPS under the SLO lower by more than %s, error rate higher by more than %s points, each with %s confidence",
+			pctOf(s.P99Regression), pctOf(s.MaxQPSRegression), pctOf(s.ErrorRateIncrease), pctOf(s.Confidence)),
+		fmt.Sprintf("latency: two-sided Mann-Whitney U over per-trial values, Holm-corrected across a scenario's gated metrics; %d-resample bootstrap interval of the change (seed %d)", s.Resamples, s.Seed),
+		"max QPS under the SLO: one knee per run; the interval is what the two knee brackets allow",
+		"a change inside the threshold is unchanged; an interval wider than the threshold is inconclusive, not a verdict")
+	for _, p := range r.Plans {
+		if p.Candidate != nil && p.Candidate.Formula != "" {
+			out = append(out, fmt.Sprintf("%s: %s", p.Scenario, p.Candidate.Formula))
+		}
+	}
+	return out
+}
+
+// pctOf formats a fraction as a percentage: 0.05 is "5%".
+func pctOf(f float64) string {
+	return trimFloat(100*f) + "%"
+}
