@@ -123,7 +123,7 @@ func prepare(r *result.Result, who string) *side {
 		s.trials++
 		s.errs = append(s.errs, t.Errors)
 		s.reqs = append(s.reqs, t.Requests)
-		if h, err := result.DecodeHistogram(t.Histogram); err != nil {
+		if h, err := decodeHistogram(t.Histogram); err != nil {
 			s.broken = fmt.Sprintf("%s trial %d: %v", who, n, err)
 			return s
 		} else if h.TotalCount() > 0 {
@@ -158,7 +158,7 @@ func prepare(r *result.Result, who string) *side {
 // appendHist decodes enc and appends it when it holds values; a missing or
 // undecodable one leaves hs short, which disables that metric.
 func appendHist(hs []*hdrhistogram.Histogram, enc string) []*hdrhistogram.Histogram {
-	h, err := result.DecodeHistogram(enc)
+	h, err := decodeHistogram(enc)
 	if err != nil || h.TotalCount() == 0 {
 		return hs
 	}
@@ -189,4 +189,16 @@ func (r *resampler) draw(w []int, off, n int) {
 	for range n {
 		w[off+r.rng.IntN(n)]++
 	}
+}
+
+// decodeHistogram is result.DecodeHistogram made safe for untrusted input:
+// hdrhistogram-go's Decode panics on some malformed data, which must make
+// the scenario uncomparable, not crash the gate.
+func decodeHistogram(enc string) (h *hdrhistogram.Histogram, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			h, err = nil, fmt.Errorf("decoding histogram: malformed data (%v)", p)
+		}
+	}()
+	return result.DecodeHistogram(enc)
 }

@@ -175,7 +175,7 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 		level := alpha / float64(len(fam))
 		if mp := minPValue(nb, nc); mp >= level {
 			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"need at least %d trials per side for a p-value below %.3g (α %.3g over %d gated metrics, Holm): with %d baseline and %d candidate trials the smallest possible p-value is %.3g, so no regression can be called",
+				"need at least %d trials per side for a p-value below %.3g (α %.3g shared by %d gated tests, Holm): with %d baseline and %d candidate trials the smallest possible p-value is %.3g, so no regression can be called",
 				trialsNeeded(level), level, alpha, len(fam), nb, nc, mp))
 		}
 	}

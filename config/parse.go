@@ -244,6 +244,11 @@ func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// MarshalYAML writes a percentage as a string ("5%").
+func (p Percent) MarshalYAML() (any, error) {
+	return strconv.FormatFloat(float64(p)*100, 'g', -1, 64) + "%", nil
+}
+
 // ParsePercent parses "5%" as 0.05. A value without a percent sign is
 // refused, since "5" could mean 5% or 500%.
 func ParsePercent(s string) (float64, error) {

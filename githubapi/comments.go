@@ -173,3 +173,28 @@ func nextLink(values []string) string {
 	}
 	return ""
 }
+
+// PullRequest is the part of a pull request perfgate reads.
+type PullRequest struct {
+	Number int    `json:"number"`
+	State  string `json:"state"`
+	Head   struct {
+		SHA string `json:"sha"`
+	} `json:"head"`
+}
+
+// GetPullRequest reads pull request number. The fork-safe comment job uses
+// it to check that the pull request an artifact names is the one whose run
+// produced it (same head commit).
+func (c *Client) GetPullRequest(ctx context.Context, repo Repo, number int) (*PullRequest, error) {
+	var out PullRequest
+	_, err := c.do(ctx, request{
+		method:     http.MethodGet,
+		path:       repo.path("pulls", strconv.Itoa(number)),
+		idempotent: true,
+	}, &out)
+	if err != nil {
+		return nil, fmt.Errorf("reading pull request %s#%d: %w", repo, number, err)
+	}
+	return &out, nil
+}

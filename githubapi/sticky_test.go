@@ -230,3 +230,16 @@ func TestBodyTooLong(t *testing.T) {
 		t.Errorf("Upsert error = %v, want the length limit", err)
 	}
 }
+
+func TestGetPullRequest(t *testing.T) {
+	srv := githubapitest.NewServer(t, "acme", "svc", token)
+	srv.HeadSHA[5] = "abc123"
+	c := newClient(t, srv)
+	pr, err := c.GetPullRequest(context.Background(), githubapi.Repo{Owner: "acme", Name: "svc"}, 5)
+	if err != nil || pr.Head.SHA != "abc123" || pr.Number != 5 {
+		t.Errorf("GetPullRequest(5) = %+v, %v; want head abc123", pr, err)
+	}
+	if _, err := c.GetPullRequest(context.Background(), githubapi.Repo{Owner: "acme", Name: "svc"}, 6); !errors.Is(err, githubapi.ErrNotFound) {
+		t.Errorf("GetPullRequest(6) error = %v, want ErrNotFound", err)
+	}
+}

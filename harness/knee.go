@@ -158,8 +158,10 @@ func (o KneeOptions) Validate() error {
 // next rate is where a queueing model fitted to the probes so far puts the
 // knee (see kneeModel), kept inside the bracket, aimed just below the
 // estimate so that one more probe at highest pass × (1+Resolution) closes
-// the bracket, and replaced by the bracket's midpoint when three steps in a
-// row moved the same end. A passing probe whose latency is within NoiseBand
+// the bracket, and replaced by the bracket's (geometric) midpoint whenever
+// two probes in a row did not halve the bracket, and for good from the
+// second time: a target whose latency does not follow a queue's curve is
+// bisected. A passing probe whose latency is within NoiseBand
 // of the objective is probed again before it is reported, and the worse
 // result counts. Between probes the search sleeps Drain.
 //
@@ -185,6 +187,10 @@ func SearchKnee(ctx context.Context, probe Probe, o KneeOptions) (*result.Capaci
 			c.Stopped = "interrupted: " + err.Error()
 			return c, fmt.Errorf("knee search: probe at %s rps: %w", fmtRate(rate), err)
 		}
+		if p := s.points[0]; len(s.points) == 1 && p.ErrorRate >= 1 {
+			s.stopped = fmt.Sprintf("every request failed at the first probe (%s rps): is the target up?", fmtRate(p.OfferedRPS))
+			break
+		}
 		next, done := s.next()
 		if done {
 			break
@@ -196,13 +202,14 @@ func SearchKnee(ctx context.Context, probe Probe, o KneeOptions) (*result.Capaci
 
 // kneeSearch is the state of one search.
 type kneeSearch struct {
-	o       KneeOptions
-	probe   Probe
-	begin   time.Time
-	points  []result.Point
-	longest time.Duration // the longest probe so far, to plan the budget
-	moves   []int         // +1: the pass end moved, −1: the fail end moved
-	stopped string
+	o         KneeOptions
+	probe     Probe
+	begin     time.Time
+	points    []result.Point
+	longest   time.Duration // the longest probe so far, to plan the budget
+	widths    []float64     // log(hi/lo) after each probe with a bracket
+	slowSteps int           // how often the model failed to halve the bracket
+	stopped   string
 }
 
 // mustStop says why no further probe may start, or "".
@@ -310,6 +317,9 @@ type rateStat struct {
 	achieved float64
 	meanMs   float64
 	latOK    bool // latency is meaningful: the target kept up and answered
+	// saturated is true when some probe at this rate achieved less than
+	// MinAchieved of it: the target's throughput is about achieved.
+	saturated bool
 }
 
 // rates merges the points by offered rate, in increasing order.
@@ -331,7 +341,9 @@ func (s *kneeSearch) rates() []rateStat {
 			m = p.Latency.P50
 		}
 		r.meanMs = max(r.meanMs, m)
-		r.latOK = r.latOK && p.AchievedRPS >= s.o.MinAchieved*p.OfferedRPS && p.ErrorRate <= max(s.o.MaxErrorRate, 0.01)
+		sat := p.AchievedRPS < s.o.MinAchieved*p.OfferedRPS
+		r.saturated = r.saturated || sat
+		r.latOK = r.latOK && !sat && p.ErrorRate <= max(s.o.MaxErrorRate, 0.01)
 	}
 	for _, r := range by {
 		out = append(out, *r)

@@ -50,7 +50,7 @@ func (s *kneeSearch) next() (rate float64, done bool) {
 			return 0, true
 		}
 		next := hi.rate / o.Growth
-		if hi.achieved > 0 && hi.achieved < o.MinAchieved*hi.rate {
+		if hi.saturated && hi.achieved > 0 {
 			// The target saturated: its throughput is about hi.achieved,
 			// and the knee lies below that.
 			next = max(min(next, 0.9*hi.achieved), hi.rate/(o.Growth*o.Growth))
@@ -105,31 +105,32 @@ func bracketOf(rs []rateStat) (lo, hi rateStat, okLo, okHi bool) {
 	return lo, hi, okLo, okHi
 }
 
-// trackMove records which end of the bracket the last probe moved.
+// trackMove records the bracket's width, log(hi/lo), after each probe
+// that found both ends.
 func (s *kneeSearch) trackMove(lo, hi rateStat, okLo, okHi bool) {
-	if !okLo || !okHi || len(s.points) == 0 {
+	if !okLo || !okHi {
 		return
 	}
-	last := s.points[len(s.points)-1].OfferedRPS
-	switch last {
-	case lo.rate:
-		s.moves = append(s.moves, +1)
-	case hi.rate:
-		s.moves = append(s.moves, -1)
-	default:
-		s.moves = append(s.moves, 0)
+	w := math.Log(hi.rate / lo.rate)
+	if n := len(s.widths); n > 0 && w > s.widths[n-1] {
+		// A re-probe turned the highest pass into a fail and the bracket
+		// widened: noise, not the model, moved it. Start counting afresh.
+		s.widths = s.widths[:0]
 	}
+	s.widths = append(s.widths, w)
 }
 
-// stuck reports whether the last three probes moved the same end of the
-// bracket: the model is off, and the search bisects instead.
+// stuck reports whether the last two probes failed to halve the bracket
+// (in log rate): the model is off, and the search bisects; from the second
+// time on, it bisects for good.
 func (s *kneeSearch) stuck() bool {
-	n := len(s.moves)
-	if n < 3 {
-		return false
+	n := len(s.widths)
+	slow := n >= 3 && s.widths[n-1] > 0.5*s.widths[n-3]
+	if slow {
+		s.slowSteps++
 	}
-	a, b, c := s.moves[n-3], s.moves[n-2], s.moves[n-1]
-	return a != 0 && a == b && b == c
+	// Twice wrong, the model is not asked again.
+	return slow || s.slowSteps >= 2
 }
 
 // littleJump is the rate one worker could serve, by Little's Law: with one
@@ -150,6 +151,16 @@ func littleJump(rs []rateStat) float64 {
 // service time; real servers with a tail at zero load sit lower.
 const kPrior = 2.0
 
+// maxFitErr is the largest mean squared relative residual (about 20% rms)
+// at which a fitted curve is trusted; past it the latency does not follow
+// a queue's curve (a cliff, heavy noise) and the search bisects.
+const maxFitErr = 0.04
+
+// maxBase is the highest zero-load latency, relative to the objective, from
+// which the prior-based estimate extrapolates: above it the latency has no
+// room to show the queue's rise before it crosses the objective.
+const maxBase = 0.8
+
 // fitKnee estimates the rate at which the worst latency meets its objective
 // (severity 1) by fitting the latency curve of a single queue,
 //
@@ -168,7 +179,7 @@ func fitKnee(rs []rateStat) (float64, bool) {
 	for _, r := range rs {
 		if r.latOK && r.sev > 0 {
 			pts = append(pts, r)
-		} else if r.achieved > 0 && r.achieved < r.rate {
+		} else if r.saturated && r.achieved > 0 {
 			mu = min(mu, r.achieved)
 		}
 	}
@@ -182,10 +193,10 @@ func fitKnee(rs []rateStat) (float64, bool) {
 				below = append(below, p)
 			}
 		}
-		if b, k, _, ok := fitBK(below, mu); ok {
+		if b, k, e, ok := fitBK(below, mu); ok && e <= maxFitErr && b <= maxBase {
 			return solveKnee(b, k, mu)
 		}
-		if len(below) > 0 {
+		if len(below) > 0 && below[0].sev <= maxBase {
 			b := below[0].sev
 			return solveKnee(b, kPrior*b, mu)
 		}
@@ -201,7 +212,7 @@ func fitKnee(rs []rateStat) (float64, bool) {
 				best, bestErr, bb, bk = m, e, b, k
 			}
 		}
-		if best > 0 {
+		if best > 0 && bestErr <= maxFitErr && bb <= maxBase {
 			return solveKnee(bb, bk, best)
 		}
 	}
@@ -209,7 +220,7 @@ func fitKnee(rs []rateStat) (float64, bool) {
 	// elevated point with the prior steepness.
 	b := pts[0].sev
 	p := pts[len(pts)-1]
-	if b >= 1 || p.sev <= b*1.02 || len(pts) < 2 {
+	if b > maxBase || p.sev <= b*1.02 || len(pts) < 2 {
 		return 0, false
 	}
 	k := kPrior * b

@@ -137,6 +137,9 @@ func StartTarget(ctx context.Context, s TargetSpec) (*Target, error) {
 	if len(s.Command) == 0 {
 		return nil, fmt.Errorf("target %q: empty command", s.Name)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("starting target %q: %w", s.Name, err)
+	}
 	n := 1
 	if s.GRPCPort || specMentions(s, "{grpc_port}") {
 		n = 2
@@ -174,6 +177,9 @@ func StartTarget(ctx context.Context, s TargetSpec) (*Target, error) {
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		t.log.Close()
+		if s.LogPath == "" {
+			os.Remove(t.logPath) // empty, and nobody knows its name
+		}
 		return nil, fmt.Errorf("starting target %q: %w", s.Name, err)
 	}
 	t.pgid = cmd.Process.Pid

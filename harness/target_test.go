@@ -1,3 +1,5 @@
+//go:build unix
+
 package harness
 
 import (
@@ -301,20 +303,21 @@ func TestStartTargetFails(t *testing.T) {
 		name    string
 		args    []string
 		timeout time.Duration
-		cancel  time.Duration // cancel the context this long after the start
-		want    []string      // substrings of the error
-		wantIs  error
+		// cancel: cancel the context once the target is listening.
+		cancel bool
+		want   []string // substrings of the error
+		wantIs error
 	}{
 		{
 			name: "exits before ready", args: []string{"--exit-early"},
 			want: []string{`target "server" exited with status 1 before it was ready`, "fatal: model file missing"},
 		},
 		{
-			name: "never ready", args: []string{"--never-ready"}, timeout: 400 * time.Millisecond,
-			want: []string{`target "server" was not ready at http://127.0.0.1:`, "after 400ms", "503", "listening on"},
+			name: "never ready", args: []string{"--never-ready"}, timeout: 1500 * time.Millisecond,
+			want: []string{`target "server" was not ready at http://127.0.0.1:`, "after 1.5s", "503", "last lines of its log", "pid="},
 		},
 		{
-			name: "interrupted while starting", args: []string{"--never-ready"}, cancel: 300 * time.Millisecond,
+			name: "interrupted while starting", args: []string{"--never-ready"}, cancel: true,
 			want: []string{`starting target "server"`}, wantIs: context.Canceled,
 		},
 	}
@@ -326,8 +329,15 @@ func TestStartTargetFails(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			if tt.cancel > 0 {
-				time.AfterFunc(tt.cancel, cancel)
+			if tt.cancel {
+				go func() {
+					for ctx.Err() == nil {
+						if b, _ := os.ReadFile(s.LogPath); strings.Contains(string(b), "listening on") {
+							cancel()
+						}
+						time.Sleep(10 * time.Millisecond)
+					}
+				}()
 			}
 			tg, err := StartTarget(ctx, s)
 			if err == nil {
@@ -449,4 +459,69 @@ func TestFreePort(t *testing.T) {
 		t.Fatalf("listening on FreePort() = %d: %v", port, err)
 	}
 	ln.Close()
+}
+
+func TestParseProcStat(t *testing.T) {
+	tests := []struct {
+		name      string
+		stat      string
+		wantState byte
+		wantPgrp  int
+		wantOK    bool
+	}{
+		{name: "plain", stat: "4242 (sleep) S 1 4240 4240 0 -1 4194304", wantState: 'S', wantPgrp: 4240, wantOK: true},
+		// A command name may hold spaces and parentheses.
+		{name: "odd command name", stat: "4242 (my (odd) name) Z 1 77 77 0", wantState: 'Z', wantPgrp: 77, wantOK: true},
+		{name: "truncated", stat: "4242 (sleep) S 1", wantOK: false},
+		{name: "garbage", stat: "nothing here", wantOK: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state, pgrp, ok := parseProcStat(tt.stat)
+			if state != tt.wantState || pgrp != tt.wantPgrp || ok != tt.wantOK {
+				t.Errorf("parseProcStat(%q) = %q, %d, %v, want %q, %d, %v",
+					tt.stat, state, pgrp, ok, tt.wantState, tt.wantPgrp, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestLastLines(t *testing.T) {
+	tests := []struct {
+		name, in string
+		n        int
+		want     string
+	}{
+		{name: "fewer than n", in: "a\nb\n", n: 3, want: "  a\n  b"},
+		{name: "more than n", in: "a\nb\nc\nd", n: 2, want: "  c\n  d"},
+		{name: "empty", in: "\n", n: 2, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := lastLines(tt.in, tt.n); got != tt.want {
+				t.Errorf("lastLines(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLogTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.log")
+	var b strings.Builder
+	for i := 0; b.Len() < 3*logTailBytes; i++ {
+		b.WriteString("line " + strconv.Itoa(i) + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := (&Target{logPath: path}).LogTail()
+	if len(got) > logTailBytes || len(got) < logTailBytes-100 {
+		t.Errorf("LogTail() is %d bytes, want just under %d", len(got), logTailBytes)
+	}
+	if !strings.HasPrefix(got, "line ") || !strings.HasSuffix(b.String(), got) {
+		t.Errorf("LogTail() = %q...%q, want whole lines from the end of the log", got[:20], got[len(got)-20:])
+	}
+	if got := (&Target{logPath: filepath.Join(t.TempDir(), "none")}).LogTail(); got != "" {
+		t.Errorf("LogTail() of a missing log = %q, want empty", got)
+	}
 }

@@ -109,8 +109,8 @@ func (r *Report) method() []string {
 		}
 	}
 	out = append(out,
-		fmt.Sprintf("gate: P99 worse by more than %s, max QPS under the SLO lower by more than %s, error rate higher by more than %s points, each with %s confidence",
-			pctOf(s.P99Regression), pctOf(s.MaxQPSRegression), pctOf(s.ErrorRateIncrease), pctOf(s.Confidence)),
+		fmt.Sprintf("gate: P99 worse by more than %s, max QPS under the SLO lower by more than %s, error rate higher by more than %s percentage points, each with %s confidence",
+			pctOf(s.P99Regression), pctOf(s.MaxQPSRegression), trimFloat(100*s.ErrorRateIncrease), pctOf(s.Confidence)),
 		fmt.Sprintf("latency: two-sided Mann-Whitney U over per-trial values, Holm-corrected across a scenario's gated metrics; %d-resample bootstrap interval of the change (seed %d)", s.Resamples, s.Seed),
 		"max QPS under the SLO: one knee per run; the interval is what the two knee brackets allow",
 		"a change inside the threshold is unchanged; an interval wider than the threshold is inconclusive, not a verdict")

@@ -186,7 +186,7 @@ func (r *Report) mdParts(marker string) *mdParts {
 	p.details = r.mdDetails()
 	var links []string
 	if p.summary != "" {
-		links = append(links, "[Full report](" + p.summary + ")")
+		links = append(links, "[Full report]("+p.summary+")")
 	}
 	if u := safeURL(r.RunURL); u != "" && u != p.summary {
 		links = append(links, "[Workflow run]("+u+")")

@@ -2,6 +2,8 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"slices"
 
@@ -198,4 +200,24 @@ func (r *Report) warnings() []string {
 		}
 	}
 	return out
+}
+
+// Decode reads a perfgate.report/v1 document written by JSON, rejecting
+// other schemas and a report without a comparison. The results are not part
+// of the document; a caller that has them sets Baseline and Candidate.
+func Decode(rd io.Reader) (*Report, error) {
+	var doc struct {
+		Schema string `json:"schema"`
+		Report
+	}
+	if err := json.NewDecoder(rd).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("decoding report JSON: %w", err)
+	}
+	if doc.Schema != Schema {
+		return nil, fmt.Errorf("report schema is %q, want %q", doc.Schema, Schema)
+	}
+	if doc.Comparison == nil {
+		return nil, errors.New("report has no comparison")
+	}
+	return &doc.Report, nil
 }

@@ -61,6 +61,12 @@ type LLM struct {
 	// per trial so trials merge without loss.
 	TTFTHistogram string `json:"ttft_histogram,omitempty"`
 	TPOTHistogram string `json:"tpot_histogram,omitempty"`
+	// ITLHistogram and E2EHistogram (µs, V2 compressed base64) complete
+	// the set, so every distribution merges across trials.
+	ITLHistogram string `json:"itl_histogram,omitempty"`
+	E2EHistogram string `json:"e2e_histogram,omitempty"`
+	// Requests is the number of successful streamed requests measured.
+	Requests int64 `json:"requests,omitempty"`
 }
 
 // Telemetry is what was sampled while the load ran.

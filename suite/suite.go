@@ -8,12 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
-	"github.com/perfgate/perfgate/protocol"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -38,6 +37,9 @@ type Options struct {
 	GPU bool
 	// Budget bounds each sweep's time (0: the scenario's or 5 minutes).
 	Budget time.Duration
+	// Self is the running perfgate binary, substituted for "{perfgate}" in
+	// target commands (the demo's reference server).
+	Self string
 }
 
 // Outcome is one scenario's result or failure.
@@ -109,22 +111,9 @@ func (o *Options) getenv(k string) string {
 	return o.Getenv(k)
 }
 
-// FileName is the result file name for a scenario: its name with anything
-// but letters, digits, '-', '_' and '.' replaced by '_'.
-func FileName(scenario string) string { return safeName(scenario) + ".json" }
-
-func safeName(scenario string) string {
-	var b strings.Builder
-	for _, r := range scenario {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
+// FileName is the result file name for a scenario, the same as its
+// baseline's, so that a run's folder can become a baseline folder.
+func FileName(scenario string) string { return baselines.FileName(scenario) }
 
 // RunScenario measures one scenario: starts its target if it has one,
 // applies its load, and stops the target.
@@ -183,7 +172,7 @@ func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, clie
 		}
 		ho.Schedule = tr
 		if ho.Duration <= 0 {
-			ho.Duration = tr.Span() + time.Millisecond
+			ho.Duration = tr.Duration() + time.Millisecond
 		}
 	}
 	res, err := harness.Run(ctx, ho)

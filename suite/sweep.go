@@ -21,8 +21,7 @@ const DefaultSweepBudget = 5 * time.Minute
 // different rates and must not be compared as repeats.
 func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, o Options) (*result.Result, error) {
 	l := s.Load
-	ko := harness.DefaultKneeOptions()
-	ko.SLOP99 = cfg.SLO.P99.D()
+	ko := harness.DefaultKneeOptions(cfg.SLO.P99.D())
 	ko.MaxErrorRate = float64(cfg.SLO.MaxErrorRate)
 	if l.Start > 0 {
 		ko.Start = l.Start
@@ -40,9 +39,9 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 	if l.Budget > 0 {
 		ko.Budget = l.Budget.D()
 	}
-	streaming := s.Protocol == "openai"
-	if streaming && (cfg.SLO.TTFT > 0 || cfg.SLO.TPOT > 0) {
-		ko.Judge = goodputJudge(cfg)
+	if s.Protocol == "openai" {
+		// The goodput knee: requests per second under the TTFT and TPOT SLOs.
+		ko.SLOTTFT, ko.SLOTPOT = cfg.SLO.TTFT.D(), cfg.SLO.TPOT.D()
 	}
 	runs := map[float64]*result.Result{}
 	probe := func(ctx context.Context, rate float64) (result.Point, error) {
@@ -95,23 +94,4 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
 	}
 	return res, err
-}
-
-// goodputJudge passes a probe when its TTFT and TPOT P99 meet the SLOs and
-// nearly every request met them (goodput ≥ 95% of the achieved rate).
-func goodputJudge(cfg *config.Config) func(result.Point) (bool, string) {
-	ttft := float64(cfg.SLO.TTFT.D()) / float64(time.Millisecond)
-	tpot := float64(cfg.SLO.TPOT.D()) / float64(time.Millisecond)
-	return func(p result.Point) (bool, string) {
-		if ttft > 0 && p.TTFTP99Ms > ttft {
-			return false, fmt.Sprintf("TTFT P99 %.1f ms > SLO %.1f ms", p.TTFTP99Ms, ttft)
-		}
-		if tpot > 0 && p.TPOTP99Ms > tpot {
-			return false, fmt.Sprintf("TPOT P99 %.1f ms > SLO %.1f ms", p.TPOTP99Ms, tpot)
-		}
-		if p.GoodputRPS < 0.95*p.AchievedRPS {
-			return false, fmt.Sprintf("goodput %.1f rps < 95%% of achieved %.1f rps", p.GoodputRPS, p.AchievedRPS)
-		}
-		return true, ""
-	}
 }

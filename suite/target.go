@@ -27,9 +27,13 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		env = map[string]string{}
 	}
 	maps.Copy(env, s.Env)
+	command := append(append([]string{}, t.Command...), s.Args...)
+	for i, a := range command {
+		command[i] = strings.ReplaceAll(a, "{perfgate}", o.Self)
+	}
 	spec := harness.TargetSpec{
 		Name:         s.Target,
-		Command:      append(append([]string{}, t.Command...), s.Args...),
+		Command:      command,
 		Env:          env,
 		BaseEnv:      o.Environ,
 		Dir:          cfg.Resolve(t.Dir),
@@ -39,7 +43,7 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		GRPCPort:     t.GRPCPort || s.Protocol == "kserve-grpc",
 	}
 	if o.OutDir != "" {
-		spec.LogPath = filepath.Join(o.OutDir, safeName(s.Name)+".target.log")
+		spec.LogPath = filepath.Join(o.OutDir, strings.TrimSuffix(FileName(s.Name), ".json")+".target.log")
 	}
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "scenario %s: starting target %s: %s\n", s.Name, s.Target, strings.Join(spec.Command, " "))

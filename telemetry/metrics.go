@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 
 	dto "github.com/prometheus/client_model/go"
@@ -40,8 +41,8 @@ var ErrNoServerMetrics = errors.New("no Triton or vLLM request timing metrics")
 // compute time in milliseconds over the requests counted in n (queue and
 // compute may count their requests separately, as vLLM's histograms do).
 type counters struct {
-	source             string
-	queueMs, queueN    float64
+	source              string
+	queueMs, queueN     float64
 	computeMs, computeN float64
 }
 
@@ -122,6 +123,11 @@ func serverMsBetween(a, b counters) (*result.ServerMs, error) {
 	}
 	dq, dqn := b.queueMs-a.queueMs, b.queueN-a.queueN
 	dc, dcn := b.computeMs-a.computeMs, b.computeN-a.computeN
+	for _, v := range []float64{dq, dqn, dc, dcn} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s counters are not finite numbers", b.source)
+		}
+	}
 	if dq < 0 || dqn < 0 || dc < 0 || dcn < 0 {
 		return nil, fmt.Errorf("%s counters went backwards between scrapes (server restarted?)", b.source)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -129,9 +128,3 @@ func coresBetween(a, b groupSnapshot) float64 {
 	}
 	return float64(ticks) / clockTicks / wall
 }
-
-// errNoProcs is returned when the process group has no process left.
-var errNoProcs = errors.New("no process in the group")
-
-// isNotExist reports whether err means /proc is absent (not Linux).
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -2,10 +2,135 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/suite"
 )
 
-// cmdDemo is not built yet.
+// demoPairs are the demo's per-layer comparisons: the baseline variant and
+// the candidate variant of each layer, measured in the same run.
+var demoPairs = []struct{ layer, base, cand string }{
+	{"model: fp32 → int8", "model-fp32", "model-int8"},
+	{"service: batching off → on", "service-batch1", "service-batch32"},
+	{"system: JSON/HTTP → protobuf/gRPC", "system-json-http", "system-protobuf-grpc"},
+}
+
+// cmdDemo is `perfgate demo`: the embedded default. It starts the
+// reference server variants, runs the layered suite, compares each layer's
+// candidate with its baseline variant, sizes capacity, prints the report,
+// and stores what it measured as a baseline folder to gate against.
 func cmdDemo(ctx context.Context, e *env, args []string) error {
-	return withCode(exitUsage, errors.New("demo: not implemented yet"))
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	quick := fs.Bool("quick", false, "shorter windows: under a minute, with wider intervals")
+	out := fs.String("out", "perfgate-demo", "folder for results, baselines and the config to gate with")
+	var scenarios stringList
+	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return usageErr("demo: %v", err)
+	}
+	cfg, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("demo config: %w", err))
+	}
+	if *quick {
+		shrink(cfg)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return withCode(exitRunFailed, fmt.Errorf("demo: finding the perfgate binary to start the reference server: %w", err))
+	}
+	start := time.Now()
+	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s\n",
+		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick])
+	resultsDir := filepath.Join(*out, "results")
+	prog := newProgress(e)
+	outs, err := suite.Run(ctx, cfg, suite.Options{Scenarios: scenarios, OutDir: resultsDir, Environ: os.Environ(),
+		Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self})
+	prog.close()
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	fmt.Fprintln(e.stdout)
+	printResults(e.stdout, outs)
+
+	byName := map[string]*result.Result{}
+	var all []*result.Result
+	for _, o := range outs {
+		if o.Result != nil {
+			byName[o.Scenario.Name] = o.Result
+			all = append(all, o.Result)
+		}
+	}
+	var base, cand []*result.Result
+	for _, p := range demoPairs {
+		b, c := byName[p.base], byName[p.cand]
+		if b == nil || c == nil {
+			continue
+		}
+		// Compare the two variants as one scenario, named for the change.
+		bb, cc := *b, *c
+		bb.Scenario, cc.Scenario = p.layer, p.layer
+		base, cand = append(base, &bb), append(cand, &cc)
+	}
+	if len(cand) > 0 {
+		rep, err := gate.Evaluate(cfg, base, cand, all, false)
+		if err != nil {
+			return withCode(exitRunFailed, err)
+		}
+		rep.Title = "perfgate demo: baseline variant → candidate variant, per layer"
+		fmt.Fprintln(e.stdout)
+		if err := report.Text(e.stdout, rep); err != nil {
+			return withCode(exitRunFailed, err)
+		}
+	}
+	storeDemoBaselines(e, cfg, *out, resultsDir)
+	fmt.Fprintf(e.stdout, "\ndemo took %s\n", time.Since(start).Round(time.Second))
+	return outcomeErr(ctx, outs)
+}
+
+// shrink makes the demo's windows short for --quick.
+func shrink(cfg *config.Config) {
+	for _, s := range cfg.Scenarios {
+		l := &s.Load
+		if l.Mode == "sweep" {
+			l.Duration, l.Warmup, l.Budget = config.Duration(800*time.Millisecond), config.Duration(200*time.Millisecond), config.Duration(10*time.Second)
+			continue
+		}
+		l.Duration, l.Warmup, l.Trials = config.Duration(600*time.Millisecond), config.Duration(300*time.Millisecond), 4
+	}
+}
+
+// storeDemoBaselines writes the run as a baseline folder, and the config
+// that gates against it, and prints the command to do so.
+func storeDemoBaselines(e *env, cfg *config.Config, out, resultsDir string) {
+	baseDir := filepath.Join(out, "baselines")
+	written, err := baselines.Update(resultsDir, baseDir, result.Provenance{Tag: "demo", ConfigHash: cfg.Hash})
+	if err != nil {
+		fmt.Fprintf(e.stdout, "\nbaselines not stored: %v\n", err)
+		return
+	}
+	cfg.Baselines = "baselines"
+	b, err := yaml.Marshal(cfg)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(out, "perfgate.yaml"), b, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stdout, "\nwriting the demo config: %v\n", err)
+		return
+	}
+	fmt.Fprintf(e.stdout, "\nstored %d baselines in %s; gate the next run against them with:\n  go run ./cmd/perfgate gate --config %s\n",
+		len(written), baseDir, filepath.Join(out, "perfgate.yaml"))
 }

@@ -3,9 +3,132 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/suite"
 )
 
-// cmdGate is not built yet.
+// cmdGate is `perfgate gate`: run + compare + size + report; the exit code
+// is the verdict.
 func cmdGate(ctx context.Context, e *env, args []string) error {
-	return withCode(exitUsage, errors.New("gate: not implemented yet"))
+	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var (
+		cfgPath   = fs.String("config", "perfgate.yaml", "perfgate.yaml to run")
+		baseDir   = fs.String("baselines", "", "baseline folder (default: the config's baselines)")
+		out       = fs.String("out", "perfgate-out", "folder for the results, comparison.json and report.md")
+		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
+		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
+		scenarios stringList
+	)
+	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return usageErr("gate: %v", err)
+	}
+	render, err := renderer(*format)
+	if err != nil {
+		return usageErr("gate: %v", err)
+	}
+	g, err := gatePipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv)
+	if err != nil {
+		return err
+	}
+	if err := render(e.stdout, g.report); err != nil {
+		return withCode(exitRunFailed, err)
+	}
+	fmt.Fprintf(e.stderr, "wrote %s and %s\n", g.comparisonPath, g.markdownPath)
+	return g.exitErr(e)
+}
+
+// gateRun is one gate's outcome, for the command and the Action.
+type gateRun struct {
+	report         *report.Report
+	comparisonPath string
+	markdownPath   string
+	runErr         error
+}
+
+// verdict is the comparison's verdict.
+func (g *gateRun) verdict() string { return g.report.Comparison.Verdict }
+
+// exitErr maps the outcome to the exit code: 3 when the run failed, 1 on a
+// regression or an incomparable baseline, 0 on pass or no baseline.
+func (g *gateRun) exitErr(e *env) error {
+	if g.runErr != nil {
+		return withCode(exitRunFailed, g.runErr)
+	}
+	switch g.verdict() {
+	case compare.Fail:
+		return withCode(exitRegression, errors.New("gate failed: a regression beyond the threshold"))
+	case compare.Incomparable:
+		return withCode(exitRegression, errors.New("gate cannot compare: the baselines were measured on other hardware; update them on this runner, or pass --allow-env-mismatch"))
+	case compare.NoBaseline:
+		fmt.Fprintln(e.stderr, "perfgate: no baseline to compare with: the gate passes; store baselines with `perfgate baseline update`")
+	}
+	return nil
+}
+
+// gatePipeline loads the config, runs it against the baselines, and writes
+// comparison.json and report.md into out.
+func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool) (*gateRun, error) {
+	cfg, err := config.ReadFile(cfgPath)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	self, _ := os.Executable()
+	prog := newProgress(e)
+	res, err := gate.Run(ctx, cfg, gate.Options{
+		Baselines: baseDir, AllowEnvMismatch: allowEnv,
+		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, "results"), Environ: os.Environ(),
+			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self},
+	})
+	prog.close()
+	if err != nil {
+		// A damaged baseline or an unknown scenario: configuration errors.
+		return nil, withCode(exitUsage, err)
+	}
+	g := &gateRun{report: res.Report, runErr: res.RunErr,
+		comparisonPath: filepath.Join(out, "comparison.json"), markdownPath: filepath.Join(out, "report.md")}
+	if err := gate.WriteComparison(g.comparisonPath, res.Report.Comparison); err != nil {
+		return nil, withCode(exitRunFailed, err)
+	}
+	if err := writeMarkdown(g.markdownPath, res.Report); err != nil {
+		return nil, withCode(exitRunFailed, err)
+	}
+	return g, nil
+}
+
+func writeMarkdown(path string, r *report.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := report.Markdown(f, r, report.Options{MaxBytes: report.SummaryMaxBytes}); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// renderer returns the report renderer for a --format value.
+func renderer(format string) (func(io.Writer, *report.Report) error, error) {
+	switch format {
+	case "text":
+		return report.Text, nil
+	case "markdown":
+		return func(w io.Writer, r *report.Report) error {
+			return report.Markdown(w, r, report.Options{MaxBytes: report.SummaryMaxBytes})
+		}, nil
+	case "json":
+		return report.JSON, nil
+	}
+	return nil, fmt.Errorf("--format %q: want text, markdown or json", format)
 }

@@ -59,6 +59,9 @@ type Server struct {
 	// ReadOnly answers every write with 403, as GitHub does for the
 	// read-only token of a pull request from a fork.
 	ReadOnly bool
+	// HeadSHA maps a pull request number to its head commit; GET
+	// /repos/{owner}/{repo}/pulls/{n} answers 404 for numbers not in it.
+	HeadSHA map[int]string
 
 	t        testing.TB
 	mu       sync.Mutex
@@ -72,7 +75,7 @@ type Server struct {
 // the test ends.
 func NewServer(t testing.TB, owner, repo, token string) *Server {
 	s := &Server{Token: token, Owner: owner, Repo: repo, PageSize: 100, t: t,
-		comments: map[int][]githubapi.Comment{}, nextID: 1000}
+		comments: map[int][]githubapi.Comment{}, nextID: 1000, HeadSHA: map[int]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -118,6 +121,7 @@ func (s *Server) Log() []Request {
 var (
 	listPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/([0-9]+)/comments$`)
 	editPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/([0-9]+)$`)
+	pullPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/([0-9]+)$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -192,6 +196,13 @@ func (s *Server) handle(r *http.Request, rec *Request) (int, any, http.Header) {
 			return http.StatusCreated, s.add(n, Bot, rec.Body), nil
 		}
 		return http.StatusMethodNotAllowed, apiError{Message: "method not allowed"}, nil
+	}
+	if m := pullPath.FindStringSubmatch(r.URL.Path); m != nil && m[1] == s.Owner && m[2] == s.Repo && r.Method == http.MethodGet {
+		n, _ := strconv.Atoi(m[3])
+		if sha, ok := s.HeadSHA[n]; ok {
+			return http.StatusOK, map[string]any{"number": n, "state": "open", "head": map[string]any{"sha": sha}}, nil
+		}
+		return http.StatusNotFound, apiError{Message: "Not Found"}, nil
 	}
 	if m := editPath.FindStringSubmatch(r.URL.Path); m != nil && m[1] == s.Owner && m[2] == s.Repo {
 		if r.Method != http.MethodPatch {

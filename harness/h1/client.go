@@ -134,6 +134,10 @@ func (cl *Client) do(ctx context.Context, body []byte, keep bool, dst []byte) (i
 			return 0, dst, ctx.Err()
 		}
 	}
+	if cl.closed.Load() { // closed while this request waited
+		cl.pool <- c
+		return 0, dst, ErrClosed
+	}
 	status, dst, err := c.roundTrip(ctx, body, keep, dst)
 	cl.pool <- c // never blocks: the channel has room for every slot
 	return status, dst, err

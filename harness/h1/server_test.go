@@ -32,7 +32,7 @@ type serveFunc func(n int64, c net.Conn, r *bufio.Reader)
 
 // newRawServer starts a raw server running serve for each connection; it
 // is stopped, and its connections closed, when the test ends.
-func newRawServer(t *testing.T, serve serveFunc) *rawServer {
+func newRawServer(t testing.TB, serve serveFunc) *rawServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -1,0 +1,200 @@
+package baselines
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the testdata baseline files")
+
+// good returns a small valid result for scenario name.
+func good(name string, seed uint64) *result.Result {
+	return comparetest.Result(comparetest.Spec{Scenario: name, Layer: "service", Trials: 2, Requests: 200,
+		MedianMs: 3, Noise: 0.02}, rand.New(rand.NewPCG(seed, 2)))
+}
+
+func encode(t *testing.T, r *result.Result) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// badFiles are the damaged baselines under testdata/bad, each derived from
+// testdata/good/ok.json, with the error each must produce.
+var badFiles = []struct {
+	file string
+	make func(ok []byte) []byte
+	want string
+}{
+	{"truncated.json", func(ok []byte) []byte { return ok[:len(ok)/2] }, "truncated JSON"},
+	{"empty.json", func([]byte) []byte { return nil }, "empty file"},
+	{"bad-base64.json", func(ok []byte) []byte {
+		return replaceField(ok, `"histogram": "`, `"histogram": "HISTF@@@not-base64`)
+	}, `trial 1: field "histogram"`},
+	{"wrong-schema.json", func(ok []byte) []byte {
+		return bytes.Replace(ok, []byte(result.Schema), []byte("perfgate.result/v2"), 1)
+	}, `schema is "perfgate.result/v2"`},
+	{"no-trials.json", func(ok []byte) []byte {
+		i := bytes.Index(ok, []byte(`"trials": [`))
+		j := bytes.Index(ok, []byte("\n  ],\n"))
+		return append(append(append([]byte{}, ok[:i]...), `"trials": [`...), ok[j+3:]...)
+	}, `missing field "trials"`},
+	{"invalid-run.json", func(ok []byte) []byte {
+		return bytes.Replace(ok, []byte(`"valid": true,`+"\n  \"provenance"), []byte(`"valid": false,`+"\n  \"provenance"), 1)
+	}, "marked invalid"},
+	{"trailing.json", func(ok []byte) []byte { return append(append([]byte{}, ok...), "{}"...) }, "trailing data"},
+	{"wrong-type.json", func(ok []byte) []byte {
+		return bytes.Replace(ok, []byte(`"requests": 200,`), []byte(`"requests": "many",`), 1)
+	}, `field "trials.requests"`},
+	{"no-scenario.json", func(ok []byte) []byte {
+		return bytes.Replace(ok, []byte(`"scenario": "ok"`), []byte(`"scenario": ""`), 1)
+	}, `missing field "scenario"`},
+}
+
+// replaceField replaces the first occurrence of prefix and the value's
+// first 8 characters after it.
+func replaceField(b []byte, prefix, with string) []byte {
+	i := bytes.Index(b, []byte(prefix))
+	return append(append(append([]byte{}, b[:i]...), with...), b[i+len(prefix)+8:]...)
+}
+
+func TestTestdata(t *testing.T) {
+	okPath := filepath.Join("testdata", "good", "ok.json")
+	if *update {
+		r := good("ok", 1)
+		r.Provenance = &result.Provenance{GitSHA: "0123abc", Tag: "v1.0.0",
+			StoredAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Perfgate: "v0.1.0", ConfigHash: HashConfig([]byte("version: 1\n"))}
+		if err := os.WriteFile(okPath, encode(t, r), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok, err := os.ReadFile(okPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bf := range badFiles {
+		p := filepath.Join("testdata", "bad", bf.file)
+		if *update {
+			if err := os.WriteFile(p, bf.make(ok), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := LoadFile(okPath); err != nil {
+		t.Errorf("LoadFile(%q) = %v, want no error", okPath, err)
+	}
+}
+
+func TestLoadFileBad(t *testing.T) {
+	for _, bf := range badFiles {
+		t.Run(bf.file, func(t *testing.T) {
+			p := filepath.Join("testdata", "bad", bf.file)
+			_, err := LoadFile(p)
+			if err == nil {
+				t.Fatalf("LoadFile(%q) = nil error, want one containing %q", p, bf.want)
+			}
+			if !strings.Contains(err.Error(), bf.want) || !strings.Contains(err.Error(), p) {
+				t.Errorf("LoadFile(%q) = %q, want it to name the file and contain %q", p, err, bf.want)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	rs, err := Load(filepath.Join("testdata", "good"))
+	if err != nil || len(rs) != 1 || rs[0].Scenario != "ok" || rs[0].Provenance == nil {
+		t.Fatalf("Load(testdata/good) = %d results, %v; want the one baseline with provenance", len(rs), err)
+	}
+	_, err = Load(filepath.Join("testdata", "bad"))
+	for _, bf := range badFiles {
+		if err == nil || !strings.Contains(err.Error(), bf.file) {
+			t.Errorf("Load(testdata/bad) = %v, want it to name %s", err, bf.file)
+		}
+	}
+	for _, dir := range []string{filepath.Join(t.TempDir(), "missing"), t.TempDir()} {
+		if _, err := Load(dir); !errors.Is(err, ErrNoBaselines) {
+			t.Errorf("Load(%q) = %v, want ErrNoBaselines", dir, err)
+		}
+	}
+	// A file whose name does not match its scenario is refused.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "other.json"), encode(t, good("ok", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), `holds scenario "ok"`) {
+		t.Errorf("Load with a misnamed file = %v, want the mismatch named", err)
+	}
+}
+
+func TestFileName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"kserve-int8", "kserve-int8.json"},
+		{"a/b c", "a_b_c.json"},
+		{"../etc/passwd", "_._etc_passwd.json"},
+		{"", "_.json"},
+		{"ünï", "_n_.json"},
+	}
+	for _, tt := range tests {
+		if got := FileName(tt.in); got != tt.want {
+			t.Errorf("FileName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	h200 := result.Environment{CPU: "AMD EPYC  9654", Cores: 16,
+		GPUs: []result.GPU{{Name: "NVIDIA H200", Driver: "550.54", CUDA: "12.4", MIG: "disabled"}}}
+	f := FingerprintOf(h200)
+	if got, want := f.String(), "1× NVIDIA H200 (driver 550.54, CUDA 12.4, MIG disabled), AMD EPYC 9654 × 16 cores"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	tests := []struct {
+		name        string
+		edit        func(e *result.Environment)
+		wantMism    []string
+		wantUnknown int
+	}{
+		{"same", func(e *result.Environment) {}, nil, 0},
+		{"host and perfgate ignored", func(e *result.Environment) { e.Host, e.Perfgate = "runner-7", "v9" }, nil, 0},
+		{"other gpu", func(e *result.Environment) { e.GPUs[0].Name = "NVIDIA A100" },
+			[]string{"gpu model: baseline NVIDIA H200, candidate NVIDIA A100"}, 0},
+		{"two gpus", func(e *result.Environment) { e.GPUs = append(e.GPUs, e.GPUs[0]) },
+			[]string{"gpu count: baseline 1, candidate 2"}, 0},
+		{"no gpu", func(e *result.Environment) { e.GPUs = nil },
+			[]string{"gpu model: baseline NVIDIA H200, candidate none", "gpu count: baseline 1, candidate 0"}, 3},
+		{"driver and mig", func(e *result.Environment) { e.GPUs[0].Driver, e.GPUs[0].MIG = "560.1", "enabled" },
+			[]string{"gpu driver: baseline 550.54, candidate 560.1", "mig mode: baseline disabled, candidate enabled"}, 0},
+		{"cores", func(e *result.Environment) { e.Cores = 8 }, []string{"cpu cores: baseline 16, candidate 8"}, 0},
+		// An unknown CUDA version cannot be checked: a warning, not a mismatch.
+		{"cuda unknown", func(e *result.Environment) { e.GPUs[0].CUDA = "" }, nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := h200
+			c.GPUs = append([]result.GPU{}, h200.GPUs...)
+			tt.edit(&c)
+			mism, unk := f.Diff(FingerprintOf(c))
+			if d := cmp.Diff(tt.wantMism, mism); d != "" {
+				t.Errorf("Diff mismatches (-want +got):\n%s", d)
+			}
+			if len(unk) != tt.wantUnknown {
+				t.Errorf("Diff unknowns = %q, want %d", unk, tt.wantUnknown)
+			}
+		})
+	}
+}

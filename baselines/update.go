@@ -1,0 +1,131 @@
+package baselines
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// HashConfig is the provenance hash of a configuration file's bytes:
+// "sha256:" and the hex digest.
+func HashConfig(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Update stores the results of the run in folder from as the baselines in
+// folder to, stamped with prov, and returns the paths it wrote.
+//
+// Every *.json in from whose schema is perfgate.result/v1 is a result of
+// the run; other JSON documents there (comparisons, sizing) are skipped.
+// If any result is invalid, interrupted, damaged, or two map to the same
+// file, or from holds no result, Update returns an error and writes
+// nothing. Otherwise each scenario's file is replaced atomically; baselines
+// of scenarios the run did not measure are left as they were, and nothing
+// is deleted. A zero prov.StoredAt is set to the current time; empty git
+// fields are taken from the result.
+func Update(from, to string, prov result.Provenance) ([]string, error) {
+	rs, err := readRun(from)
+	if err != nil {
+		return nil, err
+	}
+	if prov.StoredAt.IsZero() {
+		prov.StoredAt = time.Now().UTC()
+	}
+	type out struct {
+		path string
+		data []byte
+	}
+	var outs []out
+	seen := map[string]string{}
+	for _, r := range rs {
+		name := FileName(r.Scenario)
+		if other, dup := seen[name]; dup {
+			return nil, fmt.Errorf("updating baselines from %q: scenarios %q and %q both map to %q: nothing written", from, other, r.Scenario, name)
+		}
+		seen[name] = r.Scenario
+		p := prov
+		if r.Git != nil {
+			if p.GitSHA == "" {
+				p.GitSHA = r.Git.SHA
+			}
+			if p.GitRef == "" {
+				p.GitRef = r.Git.Ref
+			}
+		}
+		if p.Perfgate == "" {
+			p.Perfgate = r.Environment.Perfgate
+		}
+		r.Provenance = &p
+		var buf bytes.Buffer
+		if err := r.Write(&buf); err != nil {
+			return nil, fmt.Errorf("updating baselines: encoding %q: %w", r.Scenario, err)
+		}
+		// What is written must read back as a baseline.
+		if _, err := Decode(bytes.NewReader(buf.Bytes())); err != nil {
+			return nil, fmt.Errorf("updating baselines: scenario %q would not read back: %w: nothing written", r.Scenario, err)
+		}
+		outs = append(outs, out{filepath.Join(to, name), buf.Bytes()})
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return nil, fmt.Errorf("updating baselines in %q: %w", to, err)
+	}
+	var written []string
+	for _, o := range outs {
+		err := result.WriteFileAtomic(o.path, func(w io.Writer) error {
+			_, err := w.Write(o.data)
+			return err
+		})
+		if err != nil {
+			return written, fmt.Errorf("updating baselines: %w", err)
+		}
+		written = append(written, o.path)
+	}
+	return written, nil
+}
+
+// readRun reads every result file of a run's output folder, failing on
+// the first that cannot become a baseline.
+func readRun(dir string) ([]*result.Result, error) {
+	paths, err := jsonFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("updating baselines from %q: no results: %w", dir, err)
+	}
+	var rs []*result.Result
+	var errs []error
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
+			continue
+		}
+		var head struct {
+			Schema string `json:"schema"`
+		}
+		if json.Unmarshal(b, &head) == nil && head.Schema != "" && head.Schema != result.Schema {
+			continue // another kind of document: comparison, sizing
+		}
+		r, err := Decode(bytes.NewReader(b))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
+			continue
+		}
+		rs = append(rs, r)
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("updating baselines from %q: nothing written: %w", dir, errors.Join(errs...))
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("updating baselines from %q: no %s files: nothing written", dir, result.Schema)
+	}
+	return rs, nil
+}

@@ -1,0 +1,229 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/result"
+)
+
+// pair makes a baseline and a candidate of one scenario, the candidate's
+// latencies scaled by scale.
+func pair(t *testing.T, seed uint64, scale float64, mod func(sp *comparetest.Spec)) (*result.Result, *result.Result) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	sp := comparetest.Spec{Scenario: "s", Layer: "service", Trials: 5, Requests: 5000, MedianMs: 4, Noise: 0.02}
+	if mod != nil {
+		mod(&sp)
+	}
+	b := comparetest.Result(sp, rng)
+	sp.Scale = scale
+	c := comparetest.Result(sp, rng)
+	return b, c
+}
+
+func mustCompare(t *testing.T, base, cand []*result.Result, s Settings) *Comparison {
+	t.Helper()
+	c, err := Compare(base, cand, s)
+	if err != nil {
+		t.Fatalf("Compare: %v", err)
+	}
+	if _, err := json.Marshal(c); err != nil {
+		t.Fatalf("comparison does not encode as JSON: %v", err)
+	}
+	return c
+}
+
+func one(r *result.Result) []*result.Result { return []*result.Result{r} }
+
+func hasWarning(ws []string, sub string) bool {
+	for _, w := range ws {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	tests := []struct {
+		name        string
+		scale       float64
+		mod         func(sp *comparetest.Spec)
+		edit        func(b, c *result.Result)
+		s           func(s *Settings)
+		want        string
+		wantScen    string
+		wantWarning string
+	}{
+		{name: "regression", scale: 1.3, want: Fail, wantScen: Regressed},
+		{name: "improvement", scale: 0.7, want: Pass, wantScen: Improved},
+		{name: "same", scale: 1, want: Pass},
+		{name: "too few trials", scale: 1.3, want: Pass, wantScen: Inconclusive,
+			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }, wantWarning: "need at least 4 trials per side"},
+		{name: "invalid candidate never fails", scale: 1.3, want: Pass, wantScen: Inconclusive,
+			edit: func(b, c *result.Result) { c.Valid = false }, wantWarning: "never pass or fail"},
+		{name: "interrupted candidate", scale: 1.3, want: Pass, wantScen: Inconclusive,
+			edit: func(b, c *result.Result) { c.Interrupted = true }, wantWarning: "never pass or fail"},
+		{name: "lagging trial left out", scale: 1, want: Pass,
+			edit: func(b, c *result.Result) {
+				c.Trials[2].Valid = false
+				c.Trials[2].Invalid = []string{"generator lagged its schedule by 40ms at P99"}
+			}, wantWarning: "candidate trial 3 left out: generator lagged"},
+		{name: "simulated flagged", scale: 1, want: Pass,
+			edit: func(b, c *result.Result) { c.Simulated = true }, wantWarning: "simulated target"},
+		{name: "other GPU", scale: 1, want: Incomparable,
+			mod:  func(sp *comparetest.Spec) { sp.GPU = "NVIDIA H200" },
+			edit: func(b, c *result.Result) { c.Environment.GPUs[0].Name = "NVIDIA A100" }},
+		{name: "other GPU allowed", scale: 1, want: Pass,
+			mod:  func(sp *comparetest.Spec) { sp.GPU = "NVIDIA H200" },
+			edit: func(b, c *result.Result) { c.Environment.GPUs[0].Driver = "560.1" },
+			s:    func(s *Settings) { s.AllowEnvMismatch = true }, wantWarning: "ENVIRONMENT MISMATCH ALLOWED"},
+		{name: "error rate up", scale: 1, want: Fail, wantScen: Regressed,
+			edit: func(b, c *result.Result) {
+				for i := range c.Trials {
+					c.Trials[i].Errors = 250 // 5% of 5000
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, c := pair(t, 11, tt.scale, tt.mod)
+			if tt.edit != nil {
+				tt.edit(b, c)
+			}
+			s := DefaultSettings
+			if tt.s != nil {
+				tt.s(&s)
+			}
+			got := mustCompare(t, one(b), one(c), s)
+			if got.Verdict != tt.want {
+				t.Errorf("verdict = %s (%s), want %s", got.Verdict, got.Reason, tt.want)
+			}
+			if tt.wantScen != "" && got.Scenarios[0].Verdict != tt.wantScen {
+				t.Errorf("scenario verdict = %s (%s), want %s", got.Scenarios[0].Verdict, got.Scenarios[0].Reason, tt.wantScen)
+			}
+			all := append(append([]string{}, got.Warnings...), got.Scenarios[0].Warnings...)
+			if tt.wantWarning != "" && !hasWarning(all, tt.wantWarning) {
+				t.Errorf("warnings %q lack %q", all, tt.wantWarning)
+			}
+			if (got.Verdict == Fail) != errors.Is(got.Err(), ErrRegression) {
+				t.Errorf("Err() = %v for verdict %s", got.Err(), got.Verdict)
+			}
+		})
+	}
+}
+
+func TestCompareNoBaselineAndMissing(t *testing.T) {
+	b, c := pair(t, 5, 1, nil)
+	c.Scenario = "new"
+	got := mustCompare(t, one(b), one(c), DefaultSettings)
+	if got.Verdict != NoBaseline || got.Scenarios[0].Verdict != NoBaseline {
+		t.Errorf("verdicts = %s, %s; want %s for both", got.Verdict, got.Scenarios[0].Verdict, NoBaseline)
+	}
+	if !hasWarning(got.Warnings, `baseline scenario "s" was not measured`) {
+		t.Errorf("warnings %q lack the unmeasured baseline", got.Warnings)
+	}
+	if got.Err() != nil {
+		t.Errorf("Err() = %v, want nil: no baseline passes", got.Err())
+	}
+}
+
+func TestCompareMaxQPS(t *testing.T) {
+	tests := []struct {
+		name         string
+		base, cand   [2]float64
+		candQPS      float64
+		want         string
+		wantOpenHigh bool
+	}{
+		{"disjoint brackets, far below", [2]float64{1000, 1100}, [2]float64{800, 900}, 800, Regressed, false},
+		// The candidate's top 990 is only 1% under the baseline's bottom.
+		{"close brackets", [2]float64{1000, 1100}, [2]float64{900, 990}, 900, Inconclusive, false},
+		{"same bracket", [2]float64{1000, 1020}, [2]float64{1000, 1020}, 1000, Unchanged, false},
+		{"much higher", [2]float64{1000, 1100}, [2]float64{1500, 1600}, 1500, Improved, false},
+		{"candidate never failed", [2]float64{1000, 1100}, [2]float64{1500, 0}, 1500, Improved, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, c := pair(t, 9, 1, nil)
+			b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.base[0], Bracket: tt.base, Found: true}
+			c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.candQPS, Bracket: tt.cand, Found: true}
+			got := mustCompare(t, one(b), one(c), DefaultSettings)
+			var m *Metric
+			for i := range got.Scenarios[0].Metrics {
+				if got.Scenarios[0].Metrics[i].Metric == MetricMaxQPS {
+					m = &got.Scenarios[0].Metrics[i]
+				}
+			}
+			if m == nil {
+				t.Fatalf("no max_qps metric in %+v", got.Scenarios[0].Metrics)
+			}
+			if m.Verdict != tt.want || m.CIOpenHigh != tt.wantOpenHigh || m.PValue != nil {
+				t.Errorf("max_qps = %s %v open %v p %v, want %s open %v no p", m.Verdict, m.CIPct, m.CIOpenHigh, m.PValue, tt.want, tt.wantOpenHigh)
+			}
+			if !hasWarning(got.Scenarios[0].Warnings, "no p-value") && !tt.wantOpenHigh {
+				t.Errorf("warnings %q do not say max_qps has no p-value", got.Scenarios[0].Warnings)
+			}
+		})
+	}
+}
+
+func TestCompareStreamingMetrics(t *testing.T) {
+	b, c := pair(t, 3, 1.3, func(sp *comparetest.Spec) { sp.Streaming = true })
+	got := mustCompare(t, one(b), one(c), DefaultSettings)
+	want := []string{MetricP50, MetricP99, MetricP999, MetricErrorRate, MetricTTFTP99, MetricTPOTP99, MetricTokensPerS, MetricGoodput}
+	var names []string
+	for _, m := range got.Scenarios[0].Metrics {
+		names = append(names, m.Metric)
+	}
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Fatalf("metrics = %v, want %v", names, want)
+	}
+	for _, m := range got.Scenarios[0].Metrics {
+		if m.Metric == MetricTokensPerS && m.Verdict != Regressed {
+			t.Errorf("tokens/s down 23%%: verdict %s %v, want %s", m.Verdict, m.CIPct, Regressed)
+		}
+	}
+	if got.Verdict != Fail {
+		t.Errorf("verdict = %s, want %s", got.Verdict, Fail)
+	}
+}
+
+func TestCompareLayersAndSeed(t *testing.T) {
+	b1, c1 := pair(t, 21, 1.3, func(sp *comparetest.Spec) { sp.Scenario, sp.Layer = "a", "model" })
+	b2, c2 := pair(t, 22, 1.0, func(sp *comparetest.Spec) { sp.Scenario, sp.Layer = "b", "system" })
+	base, cand := []*result.Result{b1, b2}, []*result.Result{c1, c2}
+	got := mustCompare(t, base, cand, DefaultSettings)
+	if len(got.Layers) != 2 || got.Layers[0].Layer != "model" || got.Layers[1].Layer != "system" {
+		t.Fatalf("layers = %+v, want model then system", got.Layers)
+	}
+	if p := got.Layers[0].P99; p == nil || p.Verdict != Regressed || p.DeltaPct < 20 {
+		t.Errorf("model layer P99 = %+v, want regressed by about 30%%", p)
+	}
+	if p := got.Layers[1].P99; p == nil || p.Verdict == Regressed {
+		t.Errorf("system layer P99 = %+v, want not regressed", p)
+	}
+	again := mustCompare(t, base, cand, DefaultSettings)
+	a, _ := json.Marshal(got)
+	z, _ := json.Marshal(again)
+	if string(a) != string(z) {
+		t.Errorf("the same inputs and seed gave different comparisons")
+	}
+}
+
+func TestSettingsValidate(t *testing.T) {
+	if err := DefaultSettings.Validate(); err != nil {
+		t.Errorf("DefaultSettings.Validate() = %v", err)
+	}
+	bad := DefaultSettings
+	bad.Confidence = 1.5
+	bad.Resamples = 3
+	if _, err := Compare(nil, nil, bad); err == nil || !strings.Contains(err.Error(), "confidence 1.5") || !strings.Contains(err.Error(), "resamples 3") {
+		t.Errorf("Compare with bad settings: err = %v, want both problems named", err)
+	}
+}

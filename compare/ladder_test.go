@@ -1,0 +1,90 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/result"
+)
+
+func TestLadder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 1))
+	rung := func(name, layer string, scale, qps float64) *result.Result {
+		r := comparetest.Result(comparetest.Spec{Scenario: name, Layer: layer, Trials: 5, Requests: 5000,
+			MedianMs: 4, Noise: 0.02, Scale: scale, MaxQPS: qps, Bracket: [2]float64{qps, qps * 1.02}}, rng)
+		return r
+	}
+	rungs := []*result.Result{
+		rung("fp16", "model", 1, 1000),
+		rung("int8", "model", 1.2, 800),
+		rung("int8-batched", "service", 0.96, 1600),
+	}
+	la, err := Ladder(rungs, DefaultSettings)
+	if err != nil {
+		t.Fatalf("Ladder: %v", err)
+	}
+	if len(la.Steps) != 2 {
+		t.Fatalf("steps = %d, want 2", len(la.Steps))
+	}
+	tests := []struct {
+		name    string
+		got     Change
+		want    float64
+		verdict string
+	}{
+		{"int8 step", la.Steps[0].P99, 20, Regressed},
+		{"batching step", la.Steps[1].P99, -20, Improved},
+		{"whole", la.Whole.P99, -4, ""},
+	}
+	for _, tt := range tests {
+		if math.Abs(tt.got.DeltaPct-tt.want) > 5 {
+			t.Errorf("%s: P99 change %.1f%%, want about %.0f%%", tt.name, tt.got.DeltaPct, tt.want)
+		}
+		if tt.got.CIPct[0] > tt.got.DeltaPct || tt.got.CIPct[1] < tt.got.DeltaPct {
+			t.Errorf("%s: interval %v does not hold the point %.2f", tt.name, tt.got.CIPct, tt.got.DeltaPct)
+		}
+		if tt.verdict != "" && tt.got.Verdict != tt.verdict {
+			t.Errorf("%s: verdict %s, want %s", tt.name, tt.got.Verdict, tt.verdict)
+		}
+	}
+	if la.Steps[1].Layer != "service" || la.Steps[0].From != "fp16" || la.Steps[1].To != "int8-batched" {
+		t.Errorf("steps = %+v, want fp16→int8 (model), int8→int8-batched (service)", la.Steps)
+	}
+	sum := la.Steps[0].P99.DeltaPct + la.Steps[1].P99.DeltaPct
+	if math.Abs(la.SumOfPartsP99Pct-sum) > 1e-9 || math.Abs(la.InteractionP99Pct-(la.Whole.P99.DeltaPct-sum)) > 1e-9 {
+		t.Errorf("sum of parts %v, interaction %v; want %v and whole−sum", la.SumOfPartsP99Pct, la.InteractionP99Pct, sum)
+	}
+	// (1.2)(0.8) = 0.96: the parts sum to 0% but compound to −4%.
+	if la.InteractionP99Pct > -1 || la.InteractionP99Pct < -8 {
+		t.Errorf("interaction = %.2f%%, want about −4%%", la.InteractionP99Pct)
+	}
+	if la.Whole.MaxQPS == nil || la.Whole.MaxQPS.Verdict != Improved || la.InteractionMaxQPSPct == nil {
+		t.Errorf("max QPS whole = %+v, interaction %v; want improved and an interaction", la.Whole.MaxQPS, la.InteractionMaxQPSPct)
+	}
+}
+
+func TestLadderErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	r := comparetest.Result(comparetest.Spec{Scenario: "a", Trials: 2, Requests: 100, MedianMs: 1}, rng)
+	broken := comparetest.Result(comparetest.Spec{Scenario: "b", Trials: 2, Requests: 100, MedianMs: 1}, rng)
+	broken.Trials[1].Histogram = "not base64!"
+	tests := []struct {
+		name  string
+		rungs []*result.Result
+		want  string
+	}{
+		{"one rung", []*result.Result{r}, "at least two rungs"},
+		{"bad histogram", []*result.Result{r, broken}, "trial 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Ladder(tt.rungs, DefaultSettings)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Ladder: err = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,163 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/sizing"
+	"github.com/perfgate/perfgate/suite"
+)
+
+// Settings returns the comparison settings cfg's gate section asks for.
+func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
+	s := compare.DefaultSettings
+	s.P99Regression = float64(cfg.Gate.P99Regression)
+	s.MaxQPSRegression = float64(cfg.Gate.MaxQPSRegression)
+	s.Confidence = cfg.Gate.Confidence
+	s.AllowEnvMismatch = allowEnvMismatch
+	return s
+}
+
+// Evaluate compares cand with base under cfg's gate, attributes the change
+// along cfg's ladder (rungs taken from ladder, usually cand itself), and
+// sizes every scenario that has a knee for cfg's peak traffic.
+func Evaluate(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvMismatch bool) (*report.Report, error) {
+	s := Settings(cfg, allowEnvMismatch)
+	c, err := compare.Compare(base, cand, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Ladder) > 1 {
+		rungs, missing := pick(ladder, cfg.Ladder)
+		if len(missing) > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("ladder not attributed: rungs %v were not measured in this run", missing))
+		} else if la, err := compare.Ladder(rungs, s); err != nil {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("ladder not attributed: %v", err))
+		} else {
+			c.Ladder = la
+		}
+	}
+	r := &report.Report{Title: filepath.Base(cfg.Path), Comparison: c, Baseline: base, Candidate: cand}
+	r.Plans = Plans(cfg, base, cand)
+	return r, nil
+}
+
+// Plans sizes each candidate scenario with a knee (and its baseline, when
+// it has one) for cfg's peak traffic. Nothing is planned without a peak.
+func Plans(cfg *config.Config, base, cand []*result.Result) []report.Plan {
+	if cfg.Capacity.PeakQPS <= 0 {
+		return nil
+	}
+	in := sizing.Input{PeakQPS: cfg.Capacity.PeakQPS, Headroom: cfg.Capacity.Headroom,
+		CostPerInstanceHour: cfg.Capacity.CostPerInstanceHour}
+	byName := map[string]*result.Result{}
+	for _, b := range base {
+		byName[b.Scenario] = b
+	}
+	var plans []report.Plan
+	for _, r := range cand {
+		if r.Capacity == nil {
+			continue
+		}
+		p := report.Plan{Scenario: r.Scenario}
+		p.Candidate, _ = sizing.Plan(r, in)
+		if b := byName[r.Scenario]; b != nil && b.Capacity != nil {
+			p.Baseline, _ = sizing.Plan(b, in)
+		}
+		if p.Baseline != nil && p.Candidate != nil {
+			d := sizing.Compare(p.Baseline, p.Candidate)
+			p.Diff = &d
+		}
+		plans = append(plans, p)
+	}
+	return plans
+}
+
+// pick returns the results named, in order, and the names not found.
+func pick(rs []*result.Result, names []string) (picked []*result.Result, missing []string) {
+	for _, n := range names {
+		found := false
+		for _, r := range rs {
+			if r.Scenario == n {
+				picked = append(picked, r)
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, n)
+		}
+	}
+	return picked, missing
+}
+
+// Options control Run.
+type Options struct {
+	// Baselines overrides the config's baselines folder.
+	Baselines        string
+	AllowEnvMismatch bool
+	// Suite runs the scenarios; its OutDir receives the results.
+	Suite suite.Options
+}
+
+// Outcome is what a gate run produced.
+type Outcome struct {
+	Report   *report.Report
+	Outcomes []suite.Outcome
+	// RunErr joins the scenarios' failures (the run itself failed: exit 3).
+	RunErr error
+}
+
+// ErrBadBaselines wraps a baseline folder that exists but cannot be read:
+// a configuration error, not a missing baseline.
+var ErrBadBaselines = errors.New("bad baselines")
+
+// Run loads the baselines, runs the scenarios, and evaluates them. A
+// missing or empty baseline folder is not an error (the verdict is then
+// no-baseline); a damaged baseline is, before anything runs.
+func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
+	dir := o.Baselines
+	if dir == "" {
+		dir = cfg.Resolve(cfg.Baselines)
+	}
+	base, err := baselines.Load(dir)
+	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
+		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
+	}
+	outs, err := suite.Run(ctx, cfg, o.Suite)
+	if err != nil {
+		return nil, err
+	}
+	var cand []*result.Result
+	var runErrs []error
+	for _, out := range outs {
+		if out.Err != nil {
+			runErrs = append(runErrs, fmt.Errorf("scenario %s: %w", out.Scenario.Name, out.Err))
+		}
+		if out.Result != nil {
+			cand = append(cand, out.Result)
+		}
+	}
+	rep, err := Evaluate(cfg, base, cand, cand, o.AllowEnvMismatch)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...)}, nil
+}
+
+// WriteComparison writes the comparison JSON to path atomically.
+func WriteComparison(path string, c *compare.Comparison) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return result.WriteFileAtomic(path, func(w io.Writer) error { return writeJSON(w, c) })
+}

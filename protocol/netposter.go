@@ -1,0 +1,58 @@
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"time"
+)
+
+// netPoster sends a fixed POST with net/http: the https path of the KServe
+// HTTP client (h1 speaks plain http only). Redirects are not followed.
+type netPoster struct {
+	url     string
+	headers http.Header
+	body    []byte
+	client  *http.Client
+	tr      *http.Transport
+}
+
+func newNetPoster(url string, headers map[string]string, body []byte, timeout time.Duration, maxConns int) *netPoster {
+	h := make(http.Header, len(headers))
+	for k, v := range headers {
+		h.Set(k, v)
+	}
+	tr := &http.Transport{Proxy: nil, MaxIdleConns: maxConns, MaxIdleConnsPerHost: maxConns,
+		MaxConnsPerHost: maxConns, IdleConnTimeout: 90 * time.Second, DisableCompression: true}
+	return &netPoster{url: url, headers: h, body: body, tr: tr, client: &http.Client{
+		Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// DoAppend implements poster.
+func (p *netPoster) DoAppend(ctx context.Context, body, dst []byte) (int, []byte, error) {
+	if body == nil {
+		body = p.body
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	if err != nil {
+		return 0, dst, err
+	}
+	req.Header = p.headers.Clone()
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return 0, dst, err
+	}
+	defer resp.Body.Close()
+	buf := bytes.NewBuffer(dst)
+	_, err = io.Copy(buf, resp.Body)
+	return resp.StatusCode, buf.Bytes(), err
+}
+
+// Close implements poster.
+func (p *netPoster) Close() error {
+	p.tr.CloseIdleConnections()
+	return nil
+}

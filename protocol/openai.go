@@ -1,0 +1,292 @@
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/perfgate/perfgate/harness"
+)
+
+// OpenAIClient sends OpenAI-compatible streaming generation requests
+// ("stream": true, "stream_options": {"include_usage": true}) to
+// {base}/v1/chat/completions or {base}/v1/completions and times the
+// stream. Per request it fills harness.Sample.Stream:
+//
+//	Start        when the request was sent
+//	FirstToken   arrival of the first chunk with content (delta.content or
+//	             delta.reasoning_content for chat, text for completions);
+//	             a role-only first chunk is not content
+//	ITL          the gaps between successive content chunks (a chunk that
+//	             carries several tokens is one gap)
+//	End          arrival of "data: [DONE]"
+//	OutputTokens usage.completion_tokens from the final usage chunk when
+//	             the server sends one, else the number of content chunks
+//
+// TTFT = FirstToken − Start and TPOT = (End − Start − TTFT) / (tokens − 1)
+// are computed by harness.LLMRecorder. The prompt for hit h is prompt
+// h.Seq mod the number of prompts, or the hit's payload (a trace prompt or
+// request body).
+type OpenAIClient struct {
+	o      Options
+	url    string
+	chat   bool
+	bodies [][]byte
+	header http.Header
+	client *http.Client
+	tr     *http.Transport
+}
+
+var (
+	_ harness.Client = (*OpenAIClient)(nil)
+	_ harness.Closer = (*OpenAIClient)(nil)
+)
+
+// syntheticVariety is how many distinct synthetic prompts are cycled.
+const syntheticVariety = 64
+
+// NewOpenAI returns a streaming client for o, with prompts from o.Dataset
+// or synthetic ones of o.PromptTokens words.
+func NewOpenAI(o Options) (*OpenAIClient, error) {
+	o = o.withDefaults()
+	if o.Model == "" {
+		return nil, fmt.Errorf("openai: %w", ErrNoModel)
+	}
+	base, err := baseURL(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	c := &OpenAIClient{o: o, chat: o.Endpoint != "completions", header: http.Header{}}
+	c.url = base + "/v1/completions"
+	if c.chat {
+		c.url = base + "/v1/chat/completions"
+	}
+	var prompts []Prompt
+	if o.Dataset != "" {
+		if prompts, err = LoadDataset(o.Dataset); err != nil {
+			return nil, err
+		}
+	} else {
+		prompts = SyntheticPrompts(syntheticVariety, o.PromptTokens, o.Seed)
+	}
+	for _, p := range prompts {
+		b, err := requestBody(o.Model, c.chat, p, o.MaxTokens)
+		if err != nil {
+			return nil, fmt.Errorf("openai: %w", err)
+		}
+		c.bodies = append(c.bodies, b)
+	}
+	for k, v := range o.Headers {
+		c.header.Set(k, v)
+	}
+	c.header.Set("Content-Type", "application/json")
+	c.header.Set("Accept", "text/event-stream")
+	c.tr = &http.Transport{Proxy: nil, MaxIdleConns: o.MaxConns, MaxIdleConnsPerHost: o.MaxConns,
+		MaxConnsPerHost: o.MaxConns, IdleConnTimeout: 90 * time.Second,
+		DisableCompression: true} // a gzipped stream would arrive in bursts
+	c.client = &http.Client{Transport: c.tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return c, nil
+}
+
+// body returns the request body for h.
+func (c *OpenAIClient) body(h harness.Hit) ([]byte, error) {
+	if h.Payload == nil {
+		return c.bodies[h.Seq%uint64(len(c.bodies))], nil
+	}
+	if p, ok := harness.PromptFromPayload(h.Payload); ok {
+		return requestBody(c.o.Model, c.chat, Prompt{Prompt: p}, c.o.MaxTokens)
+	}
+	// A whole request body: keep it, but make it stream with usage.
+	var m map[string]any
+	if err := json.Unmarshal(h.Payload, &m); err != nil {
+		return nil, fmt.Errorf("trace payload: %w", err)
+	}
+	if _, ok := m["model"]; !ok {
+		m["model"] = c.o.Model
+	}
+	m["stream"] = true
+	m["stream_options"] = map[string]any{"include_usage": true}
+	return json.Marshal(m)
+}
+
+// Do implements harness.Client.
+func (c *OpenAIClient) Do(ctx context.Context, h harness.Hit) harness.Sample {
+	body, err := c.body(h)
+	if err != nil {
+		now := time.Now()
+		return harness.Sample{Hit: h, Start: now, End: now, Class: harness.ErrProtocol, Err: err.Error()}
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		now := time.Now()
+		return harness.Sample{Hit: h, Start: now, End: now, Class: harness.ErrProtocol, Err: err.Error()}
+	}
+	req.Header = c.header
+	s := harness.Sample{Hit: h, Start: time.Now()}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		s.End = time.Now()
+		s.Class, s.Err = streamClass(ctx, rctx, err), err.Error()
+		return s
+	}
+	defer resp.Body.Close()
+	s.Code = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		s.End = time.Now()
+		s.Class, s.Err = harness.HTTPClass(resp.StatusCode), fmt.Sprintf("status %d: %s", resp.StatusCode, openAIError(b))
+		return s
+	}
+	readStream(ctx, rctx, resp.Body, &s)
+	// Drain what follows [DONE] (usually nothing) so the connection is reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return s
+}
+
+// chunk is the part of a streamed completion chunk that is timed.
+type chunk struct {
+	Choices []struct {
+		Text  string `json:"text"`
+		Delta struct {
+			Content          string `json:"content"`
+			ReasoningContent string `json:"reasoning_content"`
+		} `json:"delta"`
+	} `json:"choices"`
+	Usage *struct {
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+func (ch *chunk) hasContent() bool {
+	for _, c := range ch.Choices {
+		if c.Text != "" || c.Delta.Content != "" || c.Delta.ReasoningContent != "" {
+			return true
+		}
+	}
+	return false
+}
+
+var done = []byte("[DONE]")
+
+// readStream reads the SSE body into s: Stream on success, Class and Err
+// on failure. s.End is set either way.
+func readStream(ctx, rctx context.Context, body io.Reader, s *harness.Sample) {
+	st := &harness.Stream{}
+	rd := NewSSEReader(body, 0)
+	var (
+		last   time.Time
+		chunks int
+		usage  = -1
+	)
+	fail := func(class, msg string) {
+		s.End = time.Now()
+		s.Class, s.Err = class, msg
+	}
+	for {
+		ev, err := rd.Next()
+		now := time.Now()
+		if err != nil {
+			switch {
+			case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+				if rctx.Err() != nil { // the read ended because the request did
+					fail(streamClass(ctx, rctx, err), err.Error())
+					return
+				}
+				fail(ClassStreamTruncated, fmt.Sprintf("stream closed before [DONE] after %d content chunks", chunks))
+			case errors.Is(err, ErrLineTooLong):
+				fail(harness.ErrProtocol, err.Error())
+			default:
+				fail(streamClass(ctx, rctx, err), err.Error())
+			}
+			return
+		}
+		if ev.Name == "error" {
+			fail(ClassStreamError, "error event: "+clip(ev.Data))
+			return
+		}
+		if bytes.Equal(bytes.TrimSpace(ev.Data), done) {
+			break
+		}
+		var ch chunk
+		if err := json.Unmarshal(ev.Data, &ch); err != nil {
+			fail(harness.ErrProtocol, fmt.Sprintf("malformed event %q: %v", clip(ev.Data), err))
+			return
+		}
+		if len(ch.Error) > 0 && !bytes.Equal(ch.Error, []byte("null")) {
+			fail(ClassStreamError, "error in stream: "+clip(ch.Error))
+			return
+		}
+		if ch.hasContent() {
+			if chunks == 0 {
+				st.FirstToken = now
+			} else {
+				st.ITL = append(st.ITL, now.Sub(last))
+			}
+			last = now
+			chunks++
+		}
+		if ch.Usage != nil {
+			usage = ch.Usage.CompletionTokens
+		}
+	}
+	s.End = time.Now()
+	if chunks == 0 {
+		s.Class, s.Err = ClassStreamEmpty, "stream ended without a content token"
+		return
+	}
+	st.OutputTokens = chunks
+	if usage > 0 {
+		st.OutputTokens = usage
+	}
+	s.Stream = st
+}
+
+// streamClass classes a transport error of a stream: a request whose own
+// deadline passed is a timeout whatever error the read reported.
+func streamClass(ctx, rctx context.Context, err error) string {
+	if cerr := ctx.Err(); cerr != nil { // the run ended the request
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return harness.ErrTimeout
+		}
+		return harness.ErrCanceled
+	}
+	if errors.Is(rctx.Err(), context.DeadlineExceeded) {
+		return harness.ErrTimeout
+	}
+	return classify(ctx, err)
+}
+
+// openAIError extracts {"error": {"message": ...}} or {"error": "..."}.
+func openAIError(b []byte) string {
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && len(e.Error) > 0 {
+		var m struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(e.Error, &m) == nil && m.Message != "" {
+			return clip([]byte(m.Message))
+		}
+		var s string
+		if json.Unmarshal(e.Error, &s) == nil {
+			return clip([]byte(s))
+		}
+	}
+	return clip(b)
+}
+
+// Close closes idle connections.
+func (c *OpenAIClient) Close() error {
+	c.tr.CloseIdleConnections()
+	return nil
+}

@@ -1,0 +1,121 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/perfgate/perfgate/compare"
+)
+
+// Text writes r for a terminal: the same content as the markdown report
+// without charts, as aligned columns.
+func Text(w io.Writer, r *Report) error {
+	if r == nil || r.Comparison == nil {
+		return errors.New("rendering text: the report has no comparison")
+	}
+	c := r.Comparison
+	var b strings.Builder
+	title := "perfgate"
+	if r.Title != "" {
+		title += " · " + plain(r.Title)
+	}
+	reg, imp := r.counts()
+	fmt.Fprintf(&b, "%s: %s (%s, %s across %s)\n", title, strings.ToUpper(plain(c.Verdict)),
+		plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
+	if layers, v := r.responsible(); len(layers) > 0 {
+		what := "regressions from"
+		if v == compare.Improved {
+			what = "improvements from"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", what, plain(strings.Join(layers, ", ")))
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(&b, "%s\n", plain(c.Reason))
+	}
+	b.WriteString("\n")
+
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tLAYER\tP99 BASE → PR\tΔ P99 [CI]\tMAX QPS BASE → PR\tΔ MAX QPS [CI]\tVERDICT")
+	for _, s := range r.scenarios() {
+		p99, knee := metric(s, compare.MetricP99), metric(s, compare.MetricMaxQPS)
+		cand := find(r.Candidate, s.Scenario)
+		p99Cell, p99Delta, qpsCell, qpsDelta := "-", "-", "-", "-"
+		if p99 != nil {
+			p99Cell = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
+			p99Delta = pct(p99.DeltaPct, false) + " " + interval(p99)
+		} else if cand != nil && len(cand.Trials) > 0 {
+			p99Cell = fmt.Sprintf("- → %s ms", ms(cand.Summary.Latency.P99))
+		}
+		if knee != nil {
+			qpsCell = fmt.Sprintf("%s → %s", qps(knee.Baseline), qps(knee.Candidate))
+			qpsDelta = pct(knee.DeltaPct, false) + " " + interval(knee)
+		} else if cand != nil && cand.Capacity != nil && cand.Capacity.Found {
+			qpsCell = "- → " + qps(cand.Capacity.MaxQPS)
+		}
+		verdict := s.Verdict
+		if s.Invalid {
+			verdict += " (invalid run)"
+		}
+		layer := s.Layer
+		if layer == "" {
+			layer = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", plainCell(s.Scenario), plainCell(layer), p99Cell, p99Delta, qpsCell, qpsDelta, verdict)
+	}
+	tw.Flush()
+
+	if len(r.Plans) > 0 {
+		b.WriteString("\ncapacity:\n")
+		for _, p := range r.Plans {
+			switch {
+			case p.Diff != nil:
+				fmt.Fprintf(&b, "  %s: %s\n", plain(p.Scenario), plain(p.Diff.Summary()))
+			case p.Candidate != nil:
+				fmt.Fprintf(&b, "  %s: %s (no baseline plan)\n", plain(p.Scenario), plain(p.Candidate.Formula))
+			}
+		}
+	}
+	if len(c.Layers) > 0 {
+		b.WriteString("\nby layer:\n")
+		for _, la := range c.Layers {
+			fmt.Fprintf(&b, "  %s: P99 %s; max QPS %s\n", plain(la.Layer), changeCI(la.P99), changeCI(la.MaxQPS))
+		}
+	}
+	for _, s := range r.scenarios() {
+		if res := find(r.Candidate, s.Scenario); res != nil && res.Telemetry != nil && res.Telemetry.Bottleneck != nil {
+			bn := res.Telemetry.Bottleneck
+			fmt.Fprintf(&b, "\nbottleneck %s: %s", plain(s.Scenario), plain(bn.Class))
+			if len(bn.Evidence) > 0 {
+				fmt.Fprintf(&b, " (%s)", plain(strings.Join(bn.Evidence, "; ")))
+			}
+			if bn.Next != "" {
+				fmt.Fprintf(&b, "; next: %s", plain(bn.Next))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\nenvironment:\n")
+	for _, l := range r.environment() {
+		b.WriteString("  " + plain(l) + "\n")
+	}
+	b.WriteString("method:\n")
+	for _, l := range r.method() {
+		b.WriteString("  " + plain(l) + "\n")
+	}
+	if ws := r.warnings(); len(ws) > 0 {
+		b.WriteString("warnings:\n")
+		for _, w := range ws {
+			b.WriteString("  ! " + plain(w) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// plainCell is plain with tabs and newlines (column breakers) as spaces.
+func plainCell(s string) string {
+	return plain(strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s))
+}

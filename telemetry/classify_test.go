@@ -1,0 +1,195 @@
+package telemetry
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// gpuAt returns GPU 0's summary with the given mean SM and memory-bandwidth
+// utilization.
+func gpuAt(sm, bw float64) []result.GPUStats {
+	return []result.GPUStats{{Index: 0, Name: "NVIDIA H200", SMUtilPct: result.Stat{Mean: sm, Max: sm},
+		MemBWUtilPct: result.Stat{Mean: bw, Max: bw}, Samples: 50}}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name string
+		in   ClassifyInput
+		want *result.Bottleneck
+	}{
+		{
+			name: "compute-bound",
+			in:   ClassifyInput{GPUs: gpuAt(93, 40), TargetMeasured: true, TargetCPUCores: 1.1, TargetCores: 16},
+			want: &result.Bottleneck{Class: result.ComputeBound, Next: NextCompute, Evidence: []string{
+				"SM 93% on GPU 0 (NVIDIA H200), memory bandwidth 40%", "threshold: SM ≥ 80%"}},
+		},
+		{
+			name: "bandwidth-bound",
+			in:   ClassifyInput{GPUs: gpuAt(31, 88), Server: &result.ServerMs{Queue: 5, Compute: 3}},
+			want: &result.Bottleneck{Class: result.BandwidthBound, Next: NextBandwidth, Evidence: []string{
+				"memory bandwidth 88%, SM 31% on GPU 0 (NVIDIA H200)",
+				"threshold: memory bandwidth ≥ 60% with SM < 50%"}},
+		},
+		{
+			// Busy memory bus and busy SMs: not bandwidth-bound (SM ≥ 50%),
+			// not compute-bound either (SM < 80%).
+			name: "bandwidth high but SM middling",
+			in:   ClassifyInput{GPUs: gpuAt(65, 75), Server: &result.ServerMs{Queue: 0.2, Compute: 3}},
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+				"SM 65%, memory bandwidth 75%: below the compute and bandwidth thresholds",
+				"target CPU not measured",
+				"server queue 0.20 ms, compute 3.00 ms per request; client P50 0.00 ms"}},
+		},
+		{
+			name: "server-side by CPU",
+			in:   ClassifyInput{GPUs: gpuAt(20, 10), TargetMeasured: true, TargetCPUCores: 3.5, TargetCores: 4},
+			want: &result.Bottleneck{Class: result.ServerSide, Next: NextServer, Evidence: []string{
+				"target CPU 3.50 of 4 cores", "threshold: ≥ 85% of its cores"}},
+		},
+		{
+			name: "server-side by queue",
+			in: ClassifyInput{NoGPU: true, TargetMeasured: true, TargetCPUCores: 0.4, TargetCores: 4,
+				Server: &result.ServerMs{Queue: 2.1, Compute: 1.5, Source: "triton"}, ClientP50Ms: 4},
+			want: &result.Bottleneck{Class: result.ServerSide, Next: NextServer, Evidence: []string{
+				"server queue 2.10 ms > compute 1.50 ms per request (triton)"}},
+		},
+		{
+			name: "io-bound without GPU",
+			in: ClassifyInput{NoGPU: true, TargetMeasured: true, TargetCPUCores: 0.3, TargetCores: 8,
+				Server: &result.ServerMs{Queue: 0.1, Compute: 1.9}, ClientP50Ms: 12.5},
+			want: &result.Bottleneck{Class: result.IOBound, Next: NextIO, Evidence: []string{
+				"client P50 12.5 ms vs server queue+compute 2.00 ms",
+				"no GPU, target CPU 0.30 of 8 cores"}},
+		},
+		{
+			name: "io-bound with idle GPU",
+			in: ClassifyInput{GPUs: gpuAt(4, 2), TargetMeasured: true, TargetCPUCores: 0.3, TargetCores: 8,
+				Server: &result.ServerMs{Queue: 0.1, Compute: 0.9, Source: "vllm"}, ClientP50Ms: 9},
+			want: &result.Bottleneck{Class: result.IOBound, Next: NextIO, Evidence: []string{
+				"client P50 9.00 ms vs server queue+compute 1.00 ms (vllm)",
+				"GPU idle (SM 4%, memory bandwidth 2%), target CPU 0.30 of 8 cores"}},
+		},
+		{
+			// Client time only 1.5× the server's: the time is in the server.
+			name: "client close to server time is not io-bound",
+			in: ClassifyInput{NoGPU: true, TargetMeasured: true, TargetCPUCores: 0.3, TargetCores: 8,
+				Server: &result.ServerMs{Queue: 1, Compute: 3}, ClientP50Ms: 6},
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+				"no GPU", "target CPU 0.30 of 8 cores",
+				"server queue 1.00 ms, compute 3.00 ms per request; client P50 6.00 ms"}},
+		},
+		{
+			// GPU not sampled (not the same as absent): idle cannot be shown.
+			name: "io-bound needs the GPU state",
+			in: ClassifyInput{TargetMeasured: true, TargetCPUCores: 0.3, TargetCores: 8,
+				Server: &result.ServerMs{Queue: 0.1, Compute: 0.9}, ClientP50Ms: 9},
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+				"GPU not sampled", "target CPU 0.30 of 8 cores",
+				"server queue 0.10 ms, compute 0.90 ms per request; client P50 9.00 ms"}},
+		},
+		{
+			name: "generator-bound by CPU beats compute-bound",
+			in:   ClassifyInput{GPUs: gpuAt(95, 20), GeneratorCPUCores: 1.9, GeneratorCores: 2},
+			want: &result.Bottleneck{Class: result.GeneratorBound, Next: NextGenerator, Evidence: []string{
+				"generator CPU 1.90 of 2 cores (threshold 90%)"}},
+		},
+		{
+			name: "generator-bound by lag",
+			in:   ClassifyInput{NoGPU: true, LagP99Ms: 42, GeneratorCPUCores: 0.5, GeneratorCores: 8},
+			want: &result.Bottleneck{Class: result.GeneratorBound, Next: NextGenerator, Evidence: []string{
+				"schedule lag P99 42.0 ms (threshold 10.0 ms)"}},
+		},
+		{
+			// A GPU whose utilization NVML did not report is not evidence.
+			name: "unavailable utilization ignored",
+			in: ClassifyInput{GPUs: []result.GPUStats{{Index: 0, Name: "A100 MIG", Unavailable: []string{"sm_util_pct", "mem_bw_util_pct"}}},
+				TargetMeasured: true, TargetCPUCores: 0.5, TargetCores: 8},
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+				"GPU not sampled", "target CPU 0.50 of 8 cores", "server metrics not scraped"}},
+		},
+		{
+			name: "nothing measured",
+			in:   ClassifyInput{},
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+				"GPU not sampled", "target CPU not measured", "server metrics not scraped"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Classify(tt.in)
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("Classify(%+v) (-want +got):\n%s", tt.in, d)
+			}
+		})
+	}
+}
+
+func TestLine(t *testing.T) {
+	b := Classify(ClassifyInput{GPUs: gpuAt(31, 88)})
+	got := Line(b)
+	want := "bandwidth-bound: memory bandwidth 88%, SM 31% on GPU 0 (NVIDIA H200): batch requests or quantize"
+	if got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+	if got := Line(nil); got != "" {
+		t.Errorf("Line(nil) = %q, want empty", got)
+	}
+}
+
+func TestAnnotate(t *testing.T) {
+	tests := []struct {
+		name      string
+		tel       *result.Telemetry
+		trial     result.Trial
+		cores     int
+		wantClass string
+		wantValid bool
+	}{
+		{
+			name:  "bandwidth-bound stays valid",
+			tel:   &result.Telemetry{GPUs: gpuAt(31, 88), TargetProcs: 1, TargetCPUCores: 1, TargetRSSMiB: 900},
+			trial: result.Trial{Valid: true, GeneratorCPU: 0.4, Latency: result.Latency{P50: 4}},
+			cores: 16, wantClass: result.BandwidthBound, wantValid: true,
+		},
+		{
+			name:  "generator-bound is marked invalid",
+			tel:   &result.Telemetry{GPUs: gpuAt(31, 88)},
+			trial: result.Trial{Valid: true, GeneratorCPU: 1.95},
+			cores: 2, wantClass: result.GeneratorBound, wantValid: false,
+		},
+		{
+			name:  "io-bound from the trial's client P50",
+			tel:   &result.Telemetry{NoGPU: true, TargetProcs: 2, TargetCPUCores: 0.2, ServerMs: &result.ServerMs{Queue: 0.1, Compute: 0.4}},
+			trial: result.Trial{Valid: true, Latency: result.Latency{P50: 3}},
+			cores: 8, wantClass: result.IOBound, wantValid: true,
+		},
+		{
+			// Without telemetry the generator check still runs.
+			name:  "no telemetry, lagging generator",
+			trial: result.Trial{Valid: true, LagP99Ms: 25},
+			cores: 8, wantClass: result.GeneratorBound, wantValid: false,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := tt.trial
+			Annotate(tt.tel, &tr, tt.cores)
+			if tt.tel != nil {
+				if got := tt.tel.Bottleneck.Class; got != tt.wantClass {
+					t.Errorf("Bottleneck.Class = %q, want %q (%v)", got, tt.wantClass, tt.tel.Bottleneck.Evidence)
+				}
+			}
+			if tr.Valid != tt.wantValid {
+				t.Errorf("Valid = %v, want %v", tr.Valid, tt.wantValid)
+			}
+			if !tt.wantValid && (len(tr.Invalid) != 1 || !strings.HasPrefix(tr.Invalid[0], "generator-bound: ")) {
+				t.Errorf("Invalid = %q, want one generator-bound reason", tr.Invalid)
+			}
+		})
+	}
+}
