@@ -113,6 +113,18 @@ func Decode(rd io.Reader) (*result.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := Validate(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// parse decodes one JSON result document that must fill data.
+func parse(data []byte) (*result.Result, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("empty file")
 	}
@@ -123,9 +135,6 @@ func Decode(rd io.Reader) (*result.Result, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data after the JSON object at byte %d", dec.InputOffset())
-	}
-	if err := Validate(&r); err != nil {
-		return nil, err
 	}
 	return &r, nil
 }

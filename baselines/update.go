@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/result"
@@ -25,8 +26,8 @@ func HashConfig(b []byte) string {
 // Update stores the results of the run in folder from as the baselines in
 // folder to, stamped with prov, and returns the paths it wrote.
 //
-// Every *.json in from whose schema is perfgate.result/v1 is a result of
-// the run; other JSON documents there (comparisons, sizing) are skipped.
+// Every *.json in from is a result of the run, except JSON documents of
+// other kinds (comparisons, sizing), which are skipped.
 // If any result is invalid, interrupted, damaged, or two map to the same
 // file, or from holds no result, Update returns an error and writes
 // nothing. Otherwise each scenario's file is replaced atomically; baselines
@@ -111,7 +112,7 @@ func readRun(dir string) ([]*result.Result, error) {
 		var head struct {
 			Schema string `json:"schema"`
 		}
-		if json.Unmarshal(b, &head) == nil && head.Schema != "" && head.Schema != result.Schema {
+		if json.Unmarshal(b, &head) == nil && head.Schema != "" && !strings.HasPrefix(head.Schema, "perfgate.result/") {
 			continue // another kind of document: comparison, sizing
 		}
 		r, err := Decode(bytes.NewReader(b))

@@ -126,7 +126,7 @@ perfgate_run() {
 	local extra=()
 	[[ $client == default ]] || extra=(--client "$client")
 	log "$name"
-	local rc=0 rps reqs cores cpu total self
+	local rc=0 rps reqs cores cpu total self why
 	gen "$perfgate" run --url "$url" "$@" --duration "${DUR}s" --warmup "${WARMUP}s" --trials 1 \
 		--out "$tmp/$client-$kind.json" "${extra[@]}" >"$tmp/$client-$kind.out" 2>&1 || rc=$?
 	if [[ ! -s $tmp/$client-$kind.json ]]; then
@@ -140,7 +140,12 @@ perfgate_run() {
 	total=$(awk -v r="$reqs" -v a="$rps" -v w="$WARMUP" 'BEGIN { printf "%d", r + a * w }')
 	self=$(awk -v c="${cores:-0}" -v r="$rps" 'BEGIN { if (r > 0 && c > 0) printf "%.1f", c * 1e6 / r; else print "n/a" }')
 	self="self-reported $self µs/req in the window; exit $rc"
-	grep -q '"valid": *false' "$tmp/$client-$kind.json" && self="$self; marked invalid"
+	if grep -q '"valid": *false' "$tmp/$client-$kind.json"; then
+		why=""
+		command -v jq >/dev/null && why=": $(jq -r '[.trials[].invalid // [] | .[]] | join("; ")' "$tmp/$client-$kind.json")"
+		self="$self; marked invalid$why"
+	fi
+	rps=$(awk -v r="$rps" 'BEGIN { printf "%.0f", r }')
 	if [[ $kind == rate ]]; then
 		rate_rps[$name]=$rps; rate_cpu[$name]=$(us_per "$cpu" "$total"); rate_note[$name]=$self
 	else

@@ -32,6 +32,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	measured := map[string]bool{}
 	var outs []scenarioOut
 	env := &EnvCheck{Match: true}
+	var diffs envDiffs
 	compared := 0
 	for _, r := range cand {
 		if measured[r.Scenario] {
@@ -46,7 +47,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 			continue
 		}
 		compared++
-		checkEnv(env, b, r)
+		diffs.check(env, b, r)
 		o := compareScenario(b, r, s)
 		outs = append(outs, o)
 		c.Scenarios = append(c.Scenarios, o.sc)
@@ -61,6 +62,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	for _, name := range missing {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("baseline scenario %q was not measured: not compared", name))
 	}
+	diffs.fill(env)
 	if compared > 0 {
 		c.Environment = env
 	}
@@ -69,17 +71,36 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	return c, nil
 }
 
-// checkEnv folds one pair's fingerprint check into env.
-func checkEnv(env *EnvCheck, b, r *result.Result) {
+// envDiffs collects the fingerprint mismatches of every compared pair,
+// each difference once with the scenarios showing it.
+type envDiffs struct {
+	order []string
+	by    map[string][]string
+}
+
+// check folds one pair's fingerprint check into env and d.
+func (d *envDiffs) check(env *EnvCheck, b, r *result.Result) {
 	fb, fc := baselines.FingerprintOf(b.Environment), baselines.FingerprintOf(r.Environment)
 	if env.Baseline == "" {
 		env.Baseline, env.Candidate = fb.String(), fc.String()
 	}
 	mism, _ := fb.Diff(fc)
-	for _, d := range mism {
+	for _, m := range mism {
 		env.Match = false
-		d = r.Scenario + ": " + d
-		env.Differences = append(env.Differences, d)
+		if d.by == nil {
+			d.by = map[string][]string{}
+		}
+		if _, seen := d.by[m]; !seen {
+			d.order = append(d.order, m)
+		}
+		d.by[m] = append(d.by[m], r.Scenario)
+	}
+}
+
+// fill writes the collected differences into env.
+func (d *envDiffs) fill(env *EnvCheck) {
+	for _, m := range d.order {
+		env.Differences = append(env.Differences, m+" ("+strings.Join(d.by[m], ", ")+")")
 	}
 }
 

@@ -83,6 +83,8 @@ func TestCompareVerdicts(t *testing.T) {
 			mod:  func(sp *comparetest.Spec) { sp.GPU = "NVIDIA H200" },
 			edit: func(b, c *result.Result) { c.Environment.GPUs[0].Driver = "560.1" },
 			s:    func(s *Settings) { s.AllowEnvMismatch = true }, wantWarning: "ENVIRONMENT MISMATCH ALLOWED"},
+		{name: "other load", scale: 1, want: Pass,
+			edit: func(b, c *result.Result) { c.Load.Rate = 2000 }, wantWarning: "offered rates differ"},
 		{name: "error rate up", scale: 1, want: Fail, wantScen: Regressed,
 			edit: func(b, c *result.Result) {
 				for i := range c.Trials {
@@ -225,5 +227,18 @@ func TestSettingsValidate(t *testing.T) {
 	bad.Resamples = 3
 	if _, err := Compare(nil, nil, bad); err == nil || !strings.Contains(err.Error(), "confidence 1.5") || !strings.Contains(err.Error(), "resamples 3") {
 		t.Errorf("Compare with bad settings: err = %v, want both problems named", err)
+	}
+}
+
+// TestLayerOpenTop checks that a knee without upper bound keeps the
+// layer's max QPS interval open instead of calling it unchanged.
+func TestLayerOpenTop(t *testing.T) {
+	b, c := pair(t, 9, 1, nil)
+	b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: 1000, Bracket: [2]float64{1000, 1050}, Found: true}
+	c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: 1000, Bracket: [2]float64{1000, 0}, Found: true}
+	got := mustCompare(t, one(b), one(c), DefaultSettings)
+	q := got.Layers[0].MaxQPS
+	if q == nil || !q.CIOpenHigh || q.Verdict != Inconclusive {
+		t.Errorf("layer max QPS = %+v, want an open top and inconclusive", q)
 	}
 }

@@ -154,6 +154,9 @@ type Metric struct {
 type Change struct {
 	DeltaPct float64    `json:"delta_pct"`
 	CIPct    [2]float64 `json:"ci_pct"`
+	// CIOpenHigh is true when the interval has no upper bound, as for
+	// Metric.CIOpenHigh.
+	CIOpenHigh bool `json:"ci_open_high,omitempty"`
 	// Verdict is Improved, Regressed, Unchanged or Inconclusive by the same
 	// interval rule as a metric (without a p-value).
 	Verdict string `json:"verdict"`

@@ -134,5 +134,5 @@ func qpsStep(a, b *result.Capacity, s Settings) *Change {
 	if m == nil {
 		return nil
 	}
-	return &Change{DeltaPct: m.DeltaPct, CIPct: m.CIPct, Verdict: m.Verdict}
+	return &Change{DeltaPct: m.DeltaPct, CIPct: m.CIPct, CIOpenHigh: m.CIOpenHigh, Verdict: m.Verdict}
 }

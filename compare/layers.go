@@ -95,7 +95,8 @@ func p99Change(points []float64, reps [][]float64, s Settings) *Change {
 	return ch
 }
 
-// qpsChange combines max QPS ratios [point, low, high] by geometric mean.
+// qpsChange combines max QPS ratios [point, low, high] by geometric mean;
+// one open top (+Inf) leaves the layer's top open.
 func qpsChange(qps [][3]float64, s Settings) *Change {
 	var pt, lo, hi []float64
 	for _, q := range qps {
@@ -104,6 +105,11 @@ func qpsChange(qps [][3]float64, s Settings) *Change {
 	ch := &Change{DeltaPct: 100 * (geomean(pt) - 1),
 		CIPct: [2]float64{100 * (geomean(lo) - 1), 100 * (geomean(hi) - 1)}}
 	ch.Verdict = decide(ch.CIPct, 100*s.MaxQPSRegression, HigherIsBetter, math.NaN(), s.alpha())
+	if math.IsInf(ch.CIPct[1], 1) {
+		// JSON has no infinity: flag the open top, as Metric does.
+		ch.CIOpenHigh = true
+		ch.CIPct[1] = math.Max(ch.DeltaPct, ch.CIPct[0])
+	}
 	return ch
 }
 

@@ -159,7 +159,7 @@ func errorRate(bs, cs *side, s Settings, rs *resampler) Metric {
 // [cand.low/base.high − 1, cand.high/base.low − 1], where a bracket is
 // [highest passing rate, lowest failing rate] and a missing top means the
 // search stopped before failing (unbounded). It returns the metric, the
-// ratio point and bounds for attribution, and a warning saying how it was
+// ratio point and bounds for attribution (the top may be +Inf), and a warning saying how it was
 // compared (or why it was not).
 func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
 	switch {
@@ -167,7 +167,7 @@ func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
 		return nil, nil, ""
 	case b == nil || c == nil:
 		return nil, nil, "max_qps: only one side ran a sweep: not compared"
-	case !b.Found:
+	case !b.Found || b.MaxQPS <= 0:
 		return nil, nil, "max_qps: the baseline's sweep found no passing rate: not compared"
 	}
 	bLo, bHi := bracket(b)
@@ -188,7 +188,6 @@ func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
 		// larger of the point and the bottom.
 		m.CIOpenHigh = true
 		m.CIPct[1] = math.Max(m.DeltaPct, lo)
-		ratio[2] = math.Max(ratio[0], ratio[1])
 		return m, ratio, "max_qps: the candidate's sweep stopped before any rate failed, so its knee has no upper bound: the change can be called an improvement or inconclusive, never unchanged or a regression"
 	}
 	w := fmt.Sprintf("max_qps: one knee per run, so no p-value: the interval is what the knee brackets allow (baseline [%.4g, %.4g], candidate [%.4g, %.4g]); it regresses only when the candidate's bracket top is more than %.3g%% below the baseline's bracket bottom",

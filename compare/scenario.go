@@ -57,6 +57,9 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 			sc.Warnings = append(sc.Warnings, x.who+" measured a simulated target: the numbers exercise perfgate, not a real model")
 		}
 	}
+	if w := loadMismatch(b, c); w != "" {
+		sc.Warnings = append(sc.Warnings, w)
+	}
 	bs, cs := prepare(b, "baseline"), prepare(c, "candidate")
 	sc.Warnings = append(sc.Warnings, bs.warnings...)
 	sc.Warnings = append(sc.Warnings, cs.warnings...)
@@ -175,7 +178,7 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 		level := alpha / float64(len(fam))
 		if mp := minPValue(nb, nc); mp >= level {
 			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"need at least %d trials per side for a p-value below %.3g (α %.3g shared by %d gated tests, Holm): with %d baseline and %d candidate trials the smallest possible p-value is %.3g, so no regression can be called",
+				"need at least %d trials per side for a p-value below %.3g (α %.3g shared by %d gated test(s), Holm): with %d baseline and %d candidate trials the smallest possible p-value is %.3g, so no regression can be called",
 				trialsNeeded(level), level, alpha, len(fam), nb, nc, mp))
 		}
 	}
@@ -218,6 +221,44 @@ func errorRatesTied(bs, cs *side) bool {
 		}
 	}
 	return true
+}
+
+// loadMismatch says when the two sides did not apply the same load, so
+// their latencies are not like for like: another mode, rate or
+// concurrency, or (after a sweep, whose trials are the knee's probe)
+// another offered rate.
+func loadMismatch(b, c *result.Result) string {
+	lb, lc := b.Load, c.Load
+	switch {
+	case lb.Mode != lc.Mode:
+		return fmt.Sprintf("load modes differ (baseline %s, candidate %s): latencies are not like for like", lb.Mode, lc.Mode)
+	case lb.Concurrency != lc.Concurrency:
+		return fmt.Sprintf("concurrency differs (baseline %d, candidate %d): latencies are not like for like", lb.Concurrency, lc.Concurrency)
+	case differ(lb.Rate, lc.Rate):
+		return fmt.Sprintf("offered rates differ (baseline %.4g/s, candidate %.4g/s): latencies are not like for like", lb.Rate, lc.Rate)
+	}
+	ob, oc := offered(b.Trials), offered(c.Trials)
+	if differ(ob, oc) {
+		return fmt.Sprintf("the trials ran at different offered rates (baseline %.4g/s, candidate %.4g/s, e.g. each side's knee): latency changes partly reflect the load", ob, oc)
+	}
+	return ""
+}
+
+// offered is the trials' mean offered rate, 0 when unknown.
+func offered(ts []result.Trial) float64 {
+	var sum float64
+	for _, t := range ts {
+		sum += t.OfferedRPS
+	}
+	if len(ts) == 0 {
+		return 0
+	}
+	return sum / float64(len(ts))
+}
+
+// differ reports two known positive rates more than 5% apart.
+func differ(a, b float64) bool {
+	return a > 0 && b > 0 && math.Abs(a-b) > 0.05*math.Max(a, b)
 }
 
 func joinReasons(rs []string) string {

@@ -37,6 +37,11 @@ type KneeOptions struct {
 	// MinAchieved is the fraction of the offered rate a passing probe must
 	// achieve (default 0.95).
 	MinAchieved float64
+	// Window is the length of a probe's measurement window, if known. At
+	// low rates a window holds few requests and one completing just past
+	// its end looks like a shortfall; with Window set, a shortfall of up to
+	// two requests is forgiven.
+	Window time.Duration
 	// Start is the first rate probed (default 10 rps, then the search jumps
 	// by Little's Law, see SearchKnee). MaxRate caps the rates probed
 	// (0: no cap). MinRate ends a search whose probes all fail (default
@@ -136,8 +141,8 @@ func (o KneeOptions) Validate() error {
 		return fmt.Errorf("knee search: growth is %v, want > 1", o.Growth)
 	case o.MaxWindows < 0 || o.MaxWindows == 1:
 		return fmt.Errorf("knee search: max windows is %d, want >= 2", o.MaxWindows)
-	case o.Budget < 0 || o.Drain < 0:
-		return fmt.Errorf("knee search: budget %v and drain %v must be >= 0", o.Budget, o.Drain)
+	case o.Budget < 0 || o.Drain < 0 || o.Window < 0:
+		return fmt.Errorf("knee search: budget %v, drain %v and window %v must be >= 0", o.Budget, o.Drain, o.Window)
 	case bad(o.NoiseBand) || o.NoiseBand >= 1:
 		return fmt.Errorf("knee search: noise band is %v, want a fraction in [0, 1)", o.NoiseBand)
 	}
@@ -149,21 +154,22 @@ func (o KneeOptions) Validate() error {
 // MaxErrorRate, achieved rate at least MinAchieved of the offered one.
 //
 // It searches as an engineer would. The first probe runs at Start. If it
-// passes, its mean latency s gives, by Little's Law, the rate one worker can
-// serve (1/s); the search jumps there when that is beyond the normal growth
-// step, and otherwise grows the rate geometrically (×Growth) until a probe
-// fails. If the first probe fails, the rate shrinks (÷Growth, or to 90% of
-// the achieved rate when the target saturated) until one passes. The
-// bracket [highest pass, lowest fail] is then narrowed to Resolution; each
-// next rate is where a queueing model fitted to the probes so far puts the
-// knee (see kneeModel), kept inside the bracket, aimed just below the
-// estimate so that one more probe at highest pass × (1+Resolution) closes
-// the bracket, and replaced by the bracket's (geometric) midpoint whenever
-// two probes in a row did not halve the bracket, and for good from the
+// passes, its mean latency s gives, by Little's Law, the rate one worker
+// can serve (1/s); the search jumps there when that is beyond the normal
+// growth step, and otherwise grows the rate geometrically (×Growth) until a
+// probe fails. If the first probe fails, the rate shrinks (÷Growth, or to
+// 90% of the achieved rate when the target saturated) until one passes.
+//
+// The bracket [highest pass, lowest fail] is then narrowed to Resolution.
+// Each next rate is where a queueing curve fitted to the probes so far puts
+// the knee (see fitKnee), kept inside the bracket and aimed just below the
+// estimate, so that one more probe at highest pass × (1+Resolution) closes
+// the bracket. When two probes in a row did not halve the bracket the
+// search bisects it (geometric midpoint) instead, and for good from the
 // second time: a target whose latency does not follow a queue's curve is
-// bisected. A passing probe whose latency is within NoiseBand
-// of the objective is probed again before it is reported, and the worse
-// result counts. Between probes the search sleeps Drain.
+// bisected. A passing probe whose latency is within NoiseBand of the
+// objective is probed again before it is reported, and the worse result
+// counts. Between probes the search sleeps Drain.
 //
 // The returned Capacity lists every probe in order in Points, the number of
 // windows used, MaxQPS and Bracket (Bracket[1] is 0 when no probe failed),
@@ -229,6 +235,8 @@ func (s *kneeSearch) mustStop() string {
 func (s *kneeSearch) bracketNote() string {
 	lo, hi, okLo, okHi := s.bracket()
 	switch {
+	case okLo && okHi && hi.OfferedRPS <= lo.OfferedRPS*(1+s.o.Resolution)*(1+1e-9):
+		return fmt.Sprintf(", bracket [%s, %s] within %.0f%% but the highest pass not re-probed", fmtRate(lo.OfferedRPS), fmtRate(hi.OfferedRPS), 100*s.o.Resolution)
 	case okLo && okHi:
 		return fmt.Sprintf(", bracket [%s, %s] not yet within %.0f%%", fmtRate(lo.OfferedRPS), fmtRate(hi.OfferedRPS), 100*s.o.Resolution)
 	case okLo:
@@ -269,7 +277,7 @@ func judgePoint(p result.Point, o KneeOptions) (bool, string) {
 	if p.ErrorRate > o.MaxErrorRate {
 		why = append(why, fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*p.ErrorRate, 100*o.MaxErrorRate))
 	}
-	if p.AchievedRPS < o.MinAchieved*p.OfferedRPS {
+	if shortOf(p, o) {
 		why = append(why, fmt.Sprintf("achieved %s rps < %.0f%% of offered %s rps",
 			fmtRate(p.AchievedRPS), 100*o.MinAchieved, fmtRate(p.OfferedRPS)))
 	}
@@ -290,6 +298,16 @@ func judgePoint(p result.Point, o KneeOptions) (bool, string) {
 		}
 	}
 	return len(why) == 0, strings.Join(why, "; ")
+}
+
+// shortOf reports whether p achieved less than MinAchieved of its offered
+// rate, beyond the two requests of edge effect forgiven when Window is set.
+func shortOf(p result.Point, o KneeOptions) bool {
+	short := o.MinAchieved*p.OfferedRPS - p.AchievedRPS
+	if o.Window > 0 {
+		short -= 2 / o.Window.Seconds()
+	}
+	return short > 0
 }
 
 // severity is p's worst latency relative to its objective: <= 1 meets all.
@@ -341,7 +359,7 @@ func (s *kneeSearch) rates() []rateStat {
 			m = p.Latency.P50
 		}
 		r.meanMs = max(r.meanMs, m)
-		sat := p.AchievedRPS < s.o.MinAchieved*p.OfferedRPS
+		sat := shortOf(p, s.o)
 		r.saturated = r.saturated || sat
 		r.latOK = r.latOK && !sat && p.ErrorRate <= max(s.o.MaxErrorRate, 0.01)
 	}

@@ -106,12 +106,18 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 	return s, nil
 }
 
-// highestPass returns the passing probe with the highest offered rate.
+// highestPass returns the probe the knee was taken from: the passing probe
+// at max_qps (the slowest of them when it was probed more than once), or
+// else the highest passing probe below it.
 func highestPass(c *result.Capacity) (result.Point, bool) {
 	var best result.Point
 	found := false
 	for _, p := range c.Points {
-		if p.Pass && (!found || p.OfferedRPS > best.OfferedRPS) {
+		if !p.Pass || p.OfferedRPS > c.MaxQPS*(1+1e-9) {
+			continue
+		}
+		if !found || p.OfferedRPS > best.OfferedRPS ||
+			(p.OfferedRPS == best.OfferedRPS && p.Latency.Mean > best.Latency.Mean) {
 			best, found = p, true
 		}
 	}

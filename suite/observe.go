@@ -2,23 +2,61 @@ package suite
 
 import (
 	"context"
+	"errors"
+	"runtime"
 
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/telemetry"
 )
 
-// gpuEnvironment returns the GPU fingerprint function for the environment.
+// gpuEnvironment returns the GPU fingerprint function for the environment:
+// nil GPUs when NVML is absent (no GPU is recorded, never zeros).
 func gpuEnvironment(enabled bool) func() []result.GPU {
-	return func() []result.GPU { return nil }
+	return func() []result.GPU {
+		if !enabled {
+			return nil
+		}
+		gpus, err := telemetry.GPUEnvironment()
+		if err != nil {
+			return nil
+		}
+		return gpus
+	}
 }
 
-// newObserver returns the telemetry collector for one scenario.
+// newObserver returns the telemetry collector for one scenario: GPUs when
+// asked, the target's process group when perfgate started it, and its
+// Prometheus endpoint when it has one.
 func newObserver(ctx context.Context, gpu bool, pgid int, metrics string) (harness.TrialObserver, func()) {
-	return nil, func() {}
+	c, err := telemetry.New(ctx, telemetry.Options{GPU: gpu, PGID: pgid, MetricsURL: metrics})
+	if err != nil {
+		return nil, func() {}
+	}
+	return c, func() { c.Close() }
 }
 
-// annotate classifies the bottleneck of a result from its telemetry.
-func annotate(res *result.Result, obs harness.TrialObserver) {}
+// annotate classifies each trial's bottleneck from its telemetry and the
+// client-side figures, and puts the last trial's telemetry (the steadiest
+// state) on the result. A trial the classifier calls generator-bound
+// measured perfgate, not the target: the result is then invalid.
+func annotate(res *result.Result, obs harness.TrialObserver) {
+	if obs == nil {
+		return
+	}
+	cores := runtime.NumCPU()
+	for i := range res.Trials {
+		tr := &res.Trials[i]
+		telemetry.Annotate(tr.Telemetry, tr, cores)
+		if b := tr.Telemetry; b != nil && b.Bottleneck != nil && b.Bottleneck.Class == result.GeneratorBound {
+			tr.GeneratorLimited = true
+			res.Valid = false
+		}
+		if tr.Telemetry != nil {
+			res.Telemetry = tr.Telemetry
+		}
+	}
+}
 
 // isAllFailed reports whether err says every request failed.
-func isAllFailed(err error) bool { return err != nil && errorsIs(err, harness.ErrAllFailed) }
+func isAllFailed(err error) bool { return errors.Is(err, harness.ErrAllFailed) }

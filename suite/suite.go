@@ -181,5 +181,3 @@ func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, clie
 	}
 	return res, err
 }
-
-func errorsIs(err, target error) bool { return errors.Is(err, target) }

@@ -16,9 +16,10 @@ const DefaultSweepBudget = 5 * time.Minute
 
 // sweep searches the knee: each probe is a full open-loop measurement
 // window at one offered rate, after its own warm-up. The result carries the
-// capacity, and the summary of the highest passing probe so that latency at
-// the knee is on record; it has no trials, since its probes ran at
-// different rates and must not be compared as repeats.
+// capacity, and the summary and trial of the highest passing probe so that
+// latency at the knee is on record (Load.Mode "sweep" tells compare that
+// this latency was measured at the knee's rate, which differs between
+// builds, so only max QPS is gated).
 func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, o Options) (*result.Result, error) {
 	l := s.Load
 	ko := harness.DefaultKneeOptions(cfg.SLO.P99.D())
@@ -32,6 +33,9 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 	if l.Resolution > 0 {
 		ko.Resolution = float64(l.Resolution)
 	}
+	// harness.Run already waits for in-flight requests; a short pause lets
+	// the target's own queues empty before the next probe.
+	ko.Drain = 250 * time.Millisecond
 	ko.Budget = DefaultSweepBudget
 	if o.Budget > 0 {
 		ko.Budget = o.Budget
@@ -47,7 +51,7 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 	probe := func(ctx context.Context, rate float64) (result.Point, error) {
 		ho := harness.Options{
 			Client: client, Mode: harness.ModeRate, Rate: rate, Arrival: l.Arrival, Seed: l.Seed,
-			Warmup: l.Warmup.D(), Duration: l.Duration.D(), Trials: 1, MaxConns: l.Connections,
+			Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), Trials: 1, MaxConns: l.Connections,
 			SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
 		}
 		if o.Progress != nil {
@@ -81,6 +85,7 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 	res := &result.Result{Schema: result.Schema, StartedAt: time.Now().UTC(), Valid: true, Capacity: capa}
 	if best := runs[capa.MaxQPS]; best != nil && capa.Found {
 		res.Summary = best.Summary
+		res.Trials = best.Trials
 		res.LLM = best.LLM
 		res.StartedAt = best.StartedAt
 		res.Warnings = append(res.Warnings, best.Warnings...)
@@ -94,4 +99,15 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
 	}
 	return res, err
+}
+
+// MinProbeRequests is how many requests a probe's window should hold for its
+// P99 to be more than its maximum: at low rates the window is lengthened,
+// up to four times the configured one.
+const MinProbeRequests = 200
+
+// probeWindow returns the measurement window for a probe at rate.
+func probeWindow(d time.Duration, rate float64) time.Duration {
+	need := time.Duration(MinProbeRequests / rate * float64(time.Second))
+	return min(max(d, need), 4*d)
 }

@@ -134,13 +134,17 @@ func TestCountersOfUnknownServer(t *testing.T) {
 // extraction: no panic, and a scrape compared with itself never yields
 // server times.
 func FuzzCounters(f *testing.F) {
-	for _, name := range []string{"triton_before.txt", "vllm_after.txt"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	// Small seeds: the fuzzer minimizes every new input, and whole captures
+	// make that take minutes.
+	f.Add([]byte("# TYPE nv_inference_request_success counter\n" +
+		"nv_inference_request_success{model=\"m\",version=\"1\"} 10\n" +
+		"nv_inference_queue_duration_us{model=\"m\",version=\"1\"} 2100\n" +
+		"nv_inference_compute_infer_duration_us{model=\"m\",version=\"1\"} 3000\n"))
+	f.Add([]byte("# TYPE vllm:request_queue_time_seconds histogram\n" +
+		"vllm:request_queue_time_seconds_bucket{le=\"+Inf\"} 2\n" +
+		"vllm:request_queue_time_seconds_sum 0.5\nvllm:request_queue_time_seconds_count 2\n" +
+		"# TYPE vllm:request_inference_time_seconds histogram\n" +
+		"vllm:request_inference_time_seconds_sum 3\nvllm:request_inference_time_seconds_count 2\n"))
 	f.Add([]byte("nv_inference_request_success 1\nnv_inference_queue_duration_us NaN\nnv_inference_compute_infer_duration_us -1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fams, err := parseMetrics(bytes.NewReader(b))

@@ -91,3 +91,22 @@ func TestReadGroupMissing(t *testing.T) {
 		t.Error("readGroup(absent root) = nil error, want one")
 	}
 }
+
+func TestCollectorProcessGroup(t *testing.T) {
+	pgid := startGroup(t, "sleep 60 & while :; do :; done")
+	waitProcs(t, pgid, 2)
+	c, err := New(context.Background(), Options{PGID: pgid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.BeginTrial(0)
+	time.Sleep(500 * time.Millisecond)
+	tel := c.EndTrial(0)
+	if tel.TargetProcs != 2 || tel.TargetCPUCores <= 0 || tel.TargetCPUCores > 1.3 || tel.TargetRSSMiB <= 0 {
+		t.Errorf("telemetry = %+v, want 2 processes, 0..1.3 cores, some RSS", tel)
+	}
+	if len(tel.Warnings) != 0 {
+		t.Errorf("warnings %q, want none", tel.Warnings)
+	}
+}

@@ -60,10 +60,10 @@ type actionInputs struct {
 	commentDir, commentFrom string
 }
 
-// input reads an action input: INPUT_GITHUB-TOKEN as the runner sets it for
+// actionInput reads an action input: INPUT_GITHUB-TOKEN as the runner sets it for
 // JavaScript and Docker actions, or INPUT_GITHUB_TOKEN as a composite
 // action's env: can spell it.
-func input(gha *githubactions.Action, getenv func(string) string, name string) string {
+func actionInput(gha *githubactions.Action, getenv func(string) string, name string) string {
 	if v := gha.GetInput(name); v != "" {
 		return v
 	}
@@ -72,9 +72,9 @@ func input(gha *githubactions.Action, getenv func(string) string, name string) s
 
 // readInputs reads and checks the inputs other than the token.
 func readInputs(gha *githubactions.Action, getenv func(string) string, token string) (actionInputs, error) {
-	in := actionInputs{token: token, config: input(gha, getenv, "config"), mode: input(gha, getenv, "mode"),
-		baselines: input(gha, getenv, "baselines"), commentDir: input(gha, getenv, "comment-dir"),
-		commentFrom: input(gha, getenv, "comment-from")}
+	in := actionInputs{token: token, config: actionInput(gha, getenv, "config"), mode: actionInput(gha, getenv, "mode"),
+		baselines: actionInput(gha, getenv, "baselines"), commentDir: actionInput(gha, getenv, "comment-dir"),
+		commentFrom: actionInput(gha, getenv, "comment-from")}
 	if in.config == "" {
 		in.config = "perfgate.yaml"
 	}
@@ -89,7 +89,7 @@ func readInputs(gha *githubactions.Action, getenv func(string) string, token str
 		dst  *bool
 		def  bool
 	}{{"fail-on-regression", &in.failOnRegression, true}, {"comment", &in.comment, true}, {"allow-env-mismatch", &in.allowEnvMismatch, false}} {
-		v := input(gha, getenv, b.name)
+		v := actionInput(gha, getenv, b.name)
 		if v == "" {
 			*b.dst = b.def
 			continue
@@ -107,7 +107,7 @@ func readInputs(gha *githubactions.Action, getenv func(string) string, token str
 func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 	gha := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.stdout))
 	// The token is masked before anything else is printed.
-	token := input(gha, e.getenv, "github-token")
+	token := actionInput(gha, e.getenv, "github-token")
 	if token != "" {
 		gha.AddMask(token)
 	}
@@ -169,7 +169,7 @@ func (a *action) gate(ctx context.Context, p pipelines) error {
 	a.printText(r)
 	a.summary(r)
 	for _, reg := range out.Regressions {
-		a.gha.WithFieldsMap(map[string]string{"title": "perfgate: performance regression"}).Errorf("%s", reg)
+		a.gha.WithFieldsMap(map[string]string{"title": "perfgate regression"}).Errorf("%s", reg)
 	}
 	if a.in.commentDir != "" {
 		if err := writeBundle(a.path(a.in.commentDir), r, a.gh.event.prNumber(), a.gh.event.headSHA()); err != nil {
@@ -186,7 +186,7 @@ func (a *action) gate(ctx context.Context, p pipelines) error {
 	switch out.Verdict {
 	case compare.Fail:
 		if !a.in.failOnRegression {
-			a.gha.Warningf("perfgate: %s; fail-on-regression is false, so the step passes", plural(len(out.Regressions), "regression"))
+			a.gha.Warningf("perfgate: %s; fail-on-regression is false, so the step passes", countNoun(len(out.Regressions), "regression"))
 			return nil
 		}
 		return withCode(exitRegression, errSilentFail)
@@ -202,8 +202,8 @@ func (a *action) gate(ctx context.Context, p pipelines) error {
 	return nil
 }
 
-// plural is n with its noun, pluralized with s.
-func plural(n int, noun string) string {
+// countNoun is n with its noun, pluralized with s.
+func countNoun(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
@@ -332,4 +332,281 @@ func appendFile(path, s string) error {
 		return fmt.Errorf("appending to %q: %w", path, err)
 	}
 	return f.Close()
+}
+
+// ghContext is what the action reads of the runner's GITHUB_* variables.
+type ghContext struct {
+	apiURL, serverURL, repository, runID, runAttempt string
+	eventName                                        string
+	event                                            *ghEvent
+}
+
+// ghEvent is the part of the event payload (GITHUB_EVENT_PATH) read.
+type ghEvent struct {
+	PullRequest *struct {
+		Number int `json:"number"`
+		Head   struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	} `json:"pull_request"`
+	// WorkflowRun is set for workflow_run events (the fork-safe comment job).
+	WorkflowRun *struct {
+		HeadSHA    string `json:"head_sha"`
+		HTMLURL    string `json:"html_url"`
+		Event      string `json:"event"`
+		Conclusion string `json:"conclusion"`
+	} `json:"workflow_run"`
+}
+
+// prNumber is the pull request's number, 0 when the event is not one.
+func (ev *ghEvent) prNumber() int {
+	if ev == nil || ev.PullRequest == nil {
+		return 0
+	}
+	return ev.PullRequest.Number
+}
+
+// headSHA is the pull request's head commit (not GITHUB_SHA, which for a
+// pull_request event is the temporary merge commit), or "".
+func (ev *ghEvent) headSHA() string {
+	if ev == nil || ev.PullRequest == nil {
+		return ""
+	}
+	return ev.PullRequest.Head.SHA
+}
+
+// maxEventBytes bounds the event payload read.
+const maxEventBytes = 32 << 20
+
+// readGitHub reads the GITHUB_* variables and the event payload.
+func readGitHub(e *env) (ghContext, error) {
+	gh := ghContext{apiURL: e.getenv("GITHUB_API_URL"), serverURL: e.getenv("GITHUB_SERVER_URL"),
+		repository: e.getenv("GITHUB_REPOSITORY"), runID: e.getenv("GITHUB_RUN_ID"),
+		runAttempt: e.getenv("GITHUB_RUN_ATTEMPT"), eventName: e.getenv("GITHUB_EVENT_NAME"), event: &ghEvent{}}
+	if gh.serverURL == "" {
+		gh.serverURL = "https://github.com"
+	}
+	path := e.getenv("GITHUB_EVENT_PATH")
+	if path == "" {
+		return gh, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return gh, fmt.Errorf("reading the event payload: %w", err)
+	}
+	defer f.Close()
+	if err := json.NewDecoder(io.LimitReader(f, maxEventBytes)).Decode(gh.event); err != nil {
+		return gh, fmt.Errorf("decoding the event payload %q: %w", path, err)
+	}
+	if sha := gh.event.headSHA(); sha != "" && !isSHA(sha) {
+		return gh, fmt.Errorf("event payload %q: pull_request.head.sha %q is not a commit id", path, sha)
+	}
+	return gh, nil
+}
+
+// runURL links to this workflow run (its page shows the step summaries).
+func (gh ghContext) runURL() string {
+	if gh.repository == "" || gh.runID == "" {
+		return ""
+	}
+	u := fmt.Sprintf("%s/%s/actions/runs/%s", strings.TrimRight(gh.serverURL, "/"), gh.repository, gh.runID)
+	if gh.runAttempt != "" && gh.runAttempt != "1" {
+		u += "/attempts/" + gh.runAttempt
+	}
+	return u
+}
+
+var shaRE = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
+// isSHA reports whether s is a full SHA-1 or SHA-256 commit id.
+func isSHA(s string) bool { return shaRE.MatchString(s) }
+
+// baseline runs every scenario and writes the baselines atomically. They
+// are left in the work tree, uncommitted: a following step commits them or
+// opens a pull request (peter-evans/create-pull-request), so that new
+// baselines are reviewed like code and the action needs no write access.
+func (a *action) baseline(ctx context.Context, p pipelines) error {
+	start := time.Now()
+	if err := p.baseline(ctx, a.e, a.in.config, a.in.baselines); err != nil {
+		a.gha.Errorf("%s", err.Error())
+		a.outputs([2]string{"verdict", "error"})
+		return err
+	}
+	dir := a.in.baselines
+	if dir == "" {
+		if c, err := config.ReadFile(a.path(a.in.config)); err == nil {
+			dir = c.Resolve(c.Baselines)
+		}
+	}
+	var written []string
+	if ents, err := os.ReadDir(a.path(dir)); err == nil && dir != "" {
+		for _, de := range ents {
+			info, err := de.Info()
+			// Written by this run: modified since it started (less a second
+			// for file systems with coarse timestamps).
+			if err == nil && strings.HasSuffix(de.Name(), ".json") && !info.ModTime().Before(start.Add(-time.Second)) {
+				written = append(written, filepath.Join(dir, de.Name()))
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## perfgate: baselines stored\n\n%d baseline files written to `%s`:\n\n", len(written), strings.ReplaceAll(dir, "`", "'"))
+	for _, w := range written {
+		fmt.Fprintf(&b, "- `%s`\n", strings.ReplaceAll(w, "`", "'"))
+	}
+	b.WriteString("\nThey are left in the work tree, not committed: a following step commits them or opens a pull request.\n")
+	if path := a.e.getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if err := appendFile(path, b.String()); err != nil {
+			a.gha.Warningf("perfgate: writing the step summary: %s", err.Error())
+		}
+	}
+	a.gha.Noticef("%s", fmt.Sprintf("perfgate: %d baselines written to %s (not committed)", len(written), dir))
+	a.outputs([2]string{"verdict", "baseline"}, [2]string{"baselines", dir})
+	return nil
+}
+
+// The comment bundle: what a pull_request job on a fork's code hands to the
+// trusted workflow_run job that posts the comment.
+const (
+	bundleReport    = "report.json"
+	bundlePR        = "pr.json"
+	bundleBaseline  = "baseline"
+	bundleCandidate = "candidate"
+	maxBundleFiles  = 1000
+)
+
+// bundlePRInfo is pr.json.
+type bundlePRInfo struct {
+	Number  int    `json:"number"`
+	HeadSHA string `json:"head_sha"`
+}
+
+// writeBundle writes the comment bundle to dir: the report document, the
+// pull request's number and head, and the results (for the charts).
+func writeBundle(dir string, r *report.Report, number int, headSHA string) error {
+	for _, sub := range []string{bundleBaseline, bundleCandidate} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return fmt.Errorf("writing the comment bundle: %w", err)
+		}
+	}
+	err := result.WriteFileAtomic(filepath.Join(dir, bundleReport), func(w io.Writer) error { return report.JSON(w, r) })
+	if err == nil {
+		err = result.WriteFileAtomic(filepath.Join(dir, bundlePR), func(w io.Writer) error {
+			return json.NewEncoder(w).Encode(bundlePRInfo{Number: number, HeadSHA: headSHA})
+		})
+	}
+	for _, side := range []struct {
+		sub string
+		rs  []*result.Result
+	}{{bundleBaseline, r.Baseline}, {bundleCandidate, r.Candidate}} {
+		for i, res := range side.rs {
+			if err == nil && res != nil {
+				// Numbered, never named after a scenario: names come from the PR.
+				err = res.WriteFile(filepath.Join(dir, side.sub, fmt.Sprintf("%04d.json", i)))
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing the comment bundle to %q: %w", dir, err)
+	}
+	return nil
+}
+
+// readBundle reads a comment bundle. Everything in it is untrusted (a fork's
+// workflow can upload anything): the report is re-rendered here, with
+// every name escaped, and the pull request it names is checked by the caller.
+func readBundle(dir string) (*report.Report, bundlePRInfo, error) {
+	var info bundlePRInfo
+	data, err := os.ReadFile(filepath.Join(dir, bundlePR))
+	if err != nil {
+		return nil, info, fmt.Errorf("reading the comment bundle: %w", err)
+	}
+	if err := json.Unmarshal(data, &info); err != nil || info.Number <= 0 || !isSHA(info.HeadSHA) {
+		return nil, info, fmt.Errorf("comment bundle %q: want {\"number\": N > 0, \"head_sha\": a commit id}", filepath.Join(dir, bundlePR))
+	}
+	f, err := os.Open(filepath.Join(dir, bundleReport))
+	if err != nil {
+		return nil, info, fmt.Errorf("reading the comment bundle: %w", err)
+	}
+	defer f.Close()
+	r, err := report.Decode(io.LimitReader(f, 64<<20))
+	if err != nil {
+		return nil, info, fmt.Errorf("comment bundle %q: %w", filepath.Join(dir, bundleReport), err)
+	}
+	for _, side := range []struct {
+		sub string
+		dst *[]*result.Result
+	}{{bundleBaseline, &r.Baseline}, {bundleCandidate, &r.Candidate}} {
+		paths, _ := filepath.Glob(filepath.Join(dir, side.sub, "*.json"))
+		if len(paths) > maxBundleFiles {
+			return nil, info, fmt.Errorf("comment bundle %q: %d result files, at most %d", dir, len(paths), maxBundleFiles)
+		}
+		for _, p := range paths {
+			res, err := result.ReadFile(p)
+			if err != nil {
+				return nil, info, fmt.Errorf("comment bundle: %w", err)
+			}
+			*side.dst = append(*side.dst, res)
+		}
+	}
+	return r, info, nil
+}
+
+// commentFromBundle is comment mode, the trusted half of the fork-safe
+// pair: it runs on workflow_run with a writable token, reads the bundle the
+// pull_request run uploaded, checks that the pull request it names has the
+// head commit that run measured, and posts the comment. The verdict was the
+// pull_request run's; this step fails only on bad input.
+func (a *action) commentFromBundle(ctx context.Context) error {
+	if a.in.commentFrom == "" {
+		return usageErr("action: mode comment needs the comment-from input (or --comment-from DIR)")
+	}
+	r, info, err := readBundle(a.path(a.in.commentFrom))
+	if err != nil {
+		a.gha.Errorf("%s", err.Error())
+		return usageErr("action: %w", err)
+	}
+	wr := a.gh.event.WorkflowRun
+	if wr == nil {
+		return usageErr("action: mode comment runs on a workflow_run event; this is %q", a.gh.eventName)
+	}
+	if info.HeadSHA != wr.HeadSHA {
+		msg := fmt.Sprintf("the bundle is for commit %s but the triggering run measured %s: not posted", info.HeadSHA, wr.HeadSHA)
+		a.gha.Errorf("%s", "perfgate: "+msg)
+		return usageErr("action: %s", msg)
+	}
+	r.Commit, r.RunURL, r.SummaryURL = info.HeadSHA, wr.HTMLURL, wr.HTMLURL
+	a.summary(r)
+	url := ""
+	if a.in.comment {
+		url = a.checkedComment(ctx, info, r)
+	}
+	a.outputs([2]string{"verdict", r.Comparison.Verdict}, [2]string{"comment-url", url})
+	return nil
+}
+
+// checkedComment posts the bundle's comment after checking with the API
+// that pull request info.Number's head is info.HeadSHA, so that a bundle
+// cannot aim its comment at another pull request.
+func (a *action) checkedComment(ctx context.Context, info bundlePRInfo, r *report.Report) string {
+	repo, err := githubapi.ParseRepo(a.gh.repository)
+	if err != nil || a.in.token == "" {
+		a.gha.Warningf("perfgate: no comment: a github-token and GITHUB_REPOSITORY are needed")
+		return ""
+	}
+	client, err := githubapi.New(a.gh.apiURL, a.in.token)
+	if err != nil {
+		a.gha.Warningf("perfgate: no comment: %s", err.Error())
+		return ""
+	}
+	pr, err := client.GetPullRequest(ctx, repo, info.Number)
+	if err != nil {
+		a.gha.Warningf("perfgate: no comment: %s", err.Error())
+		return ""
+	}
+	if pr.Head.SHA != info.HeadSHA {
+		a.gha.Warningf("%s", fmt.Sprintf("perfgate: no comment: #%d's head is now %s, not the measured %s (a newer run will comment)", info.Number, pr.Head.SHA, info.HeadSHA))
+		return ""
+	}
+	return a.comment(ctx, info.Number, r)
 }

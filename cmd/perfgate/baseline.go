@@ -3,9 +3,70 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/result"
 )
 
-// cmdBaseline is not built yet.
+// cmdBaseline implements perfgate baseline update: it stores a run's
+// results as the new baselines, replacing only the scenarios measured.
+// A failed, invalid or interrupted run writes nothing (exit 3).
+//
+//	perfgate baseline update --from DIR --to DIR [--tag T] [--config perfgate.yaml]
 func cmdBaseline(ctx context.Context, e *env, args []string) error {
-	return withCode(exitUsage, errors.New("baseline: not implemented yet"))
+	if len(args) == 0 || args[0] != "update" {
+		return usageErr("baseline: want the subcommand \"update\": perfgate baseline update --from DIR --to DIR [--tag T]")
+	}
+	fs := flag.NewFlagSet("baseline update", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var (
+		from = fs.String("from", "", "`DIR` holding the run's result files (perfgate run --out DIR)")
+		to   = fs.String("to", "", "baseline `DIR` to update")
+		tag  = fs.String("tag", "", "release tag recorded in the provenance")
+		sha  = fs.String("git-sha", "", "git commit recorded in the provenance (default: the result's, or $GITHUB_SHA)")
+		cfg  = fs.String("config", "", "configuration `FILE` whose hash is recorded in the provenance")
+	)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: perfgate baseline update --from DIR --to DIR [--tag T] [--config perfgate.yaml]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageErr("baseline update: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("baseline update: unexpected argument %q", fs.Arg(0))
+	}
+	if *from == "" || *to == "" {
+		return usageErr("baseline update: --from and --to are both required")
+	}
+	prov := result.Provenance{Tag: *tag, GitSHA: *sha, StoredAt: time.Now().UTC()}
+	if prov.GitSHA == "" {
+		prov.GitSHA = e.getenv("GITHUB_SHA")
+	}
+	if prov.Tag == "" && e.getenv("GITHUB_REF_TYPE") == "tag" {
+		prov.Tag = e.getenv("GITHUB_REF_NAME")
+	}
+	if *cfg != "" {
+		b, err := os.ReadFile(absPath(e, *cfg))
+		if err != nil {
+			return usageErr("baseline update: --config: %v", err)
+		}
+		prov.ConfigHash = baselines.HashConfig(b)
+	}
+	written, err := baselines.Update(absPath(e, *from), absPath(e, *to), prov)
+	if err != nil {
+		return withCode(exitRunFailed, err)
+	}
+	for _, p := range written {
+		fmt.Fprintf(e.stdout, "wrote %s\n", p)
+	}
+	fmt.Fprintf(e.stdout, "%d baseline(s) updated in %s\n", len(written), *to)
+	return nil
 }

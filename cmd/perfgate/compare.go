@@ -3,9 +3,131 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/comparetext"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/result"
 )
 
-// cmdCompare is not built yet.
+// cmdCompare implements perfgate compare: it compares candidate results
+// with baselines and prints the verdict. Exit 1 on fail (or incomparable
+// environments), 0 on pass or no baseline, 2 on bad input.
+//
+//	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
+//	                 [--allow-env-mismatch] [--p99-threshold 5%] [--max-qps-threshold 5%] [--confidence 0.95]
 func cmdCompare(ctx context.Context, e *env, args []string) error {
-	return withCode(exitUsage, errors.New("compare: not implemented yet"))
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	s := compare.DefaultSettings
+	var (
+		basePath = fs.String("baseline", "", "baseline `FILE` or folder of baselines (one file per scenario)")
+		candPath = fs.String("candidate", "", "candidate result `FILE` or folder of results")
+		format   = fs.String("format", "text", "output format: text, markdown or json")
+		p99      = fs.String("p99-threshold", thresholdString(s.P99Regression), "latency regression threshold (practical significance)")
+		qps      = fs.String("max-qps-threshold", thresholdString(s.MaxQPSRegression), "max QPS regression threshold")
+	)
+	fs.Float64Var(&s.Confidence, "confidence", s.Confidence, "confidence of the intervals; tests run at 1 − confidence")
+	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples per interval")
+	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap (verdicts are reproducible)")
+	fs.BoolVar(&s.AllowEnvMismatch, "allow-env-mismatch", false, "compare with a baseline from other hardware anyway, with a loud warning")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json] [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageErr("compare: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("compare: unexpected argument %q", fs.Arg(0))
+	}
+	if *basePath == "" || *candPath == "" {
+		return usageErr("compare: --baseline and --candidate are both required")
+	}
+	if !slices.Contains(comparetext.Formats, *format) {
+		return usageErr("compare: --format %q: want one of %s", *format, strings.Join(comparetext.Formats, ", "))
+	}
+	var err error
+	if s.P99Regression, err = parseThreshold(*p99); err != nil {
+		return usageErr("compare: --p99-threshold: %v", err)
+	}
+	if s.MaxQPSRegression, err = parseThreshold(*qps); err != nil {
+		return usageErr("compare: --max-qps-threshold: %v", err)
+	}
+	if err := s.Validate(); err != nil {
+		return usageErr("compare: %v", err)
+	}
+	base, err := loadBaselines(absPath(e, *basePath))
+	if err != nil {
+		return usageErr("compare: %v", err)
+	}
+	cand, err := baselines.ReadResults(absPath(e, *candPath))
+	if err != nil {
+		return usageErr("compare: --candidate: %v", err)
+	}
+	c, err := compare.Compare(base, cand, s)
+	if err != nil {
+		return usageErr("compare: %v", err)
+	}
+	if err := comparetext.Render(e.stdout, c, *format); err != nil {
+		return fmt.Errorf("compare: writing the report: %w", err)
+	}
+	if c.Verdict == compare.Fail || c.Verdict == compare.Incomparable {
+		return withCode(exitRegression, errSilentFail)
+	}
+	return nil
 }
+
+// loadBaselines reads one baseline file or a folder of them; a missing or
+// empty folder means no baselines (the verdict is then no-baseline).
+func loadBaselines(path string) ([]*result.Result, error) {
+	st, err := os.Stat(path)
+	if err == nil && !st.IsDir() {
+		r, err := baselines.LoadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return []*result.Result{r}, nil
+	}
+	rs, err := baselines.Load(path)
+	if errors.Is(err, baselines.ErrNoBaselines) {
+		return nil, nil
+	}
+	return rs, err
+}
+
+// absPath resolves p against the command's working directory.
+func absPath(e *env, p string) string {
+	if filepath.IsAbs(p) || e.workdir == "" {
+		return p
+	}
+	return filepath.Join(e.workdir, p)
+}
+
+// parseThreshold accepts "5%" (as in perfgate.yaml) or a fraction "0.05".
+func parseThreshold(s string) (float64, error) {
+	if strings.HasSuffix(strings.TrimSpace(s), "%") {
+		return config.ParsePercent(s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q: write a percentage like \"5%%\"", s)
+	}
+	if v >= 1 {
+		return 0, fmt.Errorf("%q is a fraction above 1: did you mean \"%s%%\"?", s, s)
+	}
+	return v, nil
+}
+
+func thresholdString(f float64) string { return strconv.FormatFloat(100*f, 'g', -1, 64) + "%" }

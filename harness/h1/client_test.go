@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -151,6 +152,19 @@ func TestKeepAliveReuse(t *testing.T) {
 	}
 	if d := cl.Dials(); d != uint64(accepted.Load()) {
 		t.Errorf("Dials() = %d, server accepted %d", d, accepted.Load())
+	}
+}
+
+func TestDialRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	cl := newClient(t, Options{URL: "http://" + addr + "/", Timeout: 5 * time.Second})
+	if _, err := cl.Do(context.Background(), nil); class(err) != "connection" {
+		t.Errorf("Do to a closed port = %v, want a connection error", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,6 +121,31 @@ func TestResponses(t *testing.T) {
 			name:  "header without colon",
 			serve: replyAlways("HTTP/1.1 200 OK\r\nContent-Length 2\r\n\r\nok"),
 			want:  []result{{0, "", "protocol"}, {0, "", "protocol"}, {0, "", "protocol"}}, conns: 3,
+		},
+		{
+			name:  "conflicting content-length",
+			serve: replyAlways("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok"),
+			want:  []result{{0, "", "protocol"}, {0, "", "protocol"}, {0, "", "protocol"}}, conns: 3,
+		},
+		{
+			name:  "header line longer than the buffer",
+			serve: replyAlways("HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("x", DefaultReadBufferSize) + "\r\nContent-Length: 2\r\n\r\nok"),
+			want:  []result{{0, "", "protocol"}, {0, "", "protocol"}, {0, "", "protocol"}}, conns: 3,
+		},
+		{
+			name:  "switching protocols",
+			serve: replyAlways("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"),
+			want:  []result{{0, "", "protocol"}, {0, "", "protocol"}, {0, "", "protocol"}}, conns: 3,
+		},
+		// A transfer coding other than chunked is not decoded: the body
+		// runs to the end of the connection.
+		{
+			name: "gzip transfer coding",
+			serve: func(_ int64, c net.Conn, r *bufio.Reader) {
+				readRequest(r)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nok")
+			},
+			want: []result{ok, ok, ok}, conns: 3,
 		},
 		{
 			name: "server closes mid-body",

@@ -1,0 +1,64 @@
+// Command perfgate load-tests an inference service, gates performance
+// regressions on pull requests, and sizes capacity.
+//
+// Usage:
+//
+//	perfgate demo [--quick] [--out DIR]
+//	perfgate run --config perfgate.yaml [--scenario NAME]... [--out DIR]
+//	perfgate run --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--model NAME]
+//	             [--rate R | --concurrency C | --sweep --slo-p99 DUR | --trace FILE]
+//	             [--duration 30s] [--warmup 5s] [--trials 3] [--body @FILE] [--out FILE]
+//	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
+//	perfgate size --result FILE --peak-qps N [--headroom 1.3] [--format text|markdown|json]
+//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch]
+//	perfgate baseline update --from DIR --to DIR
+//	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
+//	             [--batch-window 5ms] [--max-batch 32] [--model mlp|sim|large] ...
+//	perfgate action
+//
+// # demo
+//
+// The embedded default. It starts the reference inference server
+// (perfgate fixture serve) in one variant per scenario, runs the layered
+// suite in fixtures/perfgate.yaml (model fp32 → int8, batching off → on,
+// JSON/HTTP → protobuf/gRPC, LLM streaming, and an attribution ladder),
+// compares each layer's candidate variant with its baseline variant
+// measured in the same run, sizes capacity, prints the report, and stores
+// the run as a baseline folder with the command that gates against it.
+// --quick shortens every window (under a minute, wider intervals).
+//
+// # run
+//
+// With --config, runs the config's scenarios (or those named by
+// --scenario) and writes one perfgate.result/v1 file per scenario into --out
+// (default perfgate-out), each as soon as it is measured. With --url, runs
+// one quick test: --rate R is open loop at R requests per second (latency
+// counted from the intended send time, --arrival poisson for Poisson
+// arrivals), --concurrency C is closed loop with C requests in flight,
+// --sweep searches the highest rate whose P99 meets --slo-p99 (the knee),
+// and --trace replays a JSONL trace (--speed scales it). --out writes the
+// result file. For kserve-http and openai, --url is the server's base
+// address and the protocol adds its paths; for kserve-grpc it is host:port;
+// for http it is the whole URL. openai takes --endpoint completions,
+// --dataset FILE, --prompt-tokens, --max-tokens, --slo-ttft and --slo-tpot.
+//
+// # compare, size, gate, baseline
+//
+// compare judges a candidate against a baseline with statistics over
+// trials (Mann-Whitney U, bootstrap intervals of the change, Holm
+// correction) and exits 1 on a regression. size turns a sweep's knee into
+// an instance count: instances = ceil(peak × headroom / max QPS). gate runs
+// a config, compares with its baselines, sizes, and reports; its exit code
+// is the verdict. baseline update stores a run's results as baselines,
+// atomically, refusing invalid or interrupted runs.
+//
+// # action
+//
+// The GitHub Action's entry point: it reads INPUT_* and GITHUB_* variables,
+// runs the gate (or, in baseline mode, updates the baselines), writes the
+// step summary and outputs, and keeps one pull-request comment up to date.
+//
+// Exit codes: 0 pass, 1 a regression failed the gate, 2 usage or
+// configuration error, 3 the run itself failed (target did not start, all
+// requests failed, interrupted).
+package main

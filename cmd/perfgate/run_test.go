@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// runCLI runs the command in process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb, workdir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := run(ctx, args, e)
+	return exitCode(err, &errb), out.String(), errb.String()
+}
+
+func TestRunExitCodes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	dir := t.TempDir()
+	badCfg := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(badCfg, []byte("version: 1\nscenarios:\n  - name: a\n    layer: model\n    url: "+srv.URL+"\n    load: {mode: rate, rte: 5}\n"), 0o644)
+	deadTarget := filepath.Join(dir, "dead.yaml")
+	os.WriteFile(deadTarget, []byte(`version: 1
+targets:
+  broken:
+    command: ["sh", "-c", "echo cannot load model >&2; exit 7"]
+    ready: "http://127.0.0.1:{port}/ready"
+    ready_timeout: 5s
+scenarios:
+  - {name: a, layer: model, target: broken, load: {mode: rate, rate: 5, duration: 1s, warmup: 0s, trials: 1}}
+`), 0o644)
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"no command", nil, exitUsage, "no command given"},
+		{"unknown command", []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{"run without target", []string{"run"}, exitUsage, "give --config"},
+		{"two modes", []string{"run", "--url", srv.URL, "--rate", "5", "--concurrency", "2"}, exitUsage, "exactly one of"},
+		{"bad body flag", []string{"run", "--url", srv.URL, "--rate", "5", "--body", "x.json"}, exitUsage, "@FILE"},
+		{"config error names file and line", []string{"run", "--config", badCfg}, exitUsage, "bad.yaml:6: scenarios[0].load.rte: unknown key"},
+		// The target exits before it is ready: the run failed (3) and the
+		// error quotes the target's log.
+		{"target dies", []string{"run", "--config", deadTarget, "--out", filepath.Join(dir, "o")}, exitRunFailed, "cannot load model"},
+		{"all requests fail", []string{"run", "--url", down.URL, "--rate", "20", "--duration", "300ms", "--warmup", "0s", "--trials", "1"}, exitRunFailed, "every request failed"},
+		{"quick run passes", []string{"run", "--url", srv.URL, "--rate", "50", "--duration", "300ms", "--warmup", "100ms", "--trials", "2"}, exitPass, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d; stderr:\n%s", code, tt.wantCode, stderr)
+			}
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr does not contain %q:\n%s", tt.wantStderr, stderr)
+			}
+		})
+	}
+}
+
+// A quick run writes a perfgate.result/v1 file with the measured trials.
+func TestRunWritesResult(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(2 * time.Millisecond)
+	}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runCLI(t, "run", "--url", srv.URL, "--concurrency", "4", "--duration", "400ms", "--warmup", "100ms", "--trials", "3", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Trials) != 3 || r.Summary.Requests == 0 || r.Load.Mode != "concurrency" || r.Environment.Cores == 0 {
+		t.Errorf("result = %d trials, %d requests, mode %q, %d cores", len(r.Trials), r.Summary.Requests, r.Load.Mode, r.Environment.Cores)
+	}
+	if r.Summary.Latency.P50 < 2 {
+		t.Errorf("P50 %.2f ms is below the server's 2 ms service time", r.Summary.Latency.P50)
+	}
+	if !strings.Contains(stdout, "p99 ms") {
+		t.Errorf("no summary table on stdout:\n%s", stdout)
+	}
+}
+
+// SIGINT or SIGTERM (a cancelled context) stops the load, writes the
+// partial result marked interrupted, and exits 3.
+func TestRunInterruptedWritesPartial(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "p.yaml")
+	os.WriteFile(cfg, []byte("version: 1\nscenarios:\n  - {name: long, layer: system, url: '"+srv.URL+"', load: {mode: rate, rate: 50, duration: 30s, warmup: 0s, trials: 1}}\n"), 0o644)
+	var out, errb bytes.Buffer
+	e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb, workdir: dir}
+	ctx, cancel := context.WithTimeout(context.Background(), 800*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	code := exitCode(run(ctx, []string{"run", "--config", cfg, "--out", filepath.Join(dir, "out")}, e), &errb)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the interrupted run took %v to stop", took)
+	}
+	if code != exitRunFailed {
+		t.Errorf("exit code = %d, want %d", code, exitRunFailed)
+	}
+	r, err := result.ReadFile(filepath.Join(dir, "out", "long.json"))
+	if err != nil {
+		t.Fatalf("the partial result was lost: %v", err)
+	}
+	if !r.Interrupted || r.Valid || r.Summary.Requests == 0 {
+		t.Errorf("partial result: interrupted=%v valid=%v requests=%d; want interrupted, invalid, some requests", r.Interrupted, r.Valid, r.Summary.Requests)
+	}
+}

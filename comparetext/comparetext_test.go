@@ -1,0 +1,140 @@
+package comparetext
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// sample builds a deterministic comparison that exercises every part of
+// the output: a regression with a knee, an improvement with a lagging
+// trial, a streaming scenario, a scenario without baseline, an allowed
+// environment mismatch and a ladder.
+func sample(t *testing.T) *compare.Comparison {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(2026, 11))
+	mk := func(sp comparetest.Spec, scale float64, qps [2]float64) *result.Result {
+		sp.Scale, sp.Trials, sp.Requests, sp.Noise, sp.GPU = scale, 5, 4000, 0.02, "NVIDIA H200"
+		if qps[0] > 0 {
+			sp.MaxQPS, sp.Bracket = qps[0], qps
+		}
+		return comparetest.Result(sp, rng)
+	}
+	int8 := comparetest.Spec{Scenario: "kserve-int8", Layer: "model", MedianMs: 4}
+	batch := comparetest.Spec{Scenario: "batching", Layer: "service", MedianMs: 6}
+	llm := comparetest.Spec{Scenario: "llm-stream", Layer: "service", MedianMs: 30, Streaming: true}
+	base := []*result.Result{mk(int8, 1, [2]float64{1200, 1250}), mk(batch, 1, [2]float64{}), mk(llm, 1, [2]float64{})}
+	candBatch := mk(batch, 0.8, [2]float64{})
+	candBatch.Trials[2].Valid = false
+	candBatch.Trials[2].Invalid = []string{"generator lagged its schedule: P99 lag 12ms"}
+	fresh := mk(comparetest.Spec{Scenario: "grpc-new", Layer: "system", MedianMs: 2}, 1, [2]float64{})
+	cand := []*result.Result{mk(int8, 1.2, [2]float64{900, 950}), candBatch, mk(llm, 1, [2]float64{}), fresh}
+	for _, r := range cand {
+		r.Environment.GPUs[0].Driver = "560.35"
+	}
+	s := compare.DefaultSettings
+	s.AllowEnvMismatch = true
+	c, err := compare.Compare(base, cand, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rung := func(r *result.Result, name string) *result.Result {
+		cp := *r
+		cp.Scenario = name
+		return &cp
+	}
+	c.Ladder, err = compare.Ladder([]*result.Result{rung(base[0], "fp16"), rung(cand[0], "int8"), rung(candBatch, "int8-batched")}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestGolden(t *testing.T) {
+	c := sample(t)
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Render(&buf, c, format); err != nil {
+				t.Fatalf("Render(%s): %v", format, err)
+			}
+			path := filepath.Join("testdata", "sample."+format+".golden")
+			if *update {
+				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create)", err)
+			}
+			if d := cmp.Diff(string(want), buf.String()); d != "" {
+				t.Errorf("Render(%s) differs from %s (-want +got):\n%s", format, path, d)
+			}
+		})
+	}
+}
+
+func TestEveryWarningShown(t *testing.T) {
+	c := sample(t)
+	var all []string
+	all = append(all, c.Warnings...)
+	for _, sc := range c.Scenarios {
+		all = append(all, sc.Warnings...)
+	}
+	if len(all) < 3 {
+		t.Fatalf("sample has %d warnings, want several", len(all))
+	}
+	for _, format := range []string{"text", "markdown"} {
+		var buf bytes.Buffer
+		if err := Render(&buf, c, format); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if format == "markdown" {
+			out = strings.NewReplacer(`\_`, "_", `\*`, "*", `\|`, "|", "&lt;", "<", "&gt;", ">").Replace(out)
+		}
+		for _, w := range all {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s output lacks warning %q", format, w)
+			}
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	c := sample(t)
+	var buf bytes.Buffer
+	if err := JSON(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	var back compare.Comparison
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatalf("decoding the JSON: %v", err)
+	}
+	if d := cmp.Diff(c, &back); d != "" {
+		t.Errorf("JSON round trip (-want +got):\n%s", d)
+	}
+	if back.Schema != compare.Schema {
+		t.Errorf("schema = %q, want %q", back.Schema, compare.Schema)
+	}
+}
+
+func TestRenderUnknownFormat(t *testing.T) {
+	if err := Render(&bytes.Buffer{}, &compare.Comparison{}, "html"); err == nil || !strings.Contains(err.Error(), `"html"`) {
+		t.Errorf("Render(html) = %v, want an error naming the format", err)
+	}
+}

@@ -1,0 +1,129 @@
+package comparetext
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/perfgate/perfgate/compare"
+)
+
+// Formats are the names Render accepts.
+var Formats = []string{"text", "markdown", "json"}
+
+// Render writes c in format: "text", "markdown" or "json".
+func Render(w io.Writer, c *compare.Comparison, format string) error {
+	switch format {
+	case "text":
+		return Text(w, c)
+	case "markdown", "md":
+		return Markdown(w, c)
+	case "json":
+		return JSON(w, c)
+	}
+	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
+}
+
+// JSON writes c as indented perfgate.comparison/v1 JSON.
+func JSON(w io.Writer, c *compare.Comparison) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+// value formats a metric's value for reading: error rates as percent,
+// other values with about four significant digits, never in exponent form.
+func value(metric string, v float64) string {
+	if metric == compare.MetricErrorRate {
+		return fmt.Sprintf("%.2f%%", 100*v)
+	}
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1 || a == 0:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// unit is "%" for relative changes and "pt" for percentage points.
+func unit(abs bool) string {
+	if abs {
+		return "pt"
+	}
+	return "%"
+}
+
+// delta formats a change: "+17.8%", "−0.10pt".
+func delta(v float64, abs bool) string {
+	if abs {
+		return fmt.Sprintf("%+.2f%s", v, unit(abs))
+	}
+	return fmt.Sprintf("%+.1f%s", v, unit(abs))
+}
+
+// interval formats a change's interval: "[+12.1%, +23.5%]", or with an
+// open top "[+5.0%, ∞)".
+func interval(ci [2]float64, abs, openHigh bool) string {
+	f := "%+.1f"
+	if abs {
+		f = "%+.2f"
+	}
+	lo := fmt.Sprintf(f, ci[0]) + unit(abs)
+	if openHigh {
+		return "[" + lo + ", ∞)"
+	}
+	return "[" + lo + ", " + fmt.Sprintf(f, ci[1]) + unit(abs) + "]"
+}
+
+// pValue shows the p-value the verdict used (Holm-adjusted for gated
+// metrics), or "–" when the method has none.
+func pValue(m compare.Metric) string {
+	p := m.PValue
+	if m.PHolm != nil {
+		p = m.PHolm
+	}
+	if p == nil {
+		return "–"
+	}
+	if *p < 0.001 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+// name marks gated metrics with "*".
+func name(m compare.Metric) string {
+	if m.Gated {
+		return m.Metric + " *"
+	}
+	return m.Metric
+}
+
+// change formats an attributed change with its interval and verdict.
+func change(c *compare.Change, abs bool) string {
+	if c == nil {
+		return "–"
+	}
+	return delta(c.DeltaPct, abs) + " " + interval(c.CIPct, abs, c.CIOpenHigh) + " " + c.Verdict
+}
+
+// headline is the verdict line every format starts with.
+func headline(c *compare.Comparison) string {
+	return fmt.Sprintf("perfgate compare: %s: %s", strings.ToUpper(c.Verdict), c.Reason)
+}
+
+// settingsLine states the thresholds and the method.
+func settingsLine(c *compare.Comparison) string {
+	s := c.Settings
+	return fmt.Sprintf("thresholds: latency %.3g%%, max QPS %.3g%%, error rate %.3gpt; confidence %.3g%%; %d bootstrap resamples (seed %d)",
+		100*s.P99Regression, 100*s.MaxQPSRegression, 100*s.ErrorRateIncrease, 100*s.Confidence, s.Resamples, s.Seed)
+}
+
+// legend explains the columns.
+const legend = "* gated: can fail the gate. p: Mann-Whitney U over trials (Holm-adjusted for gated metrics); interval: bootstrap over trials; max_qps: knee brackets, no p."

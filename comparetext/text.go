@@ -1,0 +1,85 @@
+package comparetext
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/perfgate/perfgate/compare"
+)
+
+// Text writes c as aligned plain text for a terminal.
+func Text(w io.Writer, c *compare.Comparison) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, headline(c))
+	fmt.Fprintln(bw, settingsLine(c))
+	if e := c.Environment; e != nil {
+		fmt.Fprintf(bw, "environment: baseline %s; candidate %s\n", e.Baseline, e.Candidate)
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(bw, "WARNING: %s\n", w)
+	}
+	for _, sc := range c.Scenarios {
+		fmt.Fprintln(bw)
+		head := sc.Scenario
+		if sc.Layer != "" {
+			head += " (" + sc.Layer + ")"
+		}
+		fmt.Fprintf(bw, "%s: %s, %d vs %d trials\n", head, strings.ToUpper(sc.Verdict), sc.BaseTrials, sc.CandTrials)
+		if sc.Reason != "" {
+			fmt.Fprintf(bw, "  %s\n", sc.Reason)
+		}
+		if len(sc.Metrics) > 0 {
+			width := len("metric")
+			for _, m := range sc.Metrics {
+				width = max(width, len(name(m)))
+			}
+			tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(tw, "  %-*s\tbaseline\tcandidate\tdelta\tinterval\tp\tn\tverdict\t\n", width, "metric")
+			for _, m := range sc.Metrics {
+				fmt.Fprintf(tw, "  %-*s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t\n", width, name(m), value(m.Metric, m.Baseline),
+					value(m.Metric, m.Candidate), delta(m.DeltaPct, m.Absolute),
+					interval(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(m), m.NBase, m.NCand, m.Verdict)
+			}
+			tw.Flush()
+		}
+		for _, w := range sc.Warnings {
+			fmt.Fprintf(bw, "  warning: %s\n", w)
+		}
+	}
+	if len(c.Layers) > 0 {
+		fmt.Fprintln(bw)
+		fmt.Fprintln(bw, "by layer (geometric mean over the layer's scenarios):")
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  layer\tp99\tmax qps\tscenarios")
+		for _, l := range c.Layers {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", l.Layer, change(l.P99, false), change(l.MaxQPS, false), strings.Join(l.Scenarios, ", "))
+		}
+		tw.Flush()
+	}
+	if la := c.Ladder; la != nil {
+		fmt.Fprintln(bw)
+		fmt.Fprintf(bw, "ladder %s:\n", strings.Join(la.Rungs, " → "))
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  step\tlayer\tp99\tmax qps")
+		for _, st := range la.Steps {
+			fmt.Fprintf(tw, "  %s → %s\t%s\t%s\t%s\n", st.From, st.To, st.Layer, change(&st.P99, false), change(st.MaxQPS, false))
+		}
+		fmt.Fprintf(tw, "  whole %s → %s\t\t%s\t%s\n", la.Whole.From, la.Whole.To, change(&la.Whole.P99, false), change(la.Whole.MaxQPS, false))
+		tw.Flush()
+		fmt.Fprintf(bw, "  p99: sum of the steps %s, interaction (whole − sum) %s %s\n",
+			delta(la.SumOfPartsP99Pct, false), delta(la.InteractionP99Pct, false), interval(la.InteractionCIPct, false, false))
+		if la.InteractionMaxQPSPct != nil {
+			fmt.Fprintf(bw, "  max qps: sum of the steps %s, interaction %s\n",
+				delta(*la.SumOfPartsMaxQPSPct, false), delta(*la.InteractionMaxQPSPct, false))
+		}
+		for _, w := range la.Warnings {
+			fmt.Fprintf(bw, "  warning: %s\n", w)
+		}
+	}
+	fmt.Fprintln(bw)
+	fmt.Fprintln(bw, legend)
+	return bw.Flush()
+}
