@@ -42,7 +42,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 		b := byName[r.Scenario]
 		if b == nil {
 			c.Scenarios = append(c.Scenarios, ScenarioComparison{Scenario: r.Scenario, Layer: r.Layer,
-				Verdict: NoBaseline, Reason: "no baseline for this scenario: nothing to compare with",
+				Verdict: NoBaseline, Reason: "no baseline for this scenario: nothing to compare with", Metrics: []Metric{},
 				CandTrials: len(r.Trials), Simulated: r.Simulated})
 			continue
 		}

@@ -83,6 +83,8 @@ func TestCompareVerdicts(t *testing.T) {
 			mod:  func(sp *comparetest.Spec) { sp.GPU = "NVIDIA H200" },
 			edit: func(b, c *result.Result) { c.Environment.GPUs[0].Driver = "560.1" },
 			s:    func(s *Settings) { s.AllowEnvMismatch = true }, wantWarning: "ENVIRONMENT MISMATCH ALLOWED"},
+		{name: "damaged candidate histogram", scale: 1.3, want: Pass, wantScen: Inconclusive,
+			edit: func(b, c *result.Result) { c.Trials[1].Histogram = "HISTFAAAAB" }, wantWarning: "never pass or fail"},
 		{name: "other load", scale: 1, want: Pass,
 			edit: func(b, c *result.Result) { c.Load.Rate = 2000 }, wantWarning: "offered rates differ"},
 		{name: "error rate up", scale: 1, want: Fail, wantScen: Regressed,

@@ -16,7 +16,9 @@
 //     (a permutation over midranks, so ties are handled) when the number of
 //     arrangements is small (5 vs 5 has 252), else the normal approximation
 //     with tie correction. Holm's step-down correction is applied across the
-//     gated metrics of a scenario.
+//     gated metrics of a scenario, leaving out (after Tarone) tests whose
+//     values are all tied, such as an error rate of zero on every trial:
+//     they cannot reject, so they should not dilute the others.
 //   - the interval: a percentile bootstrap of the relative change
 //     100·(cand/base − 1). Each resample draws each side's trials with
 //     replacement; for latency quantiles the resampled trials' HDR

@@ -31,7 +31,7 @@ type quantSpec struct {
 
 // compareScenario compares one scenario's candidate with its baseline.
 func compareScenario(b, c *result.Result, s Settings) scenarioOut {
-	out := scenarioOut{sc: ScenarioComparison{Scenario: c.Scenario, Layer: c.Layer}}
+	out := scenarioOut{sc: ScenarioComparison{Scenario: c.Scenario, Layer: c.Layer, Metrics: []Metric{}}}
 	sc := &out.sc
 	if sc.Layer == "" {
 		sc.Layer = b.Layer

@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
+	"go.yaml.in/yaml/v3"
 )
 
 const (
@@ -467,5 +468,77 @@ func TestActionMasksFirst(t *testing.T) {
 	// fenced by stop-commands.
 	if !regexp.MustCompile(`(?s)::stop-commands::([0-9a-f]{32})\n.*\n::([0-9a-f]{32})::\n`).MatchString(r.stdout.String()) {
 		t.Errorf("the text report is not fenced by stop-commands:\n%s", r.stdout.String())
+	}
+}
+
+// TestActionYAML checks action.yml against the program: every input is
+// passed to perfgate as the INPUT_* variable it reads (composite actions do
+// not do it), no input is interpolated into the script, and the outputs are
+// the ones the program writes.
+func TestActionYAML(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Inputs  map[string]struct{ Default string } `yaml:"inputs"`
+		Outputs map[string]struct{ Value string }   `yaml:"outputs"`
+		Runs    struct {
+			Using string
+			Steps []struct {
+				ID   string            `yaml:"id"`
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+				Env  map[string]string `yaml:"env"`
+				Run  string            `yaml:"run"`
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if meta.Runs.Using != "composite" {
+		t.Errorf("runs.using = %q, want composite", meta.Runs.Using)
+	}
+	var run *struct {
+		ID   string            `yaml:"id"`
+		Uses string            `yaml:"uses"`
+		With map[string]string `yaml:"with"`
+		Env  map[string]string `yaml:"env"`
+		Run  string            `yaml:"run"`
+	}
+	for i, st := range meta.Runs.Steps {
+		if strings.Contains(st.Run, "${{") {
+			t.Errorf("step %d interpolates an expression into its script: %q", i, st.Run)
+		}
+		if strings.HasPrefix(st.Uses, "actions/setup-go@") && st.With["go-version-file"] != "${{ github.action_path }}/go.mod" {
+			t.Errorf("setup-go go-version-file = %q, want the action's own go.mod", st.With["go-version-file"])
+		}
+		if st.ID == "perfgate" {
+			run = &meta.Runs.Steps[i]
+		}
+	}
+	if run == nil || !strings.Contains(run.Run, " action") {
+		t.Fatalf("no step with id perfgate running perfgate action")
+	}
+	wantDefaults := map[string]string{"config": "perfgate.yaml", "mode": "gate", "fail-on-regression": "true", "comment": "true"}
+	for name, in := range meta.Inputs {
+		env := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if got, want := run.Env[env], "${{ inputs."+name+" }}"; got != want {
+			t.Errorf("input %s: env %s = %q, want %q", name, env, got, want)
+		}
+		if d, ok := wantDefaults[name]; ok && in.Default != d {
+			t.Errorf("input %s default = %q, want %q", name, in.Default, d)
+		}
+	}
+	for _, name := range []string{"config", "github-token", "mode", "baselines", "fail-on-regression", "comment"} {
+		if _, ok := meta.Inputs[name]; !ok {
+			t.Errorf("action.yml lacks the input %s DESIGN.md fixes", name)
+		}
+	}
+	for _, name := range []string{"verdict", "report", "comment-url"} {
+		if got, want := meta.Outputs[name].Value, "${{ steps.perfgate.outputs."+name+" }}"; got != want {
+			t.Errorf("output %s = %q, want %q", name, got, want)
+		}
 	}
 }

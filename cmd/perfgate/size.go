@@ -96,5 +96,8 @@ func flagName(err error, in sizing.Input) string {
 	case !(in.CostPerInstanceHour >= 0):
 		return fmt.Sprintf("cost-per-hour is %v, want a number >= 0", in.CostPerInstanceHour)
 	}
+	if err == nil {
+		return "invalid input"
+	}
 	return err.Error()
 }

@@ -1,0 +1,56 @@
+// Package harness generates load and measures it correctly.
+//
+// # The pipeline
+//
+// A Schedule says when requests are due (ConstantSchedule, a seeded
+// PoissonSchedule, or a TraceSchedule replaying production traffic). Run's
+// dispatcher sleeps until each due time and hands the Hit to an idle
+// worker, starting a new worker (one connection's worth of concurrency)
+// when none is idle, up to Options.MaxConns. Each worker calls the
+// protocol Client, which reports a Sample; failures are data (Sample.Class),
+// never errors. One recorder goroutine consumes the samples and owns every
+// HdrHistogram, so none needs a lock.
+//
+// # Timing
+//
+// In open loop (rate, replay) latency is End − Intended: counted from when
+// the schedule meant the request to be sent, not from when it was sent. A
+// stalled server, or a generator that could not send on time, therefore
+// shows in the tail instead of hiding in fewer samples (no coordinated
+// omission). The uncorrected service time, End − Start, is recorded beside
+// it, and so is the schedule lag, Start − Intended. In closed loop
+// (concurrency) there is no schedule and latency is End − Start.
+//
+// # Windows
+//
+// A run is a warm-up followed by Trials back-to-back windows of Duration.
+// A request belongs to the window its intended (open loop) or actual
+// (closed loop) send time falls in; warm-up requests count nowhere. Each
+// window has its own histograms (microseconds, 3 significant digits),
+// stored in the result in HdrHistogram's V2 compressed encoding and merged
+// for the summary. The achieved rate counts responses that arrived inside
+// the window.
+//
+// # Validity
+//
+// A trial is invalid when its achieved rate is significantly under 95% of
+// the offered rate, when every connection was busy (the target was not
+// keeping up), or when the generator's process used 90% of its cores; the
+// last makes the whole result invalid (generator-bound), and an invalid
+// result never passes or fails a gate. Sends late by more than MaxLagP99 at
+// P99 get a warning: they stay correctly timed from their intended time.
+//
+// # Targets
+//
+// StartTarget starts a service in its own process group with {port} (and
+// {grpc_port}) filled by free ports, waits for its readiness URL, keeps its
+// log, and stops the whole group with SIGTERM then SIGKILL, also when the
+// context is cancelled (perfgate interrupted).
+//
+// # Knee search
+//
+// SearchKnee finds the highest offered rate whose P99 meets the SLO with
+// errors and achieved rate within limits: geometric growth until a probe
+// fails, then bisection of the bracket to a resolution, each probe a full
+// measurement window after its own warm-up.
+package harness
