@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
@@ -80,6 +81,21 @@ func TestGolden(t *testing.T) {
 			want, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatalf("%v (run with -update to create)", err)
+			}
+			if format == "json" {
+				// Floats in full precision may differ in the last digit
+				// across platforms (fused multiply-add): compare decoded.
+				var w, g compare.Comparison
+				if err := json.Unmarshal(want, &w); err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				if err := json.Unmarshal(buf.Bytes(), &g); err != nil {
+					t.Fatalf("Render(json) output: %v", err)
+				}
+				if d := cmp.Diff(w, g, cmpopts.EquateApprox(1e-9, 1e-12)); d != "" {
+					t.Errorf("Render(json) differs from %s (-want +got):\n%s", path, d)
+				}
+				return
 			}
 			if d := cmp.Diff(string(want), buf.String()); d != "" {
 				t.Errorf("Render(%s) differs from %s (-want +got):\n%s", format, path, d)

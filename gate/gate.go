@@ -47,15 +47,19 @@ func Evaluate(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvM
 		}
 	}
 	r := &report.Report{Title: filepath.Base(cfg.Path), Comparison: c, Baseline: base, Candidate: cand}
-	r.Plans = Plans(cfg, base, cand)
+	var warns []string
+	r.Plans, warns = Plans(cfg, base, cand)
+	r.Warnings = append(r.Warnings, warns...)
 	return r, nil
 }
 
 // Plans sizes each candidate scenario with a knee (and its baseline, when
-// it has one) for cfg's peak traffic. Nothing is planned without a peak.
-func Plans(cfg *config.Config, base, cand []*result.Result) []report.Plan {
+// it has one) for cfg's peak traffic. Nothing is planned without a peak. A
+// knee that cannot be sized (no probe met the SLO) is a warning that says
+// so, never a zero.
+func Plans(cfg *config.Config, base, cand []*result.Result) (plans []report.Plan, warnings []string) {
 	if cfg.Capacity.PeakQPS <= 0 {
-		return nil
+		return nil, nil
 	}
 	in := sizing.Input{PeakQPS: cfg.Capacity.PeakQPS, Headroom: cfg.Capacity.Headroom,
 		CostPerInstanceHour: cfg.Capacity.CostPerInstanceHour}
@@ -63,15 +67,19 @@ func Plans(cfg *config.Config, base, cand []*result.Result) []report.Plan {
 	for _, b := range base {
 		byName[b.Scenario] = b
 	}
-	var plans []report.Plan
 	for _, r := range cand {
 		if r.Capacity == nil {
 			continue
 		}
 		p := report.Plan{Scenario: r.Scenario}
-		p.Candidate, _ = sizing.Plan(r, in)
+		var err error
+		if p.Candidate, err = sizing.Plan(r, in); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: candidate not sized: %v", r.Scenario, err))
+		}
 		if b := byName[r.Scenario]; b != nil && b.Capacity != nil {
-			p.Baseline, _ = sizing.Plan(b, in)
+			if p.Baseline, err = sizing.Plan(b, in); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: baseline not sized: %v", r.Scenario, err))
+			}
 		}
 		if p.Baseline != nil && p.Candidate != nil {
 			d := sizing.Compare(p.Baseline, p.Candidate)
@@ -79,7 +87,7 @@ func Plans(cfg *config.Config, base, cand []*result.Result) []report.Plan {
 		}
 		plans = append(plans, p)
 	}
-	return plans
+	return plans, warnings
 }
 
 // pick returns the results named, in order, and the names not found.

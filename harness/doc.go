@@ -50,7 +50,9 @@
 // # Knee search
 //
 // SearchKnee finds the highest offered rate whose P99 meets the SLO with
-// errors and achieved rate within limits: geometric growth until a probe
-// fails, then bisection of the bracket to a resolution, each probe a full
-// measurement window after its own warm-up.
+// errors and achieved rate within limits: after a first low probe it jumps
+// toward 1/(mean latency) (Little's Law), grows geometrically until a probe
+// fails, then narrows the bracket to a resolution with a fitted queueing
+// curve, falling back to bisection; each probe is a full measurement window
+// after its own warm-up, and a pass near the SLO is probed again.
 package harness

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/perfgate/perfgate/harness"
@@ -32,6 +33,7 @@ type KServeGRPCClient struct {
 	next    atomic.Uint64
 	req     preEncoded
 	callOpt []grpc.CallOption
+	md      metadata.MD // Options.Headers, sent as request metadata
 }
 
 var (
@@ -51,6 +53,9 @@ func NewKServeGRPC(ctx context.Context, o Options) (*KServeGRPCClient, error) {
 		return nil, fmt.Errorf("kserve-grpc: url %q: want host:port, without a scheme", o.URL)
 	}
 	c := &KServeGRPCClient{o: o, callOpt: []grpc.CallOption{grpc.ForceCodecV2(newRawCodec())}}
+	if len(o.Headers) > 0 {
+		c.md = metadata.New(o.Headers) // keys are lower-cased, as gRPC wants
+	}
 	n := min(DefaultGRPCConns, o.MaxConns)
 	for range n {
 		cc, err := grpc.NewClient(o.URL, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -108,6 +113,9 @@ func (c *KServeGRPCClient) Do(ctx context.Context, h harness.Hit) harness.Sample
 		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	if c.md != nil {
+		cctx = metadata.NewOutgoingContext(cctx, c.md)
+	}
 	var sink inferSink
 	cc := c.conn()
 	s := harness.Sample{Hit: h, Start: time.Now()}
@@ -135,9 +143,17 @@ func (c *KServeGRPCClient) client() kservepb.GRPCInferenceServiceClient {
 	return kservepb.NewGRPCInferenceServiceClient(c.conns[0])
 }
 
+// withMD adds the headers to a setup call's context (an auth token, say).
+func (c *KServeGRPCClient) withMD(ctx context.Context) context.Context {
+	if c.md == nil {
+		return ctx
+	}
+	return metadata.NewOutgoingContext(ctx, c.md)
+}
+
 // Ready calls ServerReady and wants ready = true.
 func (c *KServeGRPCClient) Ready(ctx context.Context) error {
-	r, err := c.client().ServerReady(ctx, &kservepb.ServerReadyRequest{})
+	r, err := c.client().ServerReady(c.withMD(ctx), &kservepb.ServerReadyRequest{})
 	if err != nil {
 		return fmt.Errorf("ServerReady %s: %w", c.o.URL, err)
 	}
@@ -149,7 +165,7 @@ func (c *KServeGRPCClient) Ready(ctx context.Context) error {
 
 // Metadata calls ModelMetadata for the client's model.
 func (c *KServeGRPCClient) Metadata(ctx context.Context) (*kserve.ModelMetadata, error) {
-	r, err := c.client().ModelMetadata(ctx, &kservepb.ModelMetadataRequest{Name: c.o.Model})
+	r, err := c.client().ModelMetadata(c.withMD(ctx), &kservepb.ModelMetadataRequest{Name: c.o.Model})
 	if err != nil {
 		return nil, fmt.Errorf("ModelMetadata %q at %s: %w", c.o.Model, c.o.URL, err)
 	}

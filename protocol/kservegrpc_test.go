@@ -15,7 +15,8 @@ import (
 func TestKServeGRPCDefaultRequest(t *testing.T) {
 	srv := &grpcServer{}
 	addr, _ := startGRPC(t, srv)
-	c := newClient(t, Options{Protocol: KServeGRPC, URL: addr, Model: "mlp", MaxConns: 8})
+	c := newClient(t, Options{Protocol: KServeGRPC, URL: addr, Model: "mlp", MaxConns: 8,
+		Headers: map[string]string{"Authorization": "Bearer t0ken"}})
 	gc := c.(*KServeGRPCClient)
 	if got := len(gc.conns); got != DefaultGRPCConns {
 		t.Errorf("connection pool = %d, want %d", got, DefaultGRPCConns)
@@ -27,6 +28,12 @@ func TestKServeGRPCDefaultRequest(t *testing.T) {
 	x := srv.lastRequest().Inputs[0]
 	if x.Name != "x" || x.Datatype != "FP32" || !cmp.Equal(x.Shape, []int64{1, 16}) || len(x.Data.Float) != 16 {
 		t.Errorf("random request input = %s %s %v (%d elements), want x FP32 [1 16] from ModelMetadata", x.Name, x.Datatype, x.Shape, len(x.Data.Float))
+	}
+	srv.mu.Lock()
+	md := srv.lastMD
+	srv.mu.Unlock()
+	if got := md.Get("authorization"); !cmp.Equal(got, []string{"Bearer t0ken"}) {
+		t.Errorf("authorization metadata = %q, want the header", got)
 	}
 	if err := gc.Ready(context.Background()); err != nil {
 		t.Errorf("Ready: %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -185,4 +186,44 @@ func TestHTTPDelegates(t *testing.T) {
 		t.Fatalf("New(http) = %T, want *harness.HTTPClient", c)
 	}
 	wantAllOK(t, doN(t, c, 3))
+}
+
+// TestNetPoster drives the net/http sender (the https path) against the
+// plain test server: same framing, same classification.
+func TestNetPoster(t *testing.T) {
+	h := &kserveHandler{}
+	srv, _ := kserveServer(t, h)
+	body := []byte(`{"inputs":[{"name":"x","datatype":"FP32","shape":[1,16],"data":[` + strings.Repeat("1,", 15) + `1]}]}`)
+	p := newNetPoster(srv.URL+"/v2/models/mlp/infer", map[string]string{"Content-Type": "application/json"}, body, time.Second, 2)
+	defer p.Close()
+	status, out, err := p.DoAppend(context.Background(), body, nil)
+	if err != nil || status != http.StatusOK || !isInferResponse(out) {
+		t.Fatalf("DoAppend = %d, %q, %v; want 200 and an infer response", status, out, err)
+	}
+	h.status = http.StatusBadGateway
+	if status, out, _ = p.DoAppend(context.Background(), body, nil); status != http.StatusBadGateway || errorMessage(out) != "model overloaded" {
+		t.Errorf("DoAppend = %d, %q; want 502 with the error message", status, out)
+	}
+}
+
+// BenchmarkKServeHTTPDo measures a KServe HTTP call against a local server
+// (the server's own cost is in the figure).
+func BenchmarkKServeHTTPDo(b *testing.B) {
+	srv := httptest.NewServer(&kserveHandler{})
+	defer srv.Close()
+	c, err := NewKServeHTTP(context.Background(), Options{URL: srv.URL, Model: "mlp"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if s := c.Do(ctx, harness.Hit{}); !s.OK() {
+				b.Error(s.Err)
+				return
+			}
+		}
+	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/perfgate/perfgate/kserve"
@@ -127,9 +128,10 @@ type grpcServer struct {
 	delay     time.Duration // before answering ModelInfer
 	noOutputs bool          // answer with an empty response
 
-	mu    sync.Mutex
-	last  *kserve.InferRequest
-	count atomic.Int64
+	mu     sync.Mutex
+	last   *kserve.InferRequest
+	lastMD metadata.MD
+	count  atomic.Int64
 }
 
 func (s *grpcServer) ServerReady(context.Context, *kservepb.ServerReadyRequest) (*kservepb.ServerReadyResponse, error) {
@@ -154,6 +156,7 @@ func (s *grpcServer) ModelInfer(ctx context.Context, p *kservepb.ModelInferReque
 	}
 	s.mu.Lock()
 	s.last = req
+	s.lastMD, _ = metadata.FromIncomingContext(ctx)
 	s.mu.Unlock()
 	if s.delay > 0 {
 		select {

@@ -50,7 +50,6 @@ func TestOpenAIFigures(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			start := time.Now()
 			rec := harness.NewLLMRecorder(0, 0)
 			for i := range samples {
 				s := &samples[i]
@@ -62,7 +61,6 @@ func TestOpenAIFigures(t *testing.T) {
 				}
 				rec.Add(s)
 			}
-			_ = start
 			got := rec.Result(time.Second)
 			within := func(what string, got, want, tol float64) {
 				t.Helper()

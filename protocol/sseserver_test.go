@@ -110,7 +110,10 @@ func (s *sseServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case i == 1 && s.mode == modeAbort:
 			panic(http.ErrAbortHandler) // the connection is dropped mid-body
 		case i == 0 && s.mode == modeHang:
-			time.Sleep(2 * time.Second)
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
 			return
 		}
 	}

@@ -35,12 +35,14 @@ type mdParts struct {
 	capHead  string
 	capRows  map[string]string // by scenario
 	layers   string
+	bottle   map[string]string // bottleneck line by scenario
 	charts   []string
 	details  string
 	footer   string
 	marker   string
 	summary  string // the step summary's URL, for the truncation note
 	nOmitted int    // charts not drawn for maxCharts
+	max      int    // the byte limit, for the truncation note
 }
 
 // Markdown writes r as GitHub-flavoured markdown within o.MaxBytes.
@@ -61,6 +63,7 @@ func Markdown(w io.Writer, r *Report, o Options) error {
 // the least severe up, until the report fits max bytes; as a last resort it
 // cuts the text. It always keeps the truncation note and the marker.
 func (p *mdParts) shorten(max int) string {
+	p.max = max
 	n := len(p.rows)
 	if out := p.assemble(n, true, false, p.note(n, "the environment, method and warnings")); len(out) <= max {
 		return out
@@ -104,7 +107,8 @@ func (p *mdParts) note(rows int, dropped string) string {
 	if p.summary != "" {
 		where = "the [step summary](" + p.summary + ")"
 	}
-	return fmt.Sprintf("> [!NOTE]\n> This comment was shortened to fit GitHub's 65,536-character limit: %s left out. The full report is in %s.\n", what, where)
+	return fmt.Sprintf("> [!NOTE]\n> This report was shortened to fit GitHub's limit of %s characters: %s left out. The full report is in %s.\n",
+		thousands(float64(p.max), 0), what, where)
 }
 
 func (p *mdParts) markerLine() string {
@@ -137,6 +141,15 @@ func (p *mdParts) assemble(rows int, charts, details bool, note string) string {
 	}
 	if p.layers != "" {
 		b.WriteString("\n" + p.layers)
+	}
+	var bn []string
+	for _, name := range p.names[:rows] {
+		if line, ok := p.bottle[name]; ok {
+			bn = append(bn, line)
+		}
+	}
+	if len(bn) > 0 {
+		b.WriteString("\n**Bottleneck** (PR, from telemetry):\n\n" + strings.Join(bn, ""))
 	}
 	if charts && len(p.charts) > 0 {
 		b.WriteString("\n### P99 against offered load\n")
@@ -171,7 +184,7 @@ func (r *Report) mdParts(marker string) *mdParts {
 		p.names = append(p.names, s.Scenario)
 	}
 	p.capHead, p.capRows = r.mdCapacity()
-	p.layers = r.mdLayers()
+	p.layers, p.bottle = r.mdLayers()
 	for _, s := range r.scenarios() {
 		ch := chart(s.Scenario, find(r.Baseline, s.Scenario), find(r.Candidate, s.Scenario))
 		if ch == "" {
@@ -317,8 +330,9 @@ func (r *Report) mdCapacity() (string, map[string]string) {
 	return head + "\n" + sep + "\n", rows
 }
 
-// mdLayers is the per-layer attribution, the ladder and the bottlenecks.
-func (r *Report) mdLayers() string {
+// mdLayers is the per-layer attribution and the ladder, and the bottleneck
+// line of each scenario whose run sampled telemetry.
+func (r *Report) mdLayers() (string, map[string]string) {
 	c := r.Comparison
 	var b strings.Builder
 	if len(c.Layers) > 0 {
@@ -343,8 +357,8 @@ func (r *Report) mdLayers() string {
 		fmt.Fprintf(&b, "- whole: P99 %s; sum of the rungs %s, interaction %s [%+.1f, %+.1f]\n",
 			changeCI(&l.Whole.P99), pct(l.SumOfPartsP99Pct, false), pct(l.InteractionP99Pct, false), l.InteractionCIPct[0], l.InteractionCIPct[1])
 	}
-	var bn []string
-	for _, s := range r.scenarios() {
+	bn := map[string]string{}
+	for _, s := range r.Comparison.Scenarios {
 		res := find(r.Candidate, s.Scenario)
 		if res == nil || res.Telemetry == nil || res.Telemetry.Bottleneck == nil {
 			continue
@@ -361,15 +375,9 @@ func (r *Report) mdLayers() string {
 		if t.Bottleneck.Next != "" {
 			line += ". Next: " + esc(t.Bottleneck.Next)
 		}
-		bn = append(bn, line+"\n")
+		bn[s.Scenario] = line + "\n"
 	}
-	if len(bn) > 0 {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString("**Bottleneck** (PR, from telemetry):\n\n" + strings.Join(bn, ""))
-	}
-	return b.String()
+	return b.String(), bn
 }
 
 // boldIf wraps s in ** when cond.

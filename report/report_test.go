@@ -151,7 +151,7 @@ func TestMarkdownOverLimit(t *testing.T) {
 	if err := Markdown(&b, manyScenarios(t, 1500), Options{MaxBytes: SummaryMaxBytes}); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), "This comment was shortened") || !strings.Contains(b.String(), "variant-1499") {
+	if strings.Contains(b.String(), "This report was shortened") || !strings.Contains(b.String(), "variant-1499") {
 		t.Errorf("the step summary (%d bytes) was shortened; it should carry the full report", b.Len())
 	}
 }

@@ -102,6 +102,10 @@ type GPUStats struct {
 	Samples         int      `json:"samples,omitempty"`
 	// SMOccupancyPct is resident warps over the maximum (GPM only).
 	SMOccupancyPct *Stat `json:"sm_occupancy_pct,omitempty"`
+	// PipeUtilPct is the busiest arithmetic pipe per sample (tensor, FP64,
+	// FP32, FP16 or integer; GPM only): what tells a kernel that computes
+	// from one that only streams memory while keeping its SMs "active".
+	PipeUtilPct *Stat `json:"pipe_util_pct,omitempty"`
 	// UtilSource says where SMUtilPct and MemBWUtilPct came from: "gpm"
 	// (GPM SM utilization and DRAM bandwidth) or "utilization-rates"
 	// (nvmlDeviceGetUtilizationRates' kernel and memory busy time).

@@ -36,6 +36,7 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 	// harness.Run already waits for in-flight requests; a short pause lets
 	// the target's own queues empty before the next probe.
 	ko.Drain = 250 * time.Millisecond
+	ko.Window = l.Duration.D()
 	ko.Budget = DefaultSweepBudget
 	if o.Budget > 0 {
 		ko.Budget = o.Budget
@@ -61,22 +62,11 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 		if r == nil {
 			return result.Point{OfferedRPS: rate}, err
 		}
-		runs[rate] = r
-		p := result.Point{
-			OfferedRPS: rate, AchievedRPS: r.Summary.AchievedRPS, ErrorRate: r.Summary.ErrorRate,
-			Latency: r.Summary.Latency, InFlightMean: r.Summary.InFlightMean,
-		}
-		if r.LLM != nil {
-			p.GoodputRPS = r.LLM.GoodputRPS
-			p.TTFTP99Ms, p.TPOTP99Ms = r.LLM.TTFT.P99, r.LLM.TPOT.P99
-		}
 		if err != nil && !isAllFailed(err) {
-			return p, err
+			return result.Point{OfferedRPS: rate}, err
 		}
-		if isAllFailed(err) {
-			p.ErrorRate = 1
-		}
-		return p, nil
+		runs[rate] = r
+		return harness.PointOf(r, rate), nil
 	}
 	capa, err := harness.SearchKnee(ctx, probe, ko)
 	if capa == nil {

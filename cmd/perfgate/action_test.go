@@ -235,7 +235,7 @@ func TestActionGate(t *testing.T) {
 			if got := srv.Comments(17)[0]; got.Body != human.Body {
 				t.Errorf("the human's comment was changed to %q", got.Body)
 			}
-			if s := r.file("summary"); !strings.Contains(s, "svc\\|&lt;b&gt;batching") || strings.Contains(s, "This comment was shortened") {
+			if s := r.file("summary"); !strings.Contains(s, "svc\\|&lt;b&gt;batching") || strings.Contains(s, "This report was shortened") {
 				t.Errorf("step summary lacks the full report:\n%s", s)
 			}
 			for _, want := range tt.wantStdout {

@@ -126,7 +126,7 @@ Usage:
   perfgate run  --config perfgate.yaml [--scenario NAME]... [--out DIR]
   perfgate run  --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--rate R | --concurrency C | --sweep --slo-p99 DUR] ...
   perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
-  perfgate size    --result FILE --peak-qps N [--headroom 1.3] [--format text|markdown|json]
+  perfgate size    --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
   perfgate gate    --config perfgate.yaml
   perfgate baseline update --from DIR --to DIR
   perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] ...

@@ -19,7 +19,12 @@
 //   - SM occupancy: GPM_METRIC_SM_OCCUPANCY, resident warps over the
 //     maximum, kept as extra evidence,
 //   - memory-bandwidth utilization: GPM_METRIC_DRAM_BW_UTIL, the DRAM
-//     bandwidth used as a percentage of the peak.
+//     bandwidth used as a percentage of the peak,
+//   - pipe utilization: the busiest of the tensor, FP64, FP32, FP16 and
+//     integer pipes (GPM_METRIC_ANY_TENSOR_UTIL, ..._FP64_UTIL, ...). A
+//     kernel that only streams memory keeps its SMs "active" (high SM
+//     utilization) while its pipes idle; this figure tells it from one that
+//     computes.
 //
 // Elsewhere (or when GPM fails on a device) it falls back to
 // nvmlDeviceGetUtilizationRates: "gpu" is the percentage of time one or

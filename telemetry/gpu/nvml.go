@@ -163,13 +163,13 @@ func (s *Sampler) sampleGPM(d *nvDevice, x *Sample) bool {
 		return true
 	}
 	mg := nvml.GpmMetricsGetType{
-		NumMetrics: 3,
+		NumMetrics: uint32(len(gpmMetrics)),
 		Sample1:    d.cur, // the older sample, after the swap
 		Sample2:    d.prev,
 	}
-	mg.Metrics[0].MetricId = uint32(nvml.GPM_METRIC_SM_UTIL)
-	mg.Metrics[1].MetricId = uint32(nvml.GPM_METRIC_SM_OCCUPANCY)
-	mg.Metrics[2].MetricId = uint32(nvml.GPM_METRIC_DRAM_BW_UTIL)
+	for i, id := range gpmMetrics {
+		mg.Metrics[i].MetricId = uint32(id)
+	}
 	if ret := s.lib.GpmMetricsGet(&mg); ret != nvml.SUCCESS {
 		d.gpm = false
 		return false
@@ -184,8 +184,28 @@ func (s *Sampler) sampleGPM(d *nvDevice, x *Sample) bool {
 	if math.IsNaN(sm) || math.IsNaN(bw) {
 		return false
 	}
-	x.SMUtilPct, x.SMOccupancyPct, x.MemBWUtilPct, x.Source = sm, occ, bw, SourceGPM
+	pipe := math.NaN()
+	for i := 3; i < len(gpmMetrics); i++ {
+		if v := get(mg.Metrics[i]); !math.IsNaN(v) && (math.IsNaN(pipe) || v > pipe) {
+			pipe = v
+		}
+	}
+	x.SMUtilPct, x.SMOccupancyPct, x.MemBWUtilPct, x.PipeUtilPct, x.Source = sm, occ, bw, pipe, SourceGPM
 	return true
+}
+
+// gpmMetrics are the GPM metrics read per sample: SM utilization, SM
+// occupancy and DRAM bandwidth first, then the arithmetic pipes whose
+// maximum is PipeUtilPct.
+var gpmMetrics = []nvml.GpmMetricId{
+	nvml.GPM_METRIC_SM_UTIL,
+	nvml.GPM_METRIC_SM_OCCUPANCY,
+	nvml.GPM_METRIC_DRAM_BW_UTIL,
+	nvml.GPM_METRIC_ANY_TENSOR_UTIL,
+	nvml.GPM_METRIC_FP64_UTIL,
+	nvml.GPM_METRIC_FP32_UTIL,
+	nvml.GPM_METRIC_FP16_UTIL,
+	nvml.GPM_METRIC_INTEGER_UTIL,
 }
 
 // throttle reads the clock event reasons, falling back to the older

@@ -31,8 +31,10 @@ type fakeGPU struct {
 	gpm      bool
 	// gpmSM and gpmBW are the GPM figures for the interval ending at GPM
 	// sample k (k ≥ 1).
-	gpmSM, gpmBW  []float64
-	calls, pcalls int
+	gpmSM, gpmBW []float64
+	// gpmTensor and gpmFP32 are two of the pipe figures, constant.
+	gpmTensor, gpmFP32 float64
+	calls, pcalls      int
 }
 
 func at[T any](xs []T, k int) T { return xs[min(k, len(xs)-1)] }
@@ -143,6 +145,10 @@ func newServer(t *testing.T, fakes ...*fakeGPU) *mock.Interface {
 				m.Value = at(f.gpmSM, b.seq)
 			case nvml.GPM_METRIC_DRAM_BW_UTIL:
 				m.Value = at(f.gpmBW, b.seq)
+			case nvml.GPM_METRIC_ANY_TENSOR_UTIL:
+				m.Value = f.gpmTensor
+			case nvml.GPM_METRIC_FP32_UTIL:
+				m.Value = f.gpmFP32
 			default:
 				m.NvmlReturn = uint32(nvml.ERROR_NOT_SUPPORTED)
 			}
@@ -180,10 +186,10 @@ func TestSamplerSummaries(t *testing.T) {
 			// utilization figures come from readings 2 and 3 only.
 			name: "gpm on two devices, old driver throttle call",
 			fakes: []*fakeGPU{
-				{gpm: true, gpmSM: []float64{0, 30, 32}, gpmBW: []float64{0, 86, 90},
+				{gpm: true, gpmSM: []float64{0, 30, 32}, gpmBW: []float64{0, 86, 90}, gpmFP32: 4,
 					util: []nvml.Utilization{{Gpu: 100, Memory: 100}}, power: []uint32{412000},
 					usedMiB: 1000, clock: 1500, temp: 50, reasons: 0x1 | 0x40, noEvents: true},
-				{gpm: true, gpmSM: []float64{0, 95, 85}, gpmBW: []float64{0, 20, 20},
+				{gpm: true, gpmSM: []float64{0, 95, 85}, gpmBW: []float64{0, 20, 20}, gpmTensor: 71, gpmFP32: 12,
 					util: []nvml.Utilization{{Gpu: 7, Memory: 7}}, power: []uint32{650000},
 					usedMiB: 2000, clock: 1700, temp: 70},
 			},
@@ -193,12 +199,13 @@ func TestSamplerSummaries(t *testing.T) {
 					SMUtilPct: result.Stat{Mean: 31, Max: 32}, MemBWUtilPct: result.Stat{Mean: 88, Max: 90},
 					MemUsedMiB: 1000, PowerW: result.Stat{Mean: 412, Max: 412},
 					SMClockMHz: &result.Stat{Mean: 1500, Max: 1500}, TemperatureC: &result.Stat{Mean: 50, Max: 50},
+					PipeUtilPct:     &result.Stat{Mean: 4, Max: 4},
 					ThrottleReasons: []string{"gpu_idle", "hw_thermal_slowdown"}, UtilSource: SourceGPM},
 				{Index: 1, Name: h200, Samples: 3,
 					SMUtilPct: result.Stat{Mean: 90, Max: 95}, MemBWUtilPct: result.Stat{Mean: 20, Max: 20},
 					MemUsedMiB: 2000, PowerW: result.Stat{Mean: 650, Max: 650},
 					SMClockMHz: &result.Stat{Mean: 1700, Max: 1700}, TemperatureC: &result.Stat{Mean: 70, Max: 70},
-					UtilSource: SourceGPM},
+					PipeUtilPct: &result.Stat{Mean: 71, Max: 71}, UtilSource: SourceGPM},
 			},
 		},
 		{

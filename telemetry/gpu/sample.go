@@ -29,11 +29,13 @@ type Sample struct {
 	SMUtilPct      float64
 	MemBWUtilPct   float64
 	SMOccupancyPct float64
-	Source         string
-	MemUsedMiB     float64
-	PowerW         float64
-	SMClockMHz     float64
-	TemperatureC   float64
+	// PipeUtilPct is the busiest arithmetic pipe (GPM only).
+	PipeUtilPct  float64
+	Source       string
+	MemUsedMiB   float64
+	PowerW       float64
+	SMClockMHz   float64
+	TemperatureC float64
 	// ThrottleReasons is NVML's clock event reason bit mask.
 	ThrottleReasons uint64
 	ThrottleKnown   bool
@@ -42,7 +44,7 @@ type Sample struct {
 // Unknown returns a sample of device index with every figure unknown.
 func Unknown(index int) Sample {
 	nan := math.NaN()
-	return Sample{Index: index, SMUtilPct: nan, MemBWUtilPct: nan, SMOccupancyPct: nan,
+	return Sample{Index: index, SMUtilPct: nan, MemBWUtilPct: nan, SMOccupancyPct: nan, PipeUtilPct: nan,
 		MemUsedMiB: nan, PowerW: nan, SMClockMHz: nan, TemperatureC: nan}
 }
 
@@ -116,11 +118,11 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
 // device is the running summary of one GPU.
 type device struct {
-	sm, bw, occ, mem, power, clock, temp acc
-	throttle                             uint64
-	throttleKnown                        bool
-	sources                              map[string]int
-	samples                              int
+	sm, bw, occ, pipe, mem, power, clock, temp acc
+	throttle                                   uint64
+	throttleKnown                              bool
+	sources                                    map[string]int
+	samples                                    int
 }
 
 // Window summarizes the samples of one measurement window. The zero value
@@ -144,6 +146,7 @@ func (w *Window) Add(samples []Sample) {
 		d.sm.add(s.SMUtilPct)
 		d.bw.add(s.MemBWUtilPct)
 		d.occ.add(s.SMOccupancyPct)
+		d.pipe.add(s.PipeUtilPct)
 		d.mem.add(s.MemUsedMiB)
 		d.power.add(s.PowerW)
 		d.clock.add(s.SMClockMHz)
@@ -192,6 +195,10 @@ func (w *Window) Stats(infos []Info) []result.GPUStats {
 		if d.occ.n > 0 {
 			s := d.occ.stat()
 			g.SMOccupancyPct = &s
+		}
+		if d.pipe.n > 0 {
+			s := d.pipe.stat()
+			g.PipeUtilPct = &s
 		}
 		if d.mem.n > 0 {
 			g.MemUsedMiB = round2(d.mem.max)
