@@ -12,8 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -190,7 +188,7 @@ func Validate(r *result.Result) error {
 			if h.enc == "" && h.name != "histogram" {
 				continue
 			}
-			if _, err := decodeHistogram(h.enc); err != nil {
+			if _, err := result.DecodeHistogram(h.enc); err != nil {
 				return fmt.Errorf("trial %d: field %q: %w", i+1, h.name, err)
 			}
 		}
@@ -205,17 +203,4 @@ func validLayer(l string) bool {
 		}
 	}
 	return false
-}
-
-// decodeHistogram is result.DecodeHistogram made safe for untrusted input:
-// hdrhistogram-go's Decode panics on some malformed data (a payload
-// shorter than its header), which must be an error naming the file, not a
-// crash of the gate.
-func decodeHistogram(enc string) (h *hdrhistogram.Histogram, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			h, err = nil, fmt.Errorf("decoding histogram: malformed data (%v)", p)
-		}
-	}()
-	return result.DecodeHistogram(enc)
 }

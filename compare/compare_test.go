@@ -69,11 +69,19 @@ func TestCompareVerdicts(t *testing.T) {
 			edit: func(b, c *result.Result) { c.Valid = false }, wantWarning: "never pass or fail"},
 		{name: "interrupted candidate", scale: 1.3, want: Pass, wantScen: Inconclusive,
 			edit: func(b, c *result.Result) { c.Interrupted = true }, wantWarning: "never pass or fail"},
-		{name: "lagging trial left out", scale: 1, want: Pass,
+		{name: "generator-limited trial left out", scale: 1, want: Pass,
 			edit: func(b, c *result.Result) {
 				c.Trials[2].Valid = false
-				c.Trials[2].Invalid = []string{"generator lagged its schedule by 40ms at P99"}
-			}, wantWarning: "candidate trial 3 left out: generator lagged"},
+				c.Trials[2].GeneratorLimited = true
+				c.Trials[2].Invalid = []string{"the generator was saturated: it used 1.95 of 2 cores"}
+			}, wantWarning: "candidate trial 3 left out: the generator was saturated"},
+		// A target that fell behind is what the gate must see: the flagged
+		// trial stays in, and the regression it carries is found.
+		{name: "overloaded target trial kept", scale: 1.3, want: Fail, wantScen: Regressed,
+			edit: func(b, c *result.Result) {
+				c.Trials[2].Valid = false
+				c.Trials[2].Invalid = []string{"achieved 900.0 rps, under 95% of the offered 1000.0 rps"}
+			}, wantWarning: "candidate trial 3 kept though flagged"},
 		{name: "simulated flagged", scale: 1, want: Pass,
 			edit: func(b, c *result.Result) { c.Simulated = true }, wantWarning: "simulated target"},
 		{name: "other GPU", scale: 1, want: Incomparable,

@@ -117,13 +117,21 @@ func prepare(r *result.Result, who string) *side {
 			if len(t.Invalid) > 0 {
 				why = strings.Join(t.Invalid, "; ")
 			}
-			s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d left out: %s", who, n, why))
-			continue
+			if t.GeneratorLimited {
+				// The generator, not the target, limited this window: its
+				// figures measure perfgate and are left out.
+				s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d left out: %s", who, n, why))
+				continue
+			}
+			// The target fell behind the offered load: that is the very
+			// thing a gate must see, so the trial is kept (its latency,
+			// counted from the intended send time, shows the backlog).
+			s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d kept though flagged: %s", who, n, why))
 		}
 		s.trials++
 		s.errs = append(s.errs, t.Errors)
 		s.reqs = append(s.reqs, t.Requests)
-		if h, err := decodeHistogram(t.Histogram); err != nil {
+		if h, err := result.DecodeHistogram(t.Histogram); err != nil {
 			s.broken = fmt.Sprintf("%s trial %d: %v", who, n, err)
 			return s
 		} else if h.TotalCount() > 0 {
@@ -158,7 +166,7 @@ func prepare(r *result.Result, who string) *side {
 // appendHist decodes enc and appends it when it holds values; a missing or
 // undecodable one leaves hs short, which disables that metric.
 func appendHist(hs []*hdrhistogram.Histogram, enc string) []*hdrhistogram.Histogram {
-	h, err := decodeHistogram(enc)
+	h, err := result.DecodeHistogram(enc)
 	if err != nil || h.TotalCount() == 0 {
 		return hs
 	}
@@ -189,16 +197,4 @@ func (r *resampler) draw(w []int, off, n int) {
 	for range n {
 		w[off+r.rng.IntN(n)]++
 	}
-}
-
-// decodeHistogram is result.DecodeHistogram made safe for untrusted input:
-// hdrhistogram-go's Decode panics on some malformed data, which must make
-// the scenario uncomparable, not crash the gate.
-func decodeHistogram(enc string) (h *hdrhistogram.Histogram, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			h, err = nil, fmt.Errorf("decoding histogram: malformed data (%v)", p)
-		}
-	}()
-	return result.DecodeHistogram(enc)
 }

@@ -31,6 +31,14 @@
 // [RequestFromProto], [ResponseToProto], [ResponseFromProto],
 // [MetadataToProto] and [MetadataFromProto] convert whole messages.
 //
+// # For servers
+//
+// Decoding a request with encoding/json validates every tensor
+// (Tensor.UnmarshalJSON). [DecodeData] and [DecodeRaw] decode just the
+// elements when the caller has the datatype and shape. [Tensor.AppendJSON]
+// encodes a response tensor into a reused buffer without allocating.
+// [Random] and [RandomRequest] build test inputs from model metadata.
+//
 // The package depends only on the standard library and kservepb, so both
 // the load generator and the reference server can use it.
 package kserve

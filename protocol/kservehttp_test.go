@@ -200,7 +200,9 @@ func TestNetPoster(t *testing.T) {
 	if err != nil || status != http.StatusOK || !isInferResponse(out) {
 		t.Fatalf("DoAppend = %d, %q, %v; want 200 and an infer response", status, out, err)
 	}
-	h.status = http.StatusBadGateway
+	bad, _ := kserveServer(t, &kserveHandler{status: http.StatusBadGateway})
+	p = newNetPoster(bad.URL+"/v2/models/mlp/infer", nil, body, time.Second, 2)
+	defer p.Close()
 	if status, out, _ = p.DoAppend(context.Background(), body, nil); status != http.StatusBadGateway || errorMessage(out) != "model overloaded" {
 		t.Errorf("DoAppend = %d, %q; want 502 with the error message", status, out)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/harness"
@@ -143,6 +144,12 @@ func (c *OpenAIClient) Do(ctx context.Context, h harness.Hit) harness.Sample {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		s.End = time.Now()
 		s.Class, s.Err = harness.HTTPClass(resp.StatusCode), fmt.Sprintf("status %d: %s", resp.StatusCode, openAIError(b))
+		return s
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		s.End = time.Now()
+		s.Class, s.Err = harness.ErrProtocol, "answered "+ct+", not an event stream (is \"stream\": true supported?): "+clip(b)
 		return s
 	}
 	readStream(ctx, rctx, resp.Body, &s)

@@ -99,6 +99,8 @@ func TestOpenAIStreamErrors(t *testing.T) {
 		{modeEmpty, 0, ClassStreamEmpty, "without a content token"},
 		{modeStatus, 0, "http_429", "slow down"},
 		{modeHang, 200 * time.Millisecond, harness.ErrTimeout, ""},
+		// A server that ignores "stream": true would otherwise look like one fast token.
+		{modeJSON, 0, harness.ErrProtocol, "not an event stream"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {

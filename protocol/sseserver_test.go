@@ -23,9 +23,10 @@ type sseServer struct {
 	crlf             bool // end lines with CRLF and add comments
 	mode             string
 
-	mu   sync.Mutex
-	last map[string]any
-	path string
+	mu      sync.Mutex
+	last    map[string]any
+	path    string
+	prompts []string // every prompt received, in order
 }
 
 // Failure modes of sseServer.
@@ -38,6 +39,7 @@ const (
 	modeEmpty      = "empty"       // [DONE] without any content
 	modeStatus     = "status"      // 429 before streaming
 	modeHang       = "hang"        // stall after the first token
+	modeJSON       = "json"        // ignore "stream" and answer one JSON body
 )
 
 func (s *sseServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -49,6 +51,7 @@ func (s *sseServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.last, s.path = req, r.URL.Path
+	s.prompts = append(s.prompts, promptOf(req))
 	s.mu.Unlock()
 	chat := r.URL.Path == "/v1/chat/completions"
 	if !chat && r.URL.Path != "/v1/completions" {
@@ -59,6 +62,11 @@ func (s *sseServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		io.WriteString(w, `{"error":{"message":"slow down","type":"rate_limit"}}`)
+		return
+	}
+	if s.mode == modeJSON {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"message":{"content":"all at once"}}]}`)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")

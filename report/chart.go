@@ -128,7 +128,7 @@ func chart(name string, base, cand *result.Result) string {
 	}
 	cats := make([]string, len(xs))
 	for i, x := range xs {
-		cats[i] = strconv.FormatFloat(math.Round(x), 'f', -1, 64)
+		cats[i] = strconv.Quote(strconv.FormatFloat(math.Round(x), 'f', -1, 64))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**: %s.", esc(name), strings.Join(legend, ", "))

@@ -41,12 +41,19 @@ func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
 	return string(b), nil
 }
 
-// DecodeHistogram decodes a V2 compressed base64 histogram.
-func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+// DecodeHistogram decodes a V2 compressed base64 histogram. Malformed
+// input is an error, never a panic (hdrhistogram-go's Decode panics on
+// some short payloads).
+func DecodeHistogram(s string) (h *hdrhistogram.Histogram, err error) {
 	if s == "" {
 		return nil, fmt.Errorf("empty histogram")
 	}
-	h, err := hdrhistogram.Decode([]byte(s))
+	defer func() {
+		if p := recover(); p != nil {
+			h, err = nil, fmt.Errorf("decoding histogram: malformed data (%v)", p)
+		}
+	}()
+	h, err = hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("decoding histogram: %w", err)
 	}

@@ -48,18 +48,21 @@ func Classify(in ClassifyInput) *result.Bottleneck {
 	}
 	gpus := usable(in.GPUs)
 	for _, g := range gpus {
-		if g.SMUtilPct.Mean >= ComputeSMPct {
-			return &result.Bottleneck{Class: result.ComputeBound, Next: NextCompute, Evidence: []string{
-				fmt.Sprintf("SM %s on GPU %d (%s), memory bandwidth %s", pct(g.SMUtilPct.Mean), g.Index, g.Name, pct(g.MemBWUtilPct.Mean)),
-				fmt.Sprintf("threshold: SM ≥ %s", pct(ComputeSMPct)),
+		busy, what := busyFigure(g)
+		if g.MemBWUtilPct.Mean >= BandwidthMemPct && busy < BandwidthMaxSMPct {
+			return &result.Bottleneck{Class: result.BandwidthBound, Next: NextBandwidth, Evidence: []string{
+				fmt.Sprintf("memory bandwidth %s, SM %s%s on GPU %d (%s)",
+					pct(g.MemBWUtilPct.Mean), pct(g.SMUtilPct.Mean), pipes(g), g.Index, g.Name),
+				fmt.Sprintf("threshold: memory bandwidth ≥ %s with %s < %s", pct(BandwidthMemPct), what, pct(BandwidthMaxSMPct)),
 			}}
 		}
 	}
 	for _, g := range gpus {
-		if g.MemBWUtilPct.Mean >= BandwidthMemPct && g.SMUtilPct.Mean < BandwidthMaxSMPct {
-			return &result.Bottleneck{Class: result.BandwidthBound, Next: NextBandwidth, Evidence: []string{
-				fmt.Sprintf("memory bandwidth %s, SM %s on GPU %d (%s)", pct(g.MemBWUtilPct.Mean), pct(g.SMUtilPct.Mean), g.Index, g.Name),
-				fmt.Sprintf("threshold: memory bandwidth ≥ %s with SM < %s", pct(BandwidthMemPct), pct(BandwidthMaxSMPct)),
+		if g.SMUtilPct.Mean >= ComputeSMPct {
+			return &result.Bottleneck{Class: result.ComputeBound, Next: NextCompute, Evidence: []string{
+				fmt.Sprintf("SM %s on GPU %d (%s), memory bandwidth %s%s",
+					pct(g.SMUtilPct.Mean), g.Index, g.Name, pct(g.MemBWUtilPct.Mean), pipes(g)),
+				fmt.Sprintf("threshold: SM ≥ %s", pct(ComputeSMPct)),
 			}}
 		}
 	}
@@ -155,6 +158,24 @@ func unknown(in ClassifyInput, gpus []result.GPUStats) *result.Bottleneck {
 		ev = append(ev, "server metrics not scraped")
 	}
 	return &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: ev}
+}
+
+// busyFigure is what the bandwidth rule compares with BandwidthMaxSMPct:
+// the busiest arithmetic pipe where GPM measured it (a streaming kernel
+// keeps its SMs active while its pipes idle), else SM utilization.
+func busyFigure(g result.GPUStats) (float64, string) {
+	if g.PipeUtilPct != nil {
+		return g.PipeUtilPct.Mean, "pipes"
+	}
+	return g.SMUtilPct.Mean, "SM"
+}
+
+// pipes renders the pipe utilization when there is one.
+func pipes(g result.GPUStats) string {
+	if g.PipeUtilPct == nil {
+		return ""
+	}
+	return ", pipes " + pct(g.PipeUtilPct.Mean)
 }
 
 // usable keeps the GPUs whose utilization figures were measured.

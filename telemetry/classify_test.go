@@ -36,6 +36,23 @@ func TestClassify(t *testing.T) {
 				"threshold: memory bandwidth ≥ 60% with SM < 50%"}},
 		},
 		{
+			// GPM: a streaming kernel keeps SMs active but its pipes idle.
+			name: "bandwidth-bound by pipes",
+			in: ClassifyInput{GPUs: []result.GPUStats{{Index: 1, Name: "NVIDIA H200", SMUtilPct: result.Stat{Mean: 97},
+				MemBWUtilPct: result.Stat{Mean: 91}, PipeUtilPct: &result.Stat{Mean: 6}}}},
+			want: &result.Bottleneck{Class: result.BandwidthBound, Next: NextBandwidth, Evidence: []string{
+				"memory bandwidth 91%, SM 97%, pipes 6% on GPU 1 (NVIDIA H200)",
+				"threshold: memory bandwidth ≥ 60% with pipes < 50%"}},
+		},
+		{
+			// GPM: a large matrix product also moves memory, but its pipes work.
+			name: "compute-bound with busy pipes and memory",
+			in: ClassifyInput{GPUs: []result.GPUStats{{Index: 0, Name: "NVIDIA H200", SMUtilPct: result.Stat{Mean: 96},
+				MemBWUtilPct: result.Stat{Mean: 64}, PipeUtilPct: &result.Stat{Mean: 72}}}},
+			want: &result.Bottleneck{Class: result.ComputeBound, Next: NextCompute, Evidence: []string{
+				"SM 96% on GPU 0 (NVIDIA H200), memory bandwidth 64%, pipes 72%", "threshold: SM ≥ 80%"}},
+		},
+		{
 			// Busy memory bus and busy SMs: not bandwidth-bound (SM ≥ 50%),
 			// not compute-bound either (SM < 80%).
 			name: "bandwidth high but SM middling",

@@ -95,7 +95,7 @@ type Collector struct {
 	// Taken at BeginTrial, used at EndTrial (the caller's goroutine only).
 	procBefore   groupSnapshot
 	procErr      error
-	scrapeBefore counters
+	scrapeBefore []counters
 	scrapeErr    error
 }
 
@@ -278,7 +278,7 @@ func (c *Collector) endScrape(t *result.Telemetry) {
 	}
 }
 
-func (c *Collector) scrape() (counters, error) {
+func (c *Collector) scrape() ([]counters, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, DefaultScrapeTimeout)
 	defer cancel()
 	return scrape(ctx, c.client, c.opts.MetricsURL)

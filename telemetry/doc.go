@@ -24,10 +24,16 @@
 //     GeneratorCPUFraction of its cores, or its schedule lag P99 exceeded
 //     MaxScheduleLagP99Ms. The run measured perfgate, not the target, so
 //     Annotate marks the trial invalid.
-//  2. compute-bound: a GPU's mean SM utilization is at least ComputeSMPct.
-//  3. bandwidth-bound: a GPU's mean memory-bandwidth utilization is at
+//  2. bandwidth-bound: a GPU's mean memory-bandwidth utilization is at
 //     least BandwidthMemPct while its SM utilization is below
-//     BandwidthMaxSMPct ("GPU util 5%" can still be a saturated memory bus).
+//     BandwidthMaxSMPct ("GPU util 5%" can still be a saturated memory
+//     bus). Where GPM measured the arithmetic pipes (pipe_util_pct), the
+//     busiest pipe is compared instead of SM utilization: a kernel that
+//     streams memory keeps its SMs "active" while its pipes idle, so on
+//     Hopper a copy reads SM ~100%, pipes a few percent. Without GPM such a
+//     kernel reads as compute-bound (utilization rates cannot tell them
+//     apart; result.GPUStats.UtilSource says which figures were used).
+//  3. compute-bound: a GPU's mean SM utilization is at least ComputeSMPct.
 //  4. server-side: the target's CPU is at least ServerCPUFraction of the
 //     cores available to it, or requests waited in the server's queue
 //     longer than they computed.
@@ -54,7 +60,8 @@ const (
 	// ComputeSMPct: SM utilization ≥ 80% is compute-bound.
 	ComputeSMPct = 80.0
 	// BandwidthMemPct and BandwidthMaxSMPct: memory-bandwidth utilization
-	// ≥ 60% with SM utilization < 50% is bandwidth-bound.
+	// ≥ 60% with SM utilization (or, with GPM, the busiest pipe) < 50% is
+	// bandwidth-bound.
 	BandwidthMemPct   = 60.0
 	BandwidthMaxSMPct = 50.0
 	// ServerCPUFraction: a target using ≥ 85% of its cores is server-side.

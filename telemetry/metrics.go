@@ -80,7 +80,8 @@ func total(fams map[string]*dto.MetricFamily, name string) (sum, count float64, 
 }
 
 // countersOf picks the server's timing counters out of a scrape: Triton's
-// when present, else vLLM's.
+// and vLLM's, in that order, each when present (a server may export both,
+// as perfgate's reference server does for its KServe and LLM models).
 //
 // Triton: queue = Σ nv_inference_queue_duration_us, compute =
 // Σ nv_inference_compute_infer_duration_us, both over
@@ -90,14 +91,15 @@ func total(fams map[string]*dto.MetricFamily, name string) (sum, count float64, 
 // vllm:time_in_queue_requests), compute from
 // vllm:request_inference_time_seconds, or prefill + decode time when that
 // histogram is absent, each over its own histogram count.
-func countersOf(fams map[string]*dto.MetricFamily) (counters, error) {
+func countersOf(fams map[string]*dto.MetricFamily) ([]counters, error) {
+	var out []counters
 	if n, _, ok := total(fams, tritonSuccess); ok {
 		q, _, okq := total(fams, tritonQueue)
 		c, _, okc := total(fams, tritonCompute)
 		if !okq || !okc {
-			return counters{}, fmt.Errorf("%s without %s and %s", tritonSuccess, tritonQueue, tritonCompute)
+			return nil, fmt.Errorf("%s without %s and %s", tritonSuccess, tritonQueue, tritonCompute)
 		}
-		return counters{source: sourceTriton, queueMs: q / 1000, queueN: n, computeMs: c / 1000, computeN: n}, nil
+		out = append(out, counters{source: sourceTriton, queueMs: q / 1000, queueN: n, computeMs: c / 1000, computeN: n})
 	}
 	q, qn, okq := total(fams, vllmQueue)
 	if !okq {
@@ -110,17 +112,55 @@ func countersOf(fams map[string]*dto.MetricFamily) (counters, error) {
 		c, cn, okc = p+d, pn, okp && okd
 	}
 	if okq && okc {
-		return counters{source: sourceVLLM, queueMs: q * 1000, queueN: qn, computeMs: c * 1000, computeN: cn}, nil
+		out = append(out, counters{source: sourceVLLM, queueMs: q * 1000, queueN: qn, computeMs: c * 1000, computeN: cn})
 	}
-	return counters{}, ErrNoServerMetrics
+	if len(out) == 0 {
+		return nil, ErrNoServerMetrics
+	}
+	return out, nil
 }
 
 // serverMsBetween is the mean queue and compute time per request completed
-// between two scrapes: Δ total time / Δ requests.
-func serverMsBetween(a, b counters) (*result.ServerMs, error) {
-	if a.source != b.source {
-		return nil, fmt.Errorf("metrics changed from %s to %s between scrapes", a.source, b.source)
+// between two scrapes, Δ total time / Δ requests, from the first source
+// that counted requests in between.
+func serverMsBetween(before, after []counters) (*result.ServerMs, error) {
+	var first error
+	for _, b := range after {
+		for _, a := range before {
+			if a.source != b.source {
+				continue
+			}
+			ms, err := between(a, b)
+			if err == nil {
+				return ms, nil
+			}
+			if first == nil {
+				first = err
+			}
+		}
 	}
+	if first == nil {
+		first = fmt.Errorf("no metrics family in both scrapes (%s before, %s after)", sources(before), sources(after))
+	}
+	return nil, first
+}
+
+func sources(cs []counters) string {
+	s := ""
+	for i, c := range cs {
+		if i > 0 {
+			s += "+"
+		}
+		s += c.source
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// between is serverMsBetween for one source.
+func between(a, b counters) (*result.ServerMs, error) {
 	dq, dqn := b.queueMs-a.queueMs, b.queueN-a.queueN
 	dc, dcn := b.computeMs-a.computeMs, b.computeN-a.computeN
 	for _, v := range []float64{dq, dqn, dc, dcn} {
@@ -142,29 +182,29 @@ func round3(v float64) float64 {
 	return float64(int64(v*k+0.5)) / k
 }
 
-// scrape fetches url and returns its timing counters.
-func scrape(ctx context.Context, client *http.Client, url string) (counters, error) {
+// scrape fetches url and returns its timing counters, one per source.
+func scrape(ctx context.Context, client *http.Client, url string) ([]counters, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return counters{}, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, fmt.Errorf("scraping %s: %w", url, err)
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
 	resp, err := client.Do(req)
 	if err != nil {
-		return counters{}, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, fmt.Errorf("scraping %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return counters{}, fmt.Errorf("scraping %s: %s", url, resp.Status)
+		return nil, fmt.Errorf("scraping %s: %s", url, resp.Status)
 	}
 	fams, err := parseMetrics(io.LimitReader(resp.Body, maxScrapeBytes))
 	if err != nil {
-		return counters{}, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, fmt.Errorf("scraping %s: %w", url, err)
 	}
 	c, err := countersOf(fams)
 	if err != nil {
-		return counters{}, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, fmt.Errorf("scraping %s: %w", url, err)
 	}
 	return c, nil
 }

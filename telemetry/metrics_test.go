@@ -15,13 +15,18 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-// readCounters parses a metrics capture from testdata, dropping the
-// families named in drop (to exercise fallbacks).
-func readCounters(t *testing.T, name string, drop ...string) counters {
+// readCounters parses metrics captures from testdata ("a.txt+b.txt" joins
+// two, as one server exporting both), dropping the families named in drop
+// (to exercise fallbacks).
+func readCounters(t *testing.T, name string, drop ...string) []counters {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
+	var b []byte
+	for _, n := range strings.Split(name, "+") {
+		part, err := os.ReadFile(filepath.Join("testdata", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, part...)
 	}
 	fams, err := parseMetrics(bytes.NewReader(b))
 	if err != nil {
@@ -59,6 +64,12 @@ func TestServerMsFromCaptures(t *testing.T) {
 			want: &result.ServerMs{Queue: 30, Compute: 1200, Source: "vllm"},
 		},
 		{
+			// One server exporting both families: the LLM took the requests.
+			name:   "triton idle, vllm busy",
+			before: "triton_after.txt+vllm_before.txt", after: "triton_after.txt+vllm_after.txt",
+			want: &result.ServerMs{Queue: 30, Compute: 1200, Source: "vllm"},
+		},
+		{
 			// Without the inference-time histogram, prefill + decode.
 			name: "vllm without inference time", before: "vllm_before.txt", after: "vllm_after.txt",
 			drop: []string{vllmInference},
@@ -86,12 +97,12 @@ func TestServerMsErrors(t *testing.T) {
 	vllm0 := readCounters(t, "vllm_before.txt")
 	tests := []struct {
 		name string
-		a, b counters
+		a, b []counters
 		want string
 	}{
 		{"no request in the window", triton1, triton1, "counted no completed request"},
 		{"server restarted", triton1, triton0, "went backwards"},
-		{"different servers", vllm0, triton1, "changed from vllm to triton"},
+		{"different servers", vllm0, triton1, "no metrics family in both scrapes (vllm before, triton after)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,8 +171,10 @@ func FuzzCounters(f *testing.F) {
 		}
 		// A later scrape with more of everything gives finite, non-negative
 		// times that encode as JSON.
-		d := c
-		d.queueMs, d.queueN, d.computeMs, d.computeN = 2*c.queueMs+1, c.queueN+1, c.computeMs+1, c.computeN+3
+		d := append([]counters(nil), c...)
+		for i := range d {
+			d[i].queueMs, d[i].queueN, d[i].computeMs, d[i].computeN = 2*c[i].queueMs+1, c[i].queueN+1, c[i].computeMs+1, c[i].computeN+3
+		}
 		got, err := serverMsBetween(c, d)
 		if err != nil {
 			return

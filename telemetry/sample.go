@@ -11,7 +11,9 @@ import (
 // SampleFor samples the GPUs every interval for d (or until ctx ends) and
 // writes the window's telemetry as one JSON object to w: the
 // result.Telemetry of a single window, with gpus (result.GPUStats per
-// device), sampler_cpu_pct, or no_gpu and a warning. It backs the
+// device), sampler_cpu_pct and the GPU-only bottleneck class
+// (compute-bound, bandwidth-bound or unknown), or no_gpu and a warning.
+// It backs the
 // `perfgate gpu-sample` command that fixtures/gpu/run.sh uses to compare
 // perfgate's figures with nvidia-smi's.
 func SampleFor(ctx context.Context, d, interval time.Duration, w io.Writer) error {
@@ -31,6 +33,9 @@ func SampleFor(ctx context.Context, d, interval time.Duration, w io.Writer) erro
 	case <-ctx.Done():
 	}
 	t := c.EndTrial(0)
+	if len(t.GPUs) > 0 {
+		t.Bottleneck = Classify(ClassifyInput{GPUs: t.GPUs})
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(t); err != nil {

@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -131,4 +133,62 @@ func renderer(format string) (func(io.Writer, *report.Report) error, error) {
 		return report.JSON, nil
 	}
 	return nil, fmt.Errorf("--format %q: want text, markdown or json", format)
+}
+
+// runGatePipeline is the Action's gate: the same pipeline as `perfgate
+// gate`, its results and comparison in perfgate-out.
+func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error) {
+	g, err := gatePipeline(ctx, e, cfgPath, baselinesDir, "perfgate-out", nil, allowEnvMismatch)
+	if err != nil {
+		return nil, err
+	}
+	if g.runErr != nil {
+		return nil, withCode(exitRunFailed, g.runErr)
+	}
+	out := &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict()}
+	for _, s := range g.report.Comparison.Scenarios {
+		if s.Verdict != compare.Regressed {
+			continue
+		}
+		msg := fmt.Sprintf("%s (%s layer) regressed", s.Scenario, s.Layer)
+		for _, m := range s.Metrics {
+			if m.Verdict == compare.Regressed {
+				msg += fmt.Sprintf("; %s %.4g → %.4g (%+.1f%%, interval %+.1f%% to %+.1f%%)", m.Metric, m.Baseline, m.Candidate, m.DeltaPct, m.CIPct[0], m.CIPct[1])
+			}
+		}
+		out.Regressions = append(out.Regressions, msg)
+	}
+	return out, nil
+}
+
+// runBaselinePipeline is the Action's baseline mode: it runs every
+// scenario and, only when the whole run succeeded with valid results,
+// stores them as the baselines (atomically, replacing only the scenarios
+// measured).
+func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string) error {
+	cfg, err := config.ReadFile(cfgPath)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	if baselinesDir == "" {
+		baselinesDir = cfg.Resolve(cfg.Baselines)
+	}
+	resultsDir := filepath.Join("perfgate-out", "results")
+	outs, err := runSuite(ctx, e, cfg, nil, resultsDir)
+	if err != nil {
+		return err
+	}
+	if err := outcomeErr(ctx, outs); err != nil {
+		return fmt.Errorf("baselines not updated: %w", err)
+	}
+	written, err := baselines.Update(resultsDir, baselinesDir, result.Provenance{
+		GitSHA: e.getenv("GITHUB_SHA"), GitRef: e.getenv("GITHUB_REF"), Tag: e.getenv("GITHUB_REF_NAME"),
+		Perfgate: version, ConfigHash: cfg.Hash})
+	if err != nil {
+		return withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
+	}
+	for _, w := range written {
+		fmt.Fprintf(e.stderr, "stored baseline %s\n", w)
+	}
+	return nil
 }
