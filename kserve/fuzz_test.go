@@ -1,10 +1,12 @@
 package kserve
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // FuzzTensorJSON checks that the tensor decoder never panics, that what it
@@ -25,6 +27,11 @@ func FuzzTensorJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		var direct Tensor
+		_ = direct.UnmarshalJSON(in) // on any bytes: errors, never panics
+		if json.Valid(in) {
+			checkScanMatchesReference(t, in)
+		}
 		var got Tensor
 		if err := json.Unmarshal(in, &got); err != nil {
 			return
@@ -32,14 +39,14 @@ func FuzzTensorJSON(f *testing.F) {
 		if err := got.Validate(); err != nil {
 			t.Fatalf("decoded tensor is invalid: %v", err)
 		}
-		// encoding/json must see the same number of scalars.
-		var ref struct {
-			Data any `json:"data"`
-		}
+		// encoding/json must see the same number of scalars under the key
+		// "data", matched exactly (encoding/json's struct fields would also
+		// take "DATA"; the protocol's keys are lowercase).
+		var ref map[string]any
 		if err := json.Unmarshal(in, &ref); err != nil {
 			t.Fatalf("encoding/json rejects what the decoder accepted: %v", err)
 		}
-		if n := countScalars(ref.Data); n != got.Data.Len() {
+		if n := countScalars(ref["data"]); n != got.Data.Len() {
 			t.Fatalf("decoder found %d elements, encoding/json %d", got.Data.Len(), n)
 		}
 		once := roundTrip(t, got)
@@ -118,4 +125,50 @@ func FuzzDecodeRaw(f *testing.F) {
 			t.Fatalf("AppendRaw(DecodeRaw(%x)) = %x", raw, back)
 		}
 	})
+}
+
+// checkScanMatchesReference compares the one-pass object scanner with
+// encoding/json on valid JSON: same fields, or both fail.
+func checkScanMatchesReference(t *testing.T, in []byte) {
+	t.Helper()
+	var got tensorJSON
+	gotErr := scanTensorObject(in, &got)
+	var want tensorJSON
+	wantErr := referenceTensor(in, &want)
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("scanTensorObject(%q) error = %v, reference error = %v", in, gotErr, wantErr)
+	}
+	if gotErr != nil {
+		return
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("scanTensorObject(%q) (-reference +scan):\n%s", in, d)
+	}
+}
+
+// referenceTensor decodes a tensor object with encoding/json, keys matched
+// exactly as the scanner does.
+func referenceTensor(in []byte, w *tensorJSON) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(in, &m); err != nil {
+		return err
+	}
+	if m == nil {
+		return nil // null
+	}
+	fields := []struct {
+		key string
+		dst any
+	}{{"name", &w.Name}, {"datatype", &w.Datatype}, {"shape", &w.Shape}, {"parameters", &w.Parameters}}
+	for _, f := range fields {
+		if v, ok := m[f.key]; ok {
+			if err := json.Unmarshal(v, f.dst); err != nil {
+				return err
+			}
+		}
+	}
+	if v, ok := m["data"]; ok {
+		w.Data = bytes.TrimSpace(v)
+	}
+	return nil
 }

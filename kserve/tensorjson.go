@@ -9,7 +9,9 @@ import (
 )
 
 // tensorJSON is the wire form of a Tensor, with its data left raw until
-// the datatype is known (the keys may come in any order).
+// the datatype is known (the keys may come in any order). The tags document
+// the keys and serve the reference decoder in the tests; scanTensorObject
+// fills it in one pass.
 type tensorJSON struct {
 	Name       string          `json:"name"`
 	Datatype   string          `json:"datatype"`
@@ -24,7 +26,7 @@ type tensorJSON struct {
 // does not match the shape is an error naming the tensor.
 func (t *Tensor) UnmarshalJSON(b []byte) error {
 	var w tensorJSON
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := scanTensorObject(b, &w); err != nil {
 		return err
 	}
 	d, err := DecodeData(w.Datatype, w.Shape, w.Data)

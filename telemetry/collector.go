@@ -68,9 +68,15 @@ type gpuSource interface {
 	Close() error
 }
 
-// Collector samples the target around trial windows. BeginTrial and
-// EndTrial are called from one goroutine, in pairs; GPU sampling runs in
-// its own goroutine between them. Close stops it.
+// Collector samples the target around trial windows; it satisfies the
+// harness's TrialObserver. BeginTrial and EndTrial are called from one
+// goroutine, in pairs; GPU sampling runs in its own goroutine between them.
+// Close stops it.
+//
+// The sampler's own cost, Telemetry.SamplerCPUPct, is the CPU time the
+// sampling goroutine's OS thread (locked to it) spent taking and recording
+// samples during the window, over the window's wall time, in percent of
+// one core (CLOCK_THREAD_CPUTIME_ID on Linux).
 type Collector struct {
 	opts   Options
 	ctx    context.Context
@@ -297,10 +303,14 @@ func (c *Collector) Close() error {
 	return err
 }
 
+// ErrNoGPU is wrapped by GPUEnvironment's error when NVML cannot be loaded
+// or finds no device.
+var ErrNoGPU = gpu.ErrNoGPU
+
 // GPUEnvironment describes the machine's GPUs for the environment
 // fingerprint: name, driver, CUDA driver version, memory, MIG mode and UUID,
-// one entry per GPU (the count is the length). The error wraps
-// gpu.ErrNoGPU when NVML cannot be loaded or finds no device.
+// one entry per GPU (the count is the length). The error wraps ErrNoGPU
+// when NVML cannot be loaded or finds no device.
 func GPUEnvironment() ([]result.GPU, error) {
 	return gpu.Environment()
 }

@@ -43,6 +43,12 @@ func (f *fakeGPU) Sample() []gpu.Sample {
 	return []gpu.Sample{s}
 }
 
+// The harness's TrialObserver, as the engine declares it.
+var _ interface {
+	BeginTrial(i int)
+	EndTrial(i int) *result.Telemetry
+} = (*Collector)(nil)
+
 func openFake(f *fakeGPU) func() (gpuSource, error) {
 	return func() (gpuSource, error) { return f, nil }
 }

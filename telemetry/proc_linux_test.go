@@ -110,3 +110,13 @@ func TestCollectorProcessGroup(t *testing.T) {
 		t.Errorf("warnings %q, want none", tel.Warnings)
 	}
 }
+
+// BenchmarkReadGroup measures one scan of /proc for a process group: the
+// cost BeginTrial and EndTrial each pay once.
+func BenchmarkReadGroup(b *testing.B) {
+	for b.Loop() {
+		if _, err := readGroup("/proc", 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

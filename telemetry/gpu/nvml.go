@@ -31,7 +31,7 @@ type nvDevice struct {
 	gpm       bool
 	prev, cur nvml.GpmSample
 	havePrev  bool
-	// eventReasons is false once nvmlDeviceGetCurrentClocksEventReasons
+	// noEventReasons is set once nvmlDeviceGetCurrentClocksEventReasons
 	// proved missing (drivers before 535), so the older throttle call is used.
 	noEventReasons bool
 }

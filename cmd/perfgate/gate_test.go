@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/compare"
+)
+
+// The whole gate end to end against a real server: store baselines from a
+// run, then gate a run of the same server (pass), and one where the server
+// got twice as slow (fail, exit 1), with the comparison and the report
+// written.
+func TestGateEndToEnd(t *testing.T) {
+	var delay atomic.Int64
+	delay.Store(int64(2 * time.Millisecond))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Duration(delay.Load()))
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	os.WriteFile(cfg, []byte(`version: 1
+gate: {p99_regression: 10%, confidence: 0.95}
+baselines: baselines
+scenarios:
+  - name: api
+    layer: service
+    url: "`+srv.URL+`"
+    load: {mode: concurrency, concurrency: 2, duration: 400ms, warmup: 100ms, trials: 5}
+`), 0o644)
+
+	// No baselines yet: the gate passes and says so.
+	code, _, stderr := runCLI(t, "gate", "--config", cfg, "--out", filepath.Join(dir, "o1"))
+	if code != exitPass || !strings.Contains(stderr, "no baseline") {
+		t.Fatalf("first gate: exit %d, want 0 with 'no baseline'; stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "baseline", "update", "--from", filepath.Join(dir, "o1", "results"), "--to", filepath.Join(dir, "baselines"))
+	if code != exitPass {
+		t.Fatalf("baseline update: exit %d:\n%s", code, stderr)
+	}
+
+	delay.Store(int64(20 * time.Millisecond))
+	out := filepath.Join(dir, "o3")
+	code, stdout, stderr := runCLI(t, "gate", "--config", cfg, "--out", out)
+	if code != exitRegression {
+		t.Fatalf("gate after a 10x slowdown: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitRegression, stdout, stderr)
+	}
+	f, err := os.Open(filepath.Join(out, "comparison.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var c compare.Comparison
+	if err := jsonDecode(f, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != compare.Fail || len(c.Scenarios) != 1 || c.Scenarios[0].Verdict != compare.Regressed {
+		t.Errorf("comparison verdict %q, scenarios %+v; want fail with api regressed", c.Verdict, c.Scenarios)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "api") {
+		t.Errorf("report.md missing or without the scenario: %v", err)
+	}
+}
+
+func jsonDecode(r interface{ Read([]byte) (int, error) }, v any) error {
+	return json.NewDecoder(r).Decode(v)
+}
