@@ -256,7 +256,9 @@ func (r *recorder) result() *result.Result {
 	}
 	if streaming {
 		res.LLM = r.allLLM.Result(time.Duration(len(r.windows)) * r.trialDur)
+		// The summary's histograms are the trials' merged: kept per trial only.
 		res.LLM.TTFTHistogram, res.LLM.TPOTHistogram = "", ""
+		res.LLM.ITLHistogram, res.LLM.E2EHistogram = "", ""
 	}
 	if r.warmup == 0 && r.o.Warmup > 0 {
 		res.Warnings = append(res.Warnings, "no request completed during the warm-up")
