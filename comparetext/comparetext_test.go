@@ -40,7 +40,8 @@ func sample(t *testing.T) *compare.Comparison {
 	base := []*result.Result{mk(int8, 1, [2]float64{1200, 1250}), mk(batch, 1, [2]float64{}), mk(llm, 1, [2]float64{})}
 	candBatch := mk(batch, 0.8, [2]float64{})
 	candBatch.Trials[2].Valid = false
-	candBatch.Trials[2].Invalid = []string{"generator lagged its schedule: P99 lag 12ms"}
+	candBatch.Trials[2].Invalid = []string{"the generator was saturated: it used 1.9 of 2 cores"}
+	candBatch.Trials[2].GeneratorLimited = true
 	fresh := mk(comparetest.Spec{Scenario: "grpc-new", Layer: "system", MedianMs: 2}, 1, [2]float64{})
 	cand := []*result.Result{mk(int8, 1.2, [2]float64{900, 950}), candBatch, mk(llm, 1, [2]float64{}), fresh}
 	for _, r := range cand {

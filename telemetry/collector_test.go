@@ -85,6 +85,7 @@ func TestCollectorGPUWindows(t *testing.T) {
 		if tel.NoGPU || len(tel.Warnings) != 0 {
 			t.Errorf("trial %d: NoGPU %v, warnings %q; want neither", i, tel.NoGPU, tel.Warnings)
 		}
+		t.Logf("trial %d: %d samples, sampler CPU %.3f%% of a core", i, g.Samples, tel.SamplerCPUPct)
 		if p := tel.SamplerCPUPct; math.IsNaN(p) || p < 0 || p > 25 {
 			t.Errorf("trial %d: sampler CPU %.3f%%, want 0..25%%", i, p)
 		}

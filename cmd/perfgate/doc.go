@@ -15,6 +15,7 @@
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
 //	             [--batch-window 5ms] [--max-batch 32] [--model mlp|sim|large] ...
 //	perfgate action
+//	perfgate gpu-sample [--duration 8s] [--interval 100ms]
 //
 // # demo
 //

@@ -108,6 +108,8 @@ func run(ctx context.Context, args []string, e *env) error {
 		return cmdFixture(ctx, e, rest)
 	case "action":
 		return cmdAction(ctx, e, rest)
+	case "gpu-sample":
+		return cmdGPUSample(ctx, e, rest)
 	case "version", "--version":
 		fmt.Fprintf(e.stdout, "perfgate %s\n", version)
 		return nil
@@ -131,6 +133,7 @@ Usage:
   perfgate baseline update --from DIR --to DIR
   perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] ...
   perfgate action
+  perfgate gpu-sample [--duration 8s] [--interval 100ms]
 
 Run "perfgate COMMAND -h" for a command's flags.
 `

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"time"
+
+	"github.com/perfgate/perfgate/telemetry"
+)
+
+// cmdGPUSample is `perfgate gpu-sample`: it samples NVML for a while and
+// prints one telemetry JSON object (no_gpu when there is none), for
+// checking perfgate's GPU figures against nvidia-smi (fixtures/gpu).
+func cmdGPUSample(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("gpu-sample", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	d := fs.Duration("duration", 8*time.Second, "how long to sample")
+	iv := fs.Duration("interval", telemetry.DefaultInterval, "sampling interval")
+	if err := fs.Parse(args); err != nil {
+		return usageErr("gpu-sample: %v", err)
+	}
+	if *d <= 0 || *iv <= 0 {
+		return usageErr("gpu-sample: --duration and --interval must be > 0")
+	}
+	return withCode(exitRunFailed, telemetry.SampleFor(ctx, *d, *iv, e.stdout))
+}
