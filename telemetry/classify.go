@@ -30,8 +30,9 @@ type ClassifyInput struct {
 	TargetMeasured bool
 	// Server is the server's own time per request, nil when not scraped.
 	Server *result.ServerMs
-	// ClientP50Ms is the client-side median latency.
+	// ClientP50Ms is the client-side median latency; ClientP99Ms its P99.
 	ClientP50Ms float64
+	ClientP99Ms float64
 	// GeneratorCPUCores is perfgate's own CPU use; GeneratorCores the cores
 	// it may use. LagP99Ms is its schedule lag at P99 (open loop).
 	GeneratorCPUCores float64
@@ -90,8 +91,12 @@ func generatorBound(in ClassifyInput) *result.Bottleneck {
 		ev = append(ev, fmt.Sprintf("generator CPU %.2f of %d cores (threshold %s)",
 			in.GeneratorCPUCores, in.GeneratorCores, pct(100*GeneratorCPUFraction)))
 	}
-	if in.LagP99Ms > MaxScheduleLagP99Ms {
-		ev = append(ev, fmt.Sprintf("schedule lag P99 %s (threshold %s)", ms(in.LagP99Ms), ms(MaxScheduleLagP99Ms)))
+	// Late sends are timed from their intended time, so lag alone does not
+	// falsify the figures; it does when it makes up much of the measured
+	// tail (or the tail is unknown).
+	if in.LagP99Ms > MaxScheduleLagP99Ms && (in.ClientP99Ms <= 0 || in.LagP99Ms > MaxLagShareOfP99*in.ClientP99Ms) {
+		ev = append(ev, fmt.Sprintf("schedule lag P99 %s (threshold %s and %s of the client P99 %s)",
+			ms(in.LagP99Ms), ms(MaxScheduleLagP99Ms), pct(100*MaxLagShareOfP99), ms(in.ClientP99Ms)))
 	}
 	if ev == nil {
 		return nil
@@ -260,6 +265,7 @@ func Annotate(t *result.Telemetry, tr *result.Trial, cores int) {
 	}
 	in := ClassifyInput{
 		ClientP50Ms:       tr.Latency.P50,
+		ClientP99Ms:       tr.Latency.P99,
 		GeneratorCPUCores: tr.GeneratorCPU,
 		GeneratorCores:    cores,
 		LagP99Ms:          tr.LagP99Ms,

@@ -22,8 +22,10 @@
 //
 //  1. generator-bound: perfgate's generator used at least
 //     GeneratorCPUFraction of its cores, or its schedule lag P99 exceeded
-//     MaxScheduleLagP99Ms. The run measured perfgate, not the target, so
-//     Annotate marks the trial invalid.
+//     MaxScheduleLagP99Ms and MaxLagShareOfP99 of the client P99 (late
+//     sends are timed from their intended time, so only lag that makes up
+//     much of the tail falsifies it). The run measured perfgate, not the
+//     target, so Annotate marks the trial invalid.
 //  2. bandwidth-bound: a GPU's mean memory-bandwidth utilization is at
 //     least BandwidthMemPct while its SM utilization is below
 //     BandwidthMaxSMPct ("GPU util 5%" can still be a saturated memory
@@ -57,6 +59,9 @@ const (
 	// MaxScheduleLagP99Ms: an open-loop generator whose sends run more than
 	// 10 ms late at P99 is not holding its schedule.
 	MaxScheduleLagP99Ms = 10.0
+	// MaxLagShareOfP99: lag above the bound is generator-bound only when it
+	// exceeds this share of the client P99 (the tail is mostly lateness).
+	MaxLagShareOfP99 = 0.5
 	// ComputeSMPct: SM utilization ≥ 80% is compute-bound.
 	ComputeSMPct = 80.0
 	// BandwidthMemPct and BandwidthMaxSMPct: memory-bandwidth utilization

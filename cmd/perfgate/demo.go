@@ -106,7 +106,7 @@ func shrink(cfg *config.Config) {
 	for _, s := range cfg.Scenarios {
 		l := &s.Load
 		if l.Mode == "sweep" {
-			l.Duration, l.Warmup, l.Budget = config.Duration(800*time.Millisecond), config.Duration(200*time.Millisecond), config.Duration(10*time.Second)
+			l.Duration, l.Warmup, l.Budget = config.Duration(800*time.Millisecond), config.Duration(200*time.Millisecond), config.Duration(16*time.Second)
 			continue
 		}
 		l.Duration, l.Warmup, l.Trials = config.Duration(600*time.Millisecond), config.Duration(300*time.Millisecond), 4

@@ -41,10 +41,14 @@ func printResults(w io.Writer, outs []suite.Outcome) {
 			continue
 		}
 		if c := r.Capacity; c != nil {
-			if c.Found {
+			switch {
+			case c.Found && c.Bracket[1] > 0:
 				fmt.Fprintf(w, "%s: max QPS under P99 ≤ %.0f ms: %.1f (bracket %.1f–%.1f, %d windows)\n",
 					r.Scenario, c.SLOP99Ms, c.MaxQPS, c.Bracket[0], c.Bracket[1], c.Windows)
-			} else {
+			case c.Found:
+				fmt.Fprintf(w, "%s: max QPS under P99 ≤ %.0f ms: at least %.1f (no probe failed, %d windows)\n",
+					r.Scenario, c.SLOP99Ms, c.MaxQPS, c.Windows)
+			default:
 				fmt.Fprintf(w, "%s: no probe met P99 ≤ %.0f ms (%d windows)\n", r.Scenario, c.SLOP99Ms, c.Windows)
 			}
 		}
