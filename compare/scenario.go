@@ -103,8 +103,10 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 		sc.Warnings = append(sc.Warnings, "a sweep's latencies were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
 	}
 	if len(lat) > 0 {
-		out.p99Point = 1 + lat[1].m.DeltaPct/100
-		out.p99Reps = lat[1].reps
+		if !sweep { // a knee probe's P99 is not the layer's latency change
+			out.p99Point = 1 + lat[1].m.DeltaPct/100
+			out.p99Reps = lat[1].reps
+		}
 	} else {
 		sc.Warnings = append(sc.Warnings, "no latency histograms on one side: latency not compared")
 	}
