@@ -118,19 +118,20 @@ func FileName(scenario string) string { return baselines.FileName(scenario) }
 // RunScenario measures one scenario: starts its target if it has one,
 // applies its load, and stops the target.
 func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*result.Result, error) {
-	base, metrics, stop, pgid, err := startTarget(ctx, cfg, s, o)
+	tg, err := startTarget(ctx, cfg, s, o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
 	}
-	defer stop()
-	client, err := newClient(ctx, cfg, s, base)
+	defer tg.stop()
+	client, err := newClient(ctx, cfg, s, tg.base)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	if c, ok := client.(harness.Closer); ok {
 		defer c.Close()
 	}
-	obs, closeObs := newObserver(ctx, o.GPU, pgid, metrics)
+	sim := simulated(ctx, tg.httpBase, s.Protocol, s.Model)
+	obs, closeObs := newObserver(ctx, o.GPU, tg.pgid, tg.metrics)
 	defer closeObs()
 
 	var res *result.Result
@@ -142,6 +143,7 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	if res != nil {
 		res.Scenario, res.Layer, res.Protocol = s.Name, s.Layer, s.Protocol
 		res.Target = s.Target
+		res.Simulated = sim
 		annotate(res, obs)
 	}
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,12 +16,24 @@ import (
 	"github.com/perfgate/perfgate/protocol"
 )
 
+// running is a scenario's target, started or given.
+type running struct {
+	// base is the address the protocol client uses: the HTTP base URL, or
+	// host:port for kserve-grpc; httpBase is the HTTP base URL when known.
+	base, httpBase string
+	metrics        string
+	pgid           int
+	stop           func()
+}
+
 // startTarget starts the scenario's target variant, or returns its URL.
-// base is the address the protocol client uses: the HTTP base URL, or
-// host:port for kserve-grpc.
-func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (base, metrics string, stop func(), pgid int, err error) {
+func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*running, error) {
 	if s.URL != "" {
-		return s.URL, s.Metrics, func() {}, 0, nil
+		r := &running{base: s.URL, metrics: s.Metrics, stop: func() {}}
+		if s.Protocol != "kserve-grpc" {
+			r.httpBase = s.URL
+		}
+		return r, nil
 	}
 	t := cfg.Targets[s.Target]
 	env := maps.Clone(t.Env)
@@ -50,14 +64,48 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	}
 	tg, err := harness.StartTarget(ctx, spec)
 	if err != nil {
-		return "", "", nil, 0, err
+		return nil, err
 	}
-	stop = func() { tg.Stop(5 * time.Second) }
-	base = tg.URL()
+	r := &running{base: tg.URL(), httpBase: tg.URL(), metrics: tg.MetricsURL(), pgid: tg.PGID(),
+		stop: func() { tg.Stop(5 * time.Second) }}
 	if s.Protocol == "kserve-grpc" {
-		base = fmt.Sprintf("127.0.0.1:%d", tg.GRPCPort())
+		r.base = fmt.Sprintf("127.0.0.1:%d", tg.GRPCPort())
 	}
-	return base, tg.MetricsURL(), stop, tg.PGID(), nil
+	return r, nil
+}
+
+// SimulatedHeader is the response header with which a target declares that
+// its timing is simulated (the reference server's --model sim and its
+// tiny-llm): such a result is marked Simulated and every report says so.
+const SimulatedHeader = "X-Perfgate-Simulated"
+
+// simulated asks the target's model endpoint whether its timing is
+// simulated. Any failure means "not declared".
+func simulated(ctx context.Context, httpBase, protocol, model string) bool {
+	var path string
+	switch protocol {
+	case "kserve-http", "kserve-grpc":
+		path = "/v2/models/" + url.PathEscape(model)
+	case "openai":
+		path = "/v1/models"
+	default:
+		return false
+	}
+	if httpBase == "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(httpBase, "/")+path, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.Header.Get(SimulatedHeader) == "1"
 }
 
 func firstNonEmpty(a ...string) string {

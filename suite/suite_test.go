@@ -1,0 +1,152 @@
+package suite
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/result"
+)
+
+func parse(t *testing.T, yaml string) *config.Config {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "perfgate.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// simServer serves the reference server's declared cost model: 2 ms fixed
+// plus 0.5 ms per item, one instance, no batching, so one request takes
+// 2.5 ms and the capacity is 400 requests per second.
+func simServer(t *testing.T) string {
+	t.Helper()
+	srv, err := fixtures.NewServer(fixtures.Options{Model: fixtures.ModelSim, MaxBatch: 1, Instances: 1,
+		SimFixed: 2 * time.Millisecond, SimPerItem: 500 * time.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { hs.Close(); srv.Close() })
+	return hs.URL
+}
+
+// A scenario against a running KServe server: the result carries the
+// scenario's identity and environment, is written to the output folder,
+// and is marked simulated because the server declares its timing so.
+func TestRunURLScenario(t *testing.T) {
+	url := simServer(t)
+	cfg := parse(t, `version: 1
+scenarios:
+  - name: sim-rate
+    layer: engine
+    url: `+url+`
+    protocol: kserve-http
+    model: mlp
+    load: {mode: rate, rate: 100, duration: 500ms, warmup: 200ms, trials: 2}
+`)
+	out := t.TempDir()
+	outs, err := Run(context.Background(), cfg, Options{OutDir: out, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 1 || outs[0].Err != nil {
+		t.Fatalf("outcomes %+v", outs)
+	}
+	r := outs[0].Result
+	if r.Scenario != "sim-rate" || r.Layer != "engine" || r.Protocol != "kserve-http" || r.Environment.Perfgate != "test" {
+		t.Errorf("identity: scenario %q layer %q protocol %q perfgate %q", r.Scenario, r.Layer, r.Protocol, r.Environment.Perfgate)
+	}
+	if !r.Simulated {
+		t.Error("the sim model declares simulated timing; the result is not marked simulated")
+	}
+	if p50 := r.Summary.Latency.P50; p50 < 2.4 || p50 > 50 {
+		t.Errorf("P50 = %.2f ms, want at least the model's 2.5 ms", p50)
+	}
+	if _, err := result.ReadFile(filepath.Join(out, "sim-rate.json")); err != nil {
+		t.Errorf("result file: %v", err)
+	}
+}
+
+// The knee of a server of known capacity (one worker, 2.5 ms a request:
+// 400 rps) under a 50 ms P99 SLO lies below 400 rps and, for an M/D/1
+// queue, near it (P99 reaches 50 ms at about 90% utilization). The bound
+// is loose: the machine is shared; the search's precision is tested on a
+// simulated probe in package harness.
+func TestSweepFindsKnownKnee(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a knee search takes several seconds")
+	}
+	url := simServer(t)
+	cfg := parse(t, `version: 1
+slo: {p99: 50ms}
+scenarios:
+  - name: knee
+    layer: service
+    url: `+url+`
+    protocol: kserve-http
+    model: mlp
+    load: {mode: sweep, start: 100, duration: 800ms, warmup: 200ms, budget: 25s}
+`)
+	outs, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := outs[0].Result
+	if r == nil || r.Capacity == nil {
+		t.Fatalf("no capacity: %v", outs[0].Err)
+	}
+	c := r.Capacity
+	if !c.Found || c.MaxQPS < 200 || c.MaxQPS > 420 {
+		t.Errorf("knee = %.1f rps (found %v, bracket %v, %d windows), want in [200, 420] for a 400 rps server", c.MaxQPS, c.Found, c.Bracket, c.Windows)
+	}
+	if len(r.Trials) != 1 || r.Load.Mode != "sweep" {
+		t.Errorf("sweep result: %d trials, mode %q; want the knee probe's trial and mode sweep", len(r.Trials), r.Load.Mode)
+	}
+}
+
+// A target perfgate starts: {port} filled, the scenario's env and args
+// applied, and the process stopped afterwards.
+func TestStartedTarget(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "target")
+	if out, err := exec.Command("go", "build", "-o", bin, "../harness/testdata/target").CombinedOutput(); err != nil {
+		t.Fatalf("building the test target: %v\n%s", err, out)
+	}
+	cfg := parse(t, `version: 1
+targets:
+  svc:
+    command: ["{perfgate}", "--port", "{port}"]
+    ready: "http://127.0.0.1:{port}/ready"
+    ready_timeout: 20s
+scenarios:
+  - name: env
+    layer: system
+    target: svc
+    env: {VARIANT: int8}
+    path: /env?name=VARIANT
+    load: {mode: concurrency, concurrency: 1, duration: 300ms, warmup: 0s, trials: 1}
+`)
+	var log strings.Builder
+	outs, err := Run(context.Background(), cfg, Options{Self: bin, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].Err != nil || outs[0].Result.Summary.Requests == 0 {
+		t.Fatalf("scenario failed: %v\nlog:\n%s", outs[0].Err, log.String())
+	}
+	if !strings.Contains(log.String(), bin+" --port {port}") {
+		t.Errorf("log does not show the command with {perfgate} filled in:\n%s", log.String())
+	}
+}
