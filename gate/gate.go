@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	var runErrs []error
 	for _, out := range outs {
 		if out.Err != nil {
-			runErrs = append(runErrs, fmt.Errorf("scenario %s: %w", out.Scenario.Name, out.Err))
+			runErrs = append(runErrs, out.Err)
 		}
 		if out.Result != nil {
 			cand = append(cand, out.Result)

@@ -55,6 +55,11 @@ type Outcome struct {
 // every request failed), as opposed to configuration errors.
 var ErrRunFailed = errors.New("run failed")
 
+// ErrBadInput marks a scenario's input that cannot be used (a body,
+// dataset or trace file that is missing or malformed): a configuration
+// error, found before any load is sent.
+var ErrBadInput = errors.New("bad input")
+
 // Run runs the selected scenarios in config order. It returns an outcome
 // per scenario; a scenario's failure does not stop the others unless ctx is
 // cancelled. The error is non-nil when a scenario name is unknown.
@@ -125,7 +130,7 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	defer tg.stop()
 	client, err := newClient(ctx, cfg, s, tg.base)
 	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
 	}
 	if c, ok := client.(harness.Closer); ok {
 		defer c.Close()
@@ -147,7 +152,7 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		annotate(res, obs)
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, ErrBadInput) {
 			return res, err
 		}
 		return res, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
@@ -170,7 +175,7 @@ func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, clie
 	if l.Mode == harness.ModeReplay {
 		tr, err := harness.LoadTrace(cfg.Resolve(l.Trace), l.Speed)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 		}
 		ho.Schedule = tr
 		if ho.Duration <= 0 {

@@ -55,7 +55,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			outDir = "perfgate-out"
 		}
 	} else {
-		c, err := q.config(e)
+		c, err := q.config(fs)
 		if err != nil {
 			return withCode(exitUsage, err)
 		}
@@ -95,20 +95,24 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	return outs, nil
 }
 
-// outcomeErr maps scenario failures to the exit code: 3 when any run failed
-// or the run was interrupted.
+// outcomeErr maps scenario failures to the exit code: 2 when a scenario's
+// input was bad, else 3 when any run failed or the run was interrupted.
 func outcomeErr(ctx context.Context, outs []suite.Outcome) error {
 	var errs []error
+	code := exitRunFailed
 	for _, o := range outs {
 		if o.Err != nil {
-			errs = append(errs, fmt.Errorf("scenario %s: %w", o.Scenario.Name, o.Err))
+			errs = append(errs, o.Err)
+			if errors.Is(o.Err, suite.ErrBadInput) {
+				code = exitUsage
+			}
 		}
 	}
 	if ctx.Err() != nil {
 		errs = append(errs, errors.New("interrupted: partial results were written, marked interrupted"))
 	}
 	if len(errs) > 0 {
-		return withCode(exitRunFailed, errors.Join(errs...))
+		return withCode(code, errors.Join(errs...))
 	}
 	return nil
 }
@@ -157,7 +161,9 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 }
 
 // config builds a one-scenario configuration from the quick flags.
-func (q *quickFlags) config(e *env) (*config.Config, error) {
+func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	modes := 0
 	for _, set := range []bool{q.rate > 0, q.concurrency > 0, q.sweep, q.trace != ""} {
 		if set {
@@ -185,7 +191,18 @@ func (q *quickFlags) config(e *env) (*config.Config, error) {
 		s.Load.Mode = "sweep"
 		s.Load.Trials = 1
 	default:
+		// A trace is replayed once, whole, as one window, unless the flags
+		// say otherwise.
 		s.Load.Mode = "replay"
+		if !set["duration"] {
+			s.Load.Duration = 0
+		}
+		if !set["warmup"] {
+			s.Load.Warmup = 0
+		}
+		if !set["trials"] {
+			s.Load.Trials = 1
+		}
 	}
 	if q.body != "" {
 		if !strings.HasPrefix(q.body, "@") {

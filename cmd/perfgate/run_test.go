@@ -35,6 +35,10 @@ func TestRunExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	badCfg := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(badCfg, []byte("version: 1\nscenarios:\n  - name: a\n    layer: model\n    url: "+srv.URL+"\n    load: {mode: rate, rte: 5}\n"), 0o644)
+	trace := filepath.Join(dir, "trace.jsonl")
+	os.WriteFile(trace, []byte("{\"offset_ms\": 0}\n{\"offset_ms\": 20}\n{\"offset_ms\": 40, \"body\": {\"x\": 1}}\n"), 0o644)
+	badTrace := filepath.Join(dir, "bad-trace.jsonl")
+	os.WriteFile(badTrace, []byte("{\"offset_ms\": 0}\n{\"offset_ms\": \"soon\"}\n"), 0o644)
 	deadTarget := filepath.Join(dir, "dead.yaml")
 	os.WriteFile(deadTarget, []byte(`version: 1
 targets:
@@ -62,6 +66,9 @@ scenarios:
 		// error quotes the target's log.
 		{"target dies", []string{"run", "--config", deadTarget, "--out", filepath.Join(dir, "o")}, exitRunFailed, "cannot load model"},
 		{"all requests fail", []string{"run", "--url", down.URL, "--rate", "20", "--duration", "300ms", "--warmup", "0s", "--trials", "1"}, exitRunFailed, "every request failed"},
+		{"replay a trace", []string{"run", "--url", srv.URL, "--trace", trace, "--speed", "2"}, exitPass, ""},
+		{"bad trace names file and line", []string{"run", "--url", srv.URL, "--trace", badTrace}, exitUsage, "bad-trace.jsonl:2"},
+		{"missing body file", []string{"run", "--url", srv.URL, "--rate", "5", "--body", "@" + filepath.Join(dir, "nope.json")}, exitUsage, "nope.json"},
 		{"quick run passes", []string{"run", "--url", srv.URL, "--rate", "50", "--duration", "300ms", "--warmup", "100ms", "--trials", "2"}, exitPass, ""},
 	}
 	for _, tt := range tests {
