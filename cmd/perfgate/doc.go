@@ -53,6 +53,26 @@
 // is the verdict. baseline update stores a run's results as baselines,
 // atomically, refusing invalid or interrupted runs.
 //
+// # fixture serve
+//
+// The reference inference server: KServe v2 over HTTP and gRPC for the
+// model mlp (--model mlp: a real MLP on the CPU; large: an image-sized
+// input where serialization dominates; sim: a declared, deterministic cost
+// model whose every response says it is simulated), and OpenAI-compatible
+// streaming for tiny-llm (continuous batching; its timing is simulated and
+// says so), with Prometheus /metrics under Triton's and vLLM's names.
+// Layers: --precision fp32|int8 (model), --max-batch and --batch-window
+// (Triton-style dynamic batching), --instances, --queue (rejects with 429 /
+// RESOURCE_EXHAUSTED when full), --cache (exact-match response cache). Every
+// flag may also come from FIXTURE_<FLAG> in the environment (for example
+// FIXTURE_PRECISION=int8); flags win.
+//
+// # gpu-sample
+//
+// Samples NVML for --duration and prints one telemetry JSON object (no_gpu
+// when libnvidia-ml or a device is missing), for checking perfgate's GPU
+// figures against nvidia-smi.
+//
 // # action
 //
 // The GitHub Action's entry point: it reads INPUT_* and GITHUB_* variables,
