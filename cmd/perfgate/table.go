@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/perfgate/perfgate/sizing"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -50,6 +51,12 @@ func printResults(w io.Writer, outs []suite.Outcome) {
 					r.Scenario, c.SLOP99Ms, c.MaxQPS, c.Windows)
 			default:
 				fmt.Fprintf(w, "%s: no probe met P99 ≤ %.0f ms (%d windows)\n", r.Scenario, c.SLOP99Ms, c.Windows)
+			}
+		}
+		if r.Load.Mode == "concurrency" {
+			if lc, err := sizing.LittlesLaw(r); err == nil {
+				fmt.Fprintf(w, "%s: Little's Law: measured in flight %.2f, λ·W = %.1f/s × %.2f ms = %.2f (%+.1f%%)\n",
+					r.Scenario, lc.MeasuredInFlight, r.Summary.AchievedRPS, r.Summary.Latency.Mean, lc.PredictedInFlight, lc.RelGap*100)
 			}
 		}
 		if l := r.LLM; l != nil {
