@@ -15,11 +15,12 @@ WARMUP=${WARMUP:-2}        # perfgate's warm-up, seconds (excluded from its figu
 GEN_CPU=${GEN_CPU:-0}      # the core the generator is pinned to
 TARGET_CPU=${TARGET_CPU:-1} # the core nginx is pinned to
 PORT=${PORT:-18089}
+# RESULTS: the file the table is written to (default bench/results-<date>.txt)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 date_tag=$(date -u +%Y-%m-%d)
-results="$root/bench/results-$date_tag.txt"
+results=${RESULTS:-$root/bench/results-$date_tag.txt}
 tmp=$(mktemp -d /tmp/perfgate-bench.XXXXXX)
 nginx_pid=""
 cleanup() {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/perfgate/perfgate/harness/h1"
 )
 
 // HTTPOptions configure the plain HTTP client.
@@ -27,6 +29,9 @@ type HTTPOptions struct {
 	Timeout time.Duration
 	// MaxConns bounds open connections to the host (default DefaultMaxConns).
 	MaxConns int
+	// Std uses net/http instead of the lean HTTP/1.1 client (package h1),
+	// which plain http:// URLs get by default; https always uses net/http.
+	Std bool
 }
 
 // HTTPClient sends one fixed request (or a hit's payload as its body) over
@@ -37,6 +42,9 @@ type HTTPClient struct {
 	url    *url.URL
 	client *http.Client
 	tr     *http.Transport
+	// lean is the h1 client, when used: one pre-built request written per
+	// hit and the response parsed in place, with no allocation per request.
+	lean *h1.Client
 }
 
 var _ Client = (*HTTPClient)(nil)
@@ -65,6 +73,14 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 	if o.MaxConns <= 0 {
 		o.MaxConns = DefaultMaxConns
 	}
+	if u.Scheme == "http" && !o.Std {
+		lean, err := h1.New(h1.Options{URL: o.URL, Method: o.Method, Headers: o.Headers, Body: o.Body,
+			Timeout: o.Timeout, MaxConns: o.MaxConns})
+		if err != nil {
+			return nil, err
+		}
+		return &HTTPClient{o: o, url: u, lean: lean}, nil
+	}
 	tr := &http.Transport{
 		Proxy:               nil, // load goes straight to the target
 		DialContext:         (&net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -87,6 +103,18 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 
 // Do implements Client.
 func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
+	if c.lean != nil {
+		s := Sample{Start: time.Now()}
+		code, err := c.lean.Do(ctx, h.Payload)
+		s.End, s.Code = time.Now(), code
+		switch {
+		case err != nil:
+			s.Class, s.Err = ClassifyError(ctx, err), err.Error()
+		case code >= 300:
+			s.Class, s.Err = HTTPClass(code), strconv.Itoa(code)+" "+http.StatusText(code)
+		}
+		return s
+	}
 	body := c.o.Body
 	if h.Payload != nil {
 		body = h.Payload
@@ -135,8 +163,11 @@ func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 	return s
 }
 
-// Close releases idle connections.
+// Close releases the connections.
 func (c *HTTPClient) Close() error {
+	if c.lean != nil {
+		return c.lean.Close()
+	}
 	c.tr.CloseIdleConnections()
 	return nil
 }
@@ -153,6 +184,12 @@ func ClassifyError(ctx context.Context, err error) string {
 	}
 	var ne net.Error
 	switch {
+	case h1.IsTimeout(err):
+		return ErrTimeout
+	case errors.Is(err, h1.ErrProtocol):
+		return ErrProtocol
+	case errors.Is(err, h1.ErrConnection), errors.Is(err, h1.ErrClosed):
+		return ErrConnection
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return ErrTimeout
 	case errors.As(err, &ne) && ne.Timeout():

@@ -8,25 +8,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/perfgate/perfgate/harness"
-	"github.com/perfgate/perfgate/harness/h1"
 )
 
-// classify maps a transport error to an error class: canceled when the run
-// was stopped, timeout, protocol, connection, else what
-// harness.ClassifyError says.
-func classify(ctx context.Context, err error) string {
-	switch {
-	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return harness.ErrCanceled
-	case h1.IsTimeout(err), errors.Is(err, context.DeadlineExceeded):
-		return harness.ErrTimeout
-	case errors.Is(err, h1.ErrProtocol):
-		return harness.ErrProtocol
-	case errors.Is(err, h1.ErrConnection), errors.Is(err, h1.ErrClosed):
-		return harness.ErrConnection
-	}
-	return harness.ClassifyError(ctx, err)
-}
+// classify maps a transport error to an error class (harness.ClassifyError
+// knows net/http's, h1's and the context's errors).
+func classify(ctx context.Context, err error) string { return harness.ClassifyError(ctx, err) }
 
 // GRPCClass maps a gRPC error to an error class: DeadlineExceeded is a
 // timeout, Unavailable a connection error, Canceled while the run is

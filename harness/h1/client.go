@@ -50,12 +50,14 @@ type Client struct {
 	timeout time.Duration
 	bufSize int
 	dialer  net.Dialer
-	// pool holds the idle connection slots; a request takes one and puts
-	// it back, so len(conns) bounds the requests in flight.
-	pool   chan *conn
-	conns  []*conn
-	closed atomic.Bool
-	dials  atomic.Uint64
+	// warm holds idle slots with an open connection, cold idle slots
+	// without one. A request takes a warm slot when there is one, so a
+	// client opens only as many connections as requests were ever in
+	// flight at once (keep-alive), not one per slot.
+	warm, cold chan *conn
+	conns      []*conn
+	closed     atomic.Bool
+	dials      atomic.Uint64
 }
 
 // New validates o and returns a client. No connection is opened until the
@@ -87,12 +89,13 @@ func New(o Options) (*Client, error) {
 		timeout: o.Timeout,
 		bufSize: max(bufSize, 256),
 		dialer:  net.Dialer{Timeout: o.Timeout},
-		pool:    make(chan *conn, n),
+		warm:    make(chan *conn, n),
+		cold:    make(chan *conn, n),
 		conns:   make([]*conn, n),
 	}
 	for i := range cl.conns {
 		cl.conns[i] = &conn{cl: cl}
-		cl.pool <- cl.conns[i]
+		cl.cold <- cl.conns[i]
 	}
 	return cl, nil
 }
@@ -126,21 +129,35 @@ func (cl *Client) do(ctx context.Context, body []byte, keep bool, dst []byte) (i
 	}
 	var c *conn
 	select {
-	case c = <-cl.pool:
+	case c = <-cl.warm:
 	default:
 		select {
-		case c = <-cl.pool:
+		case c = <-cl.warm:
+		case c = <-cl.cold:
 		case <-ctx.Done():
 			return 0, dst, ctx.Err()
 		}
 	}
 	if cl.closed.Load() { // closed while this request waited
-		cl.pool <- c
+		cl.put(c)
 		return 0, dst, ErrClosed
 	}
 	status, dst, err := c.roundTrip(ctx, body, keep, dst)
-	cl.pool <- c // never blocks: the channel has room for every slot
+	cl.put(c)
 	return status, dst, err
+}
+
+// put returns a slot to the idle set it belongs to. It never blocks: each
+// channel has room for every slot.
+func (cl *Client) put(c *conn) {
+	c.mu.Lock()
+	open := c.nc != nil
+	c.mu.Unlock()
+	if open {
+		cl.warm <- c
+	} else {
+		cl.cold <- c
+	}
 }
 
 // Dials returns how many connections the client has opened so far. With
@@ -169,9 +186,13 @@ func (cl *Client) Close() error {
 	var idle []*conn
 	for len(idle) < len(cl.conns) {
 		select {
-		case c := <-cl.pool:
+		case c := <-cl.warm:
 			c.unwatch()
 			c.closeConn()
+			idle = append(idle, c)
+			continue
+		case c := <-cl.cold:
+			c.unwatch()
 			idle = append(idle, c)
 			continue
 		default:
@@ -179,7 +200,7 @@ func (cl *Client) Close() error {
 		break
 	}
 	for _, c := range idle {
-		cl.pool <- c
+		cl.put(c)
 	}
 	return nil
 }

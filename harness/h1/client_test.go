@@ -168,6 +168,21 @@ func TestDialRefused(t *testing.T) {
 	}
 }
 
+// TestWarmConnectionsFirst checks that a large pool does not open a
+// connection per slot: sequential requests reuse one warm connection.
+func TestWarmConnectionsFirst(t *testing.T) {
+	srv := newRawServer(t, replyFast("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+	cl := newClient(t, Options{URL: srv.URL, MaxConns: 4096})
+	for i := range 100 {
+		if status, err := cl.Do(context.Background(), nil); err != nil || status != 200 {
+			t.Fatalf("request %d: Do = %d, %v", i, status, err)
+		}
+	}
+	if n := srv.accepted.Load(); n != 1 {
+		t.Errorf("server accepted %d connections for 100 sequential requests, want 1", n)
+	}
+}
+
 func TestLargeBody(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 300_000) // 4.8 MB
 	tests := []struct {

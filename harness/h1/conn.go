@@ -3,7 +3,6 @@ package h1
 import (
 	"bufio"
 	"context"
-	"io"
 	"net"
 	"sync"
 	"time"
@@ -24,8 +23,6 @@ type conn struct {
 	mu sync.Mutex
 	nc net.Conn
 	br *bufio.Reader
-	// sr reads nc for br where the platform allows (see sockReader).
-	sr *sockReader
 	// wbuf holds a request with a per-call body.
 	wbuf []byte
 	// used reports that nc has carried a whole response, so that a failure
@@ -69,9 +66,6 @@ func (c *conn) roundTrip(ctx context.Context, body []byte, keep bool, dst []byte
 		_, err := c.nc.Write(wire)
 		if err == nil {
 			op = "reading response"
-			if c.sr != nil && c.br.Buffered() == 0 {
-				c.sr.expectResponse()
-			}
 			_, err = c.br.Peek(1)
 		}
 		if err != nil {
@@ -177,14 +171,10 @@ func (c *conn) dial(ctx context.Context) error {
 	}
 	c.nc = nc
 	c.mu.Unlock()
-	var rd io.Reader = nc
-	if c.sr = newSockReader(nc); c.sr != nil {
-		rd = c.sr
-	}
 	if c.br == nil {
-		c.br = bufio.NewReaderSize(rd, c.cl.bufSize)
+		c.br = bufio.NewReaderSize(nc, c.cl.bufSize)
 	} else {
-		c.br.Reset(rd)
+		c.br.Reset(nc)
 	}
 	c.used, c.hasDeadline = false, false
 	return nil

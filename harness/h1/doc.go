@@ -11,6 +11,8 @@
 //   - A fixed pool of at most MaxConns persistent TCP connections. A request
 //     borrows one from a channel, blocking while all are busy (honouring
 //     the context), and dials it lazily on first use or after an error.
+//     Idle open connections are taken before unopened slots, so a client
+//     opens only as many connections as were ever busy at once.
 //   - The request (request line, headers, Content-Length and body) is built
 //     once by New and written with a single Write. A per-request body is
 //     appended into a buffer the connection keeps.
