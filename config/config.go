@@ -95,7 +95,10 @@ type Scenario struct {
 	Datatype string   `yaml:"datatype"`
 	Metrics  string   `yaml:"metrics"`
 	Timeout  Duration `yaml:"timeout"`
-	Load     Load     `yaml:"load"`
+	// Client picks the HTTP client for http and kserve-http: fast (the lean
+	// HTTP/1.1 client, the default for http://) or std (net/http).
+	Client string `yaml:"client"`
+	Load   Load   `yaml:"load"`
 }
 
 // Load is a scenario's load profile.

@@ -241,6 +241,9 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	if (s.Protocol == "kserve-http" || s.Protocol == "kserve-grpc" || s.Protocol == "openai") && s.Model == "" {
 		return c.errAt(sp+".model", "missing: protocol %s needs the model's name", s.Protocol)
 	}
+	if s.Client != "" && s.Client != "fast" && s.Client != "std" {
+		return c.errAt(sp+".client", "%q: want fast or std", s.Client)
+	}
 	if s.Endpoint != "" && s.Endpoint != "chat" && s.Endpoint != "completions" {
 		return c.errAt(sp+".endpoint", "%q: want chat or completions", s.Endpoint)
 	}

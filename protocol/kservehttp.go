@@ -77,7 +77,7 @@ func NewKServeHTTP(ctx context.Context, o Options) (*KServeHTTPClient, error) {
 	for k, v := range o.Headers {
 		headers[k] = v
 	}
-	if strings.HasPrefix(base, "http://") {
+	if strings.HasPrefix(base, "http://") && !o.StdHTTP {
 		c.post, err = h1.New(h1.Options{URL: c.inferURL, Method: http.MethodPost, Headers: headers,
 			Body: c.body, Timeout: o.Timeout, MaxConns: o.MaxConns})
 		if err != nil {

@@ -75,6 +75,9 @@ type Options struct {
 	MaxConns int
 	// Seed seeds random tensors and synthetic prompts (0 means 1).
 	Seed uint64
+	// StdHTTP makes http and kserve-http use net/http instead of the lean
+	// HTTP/1.1 client (h1) that plain http:// URLs get by default.
+	StdHTTP bool
 }
 
 // Validate checks the options without touching the network.
@@ -147,5 +150,5 @@ func New(ctx context.Context, o Options) (harness.Client, error) {
 		return NewOpenAI(c)
 	}
 	return harness.NewHTTPClient(harness.HTTPOptions{URL: c.URL, Method: c.Method, Headers: c.Headers,
-		Body: c.Body, Timeout: c.Timeout, MaxConns: c.MaxConns})
+		Body: c.Body, Timeout: c.Timeout, MaxConns: c.MaxConns, Std: c.StdHTTP})
 }

@@ -119,14 +119,14 @@ func outcomeErr(ctx context.Context, outs []suite.Outcome) error {
 
 // quickFlags are `perfgate run --url`'s flags.
 type quickFlags struct {
-	url, protocol, model, endpoint, method, body, arrival, dataset, trace, datatype, shape string
-	rate, speed                                                                            float64
-	concurrency, trials, promptTokens, maxTokens, connections                              int
-	seed                                                                                   int64
-	sweep                                                                                  bool
-	duration, warmup, timeout, sloP99, sloTTFT, sloTPOT                                    time.Duration
-	maxErrorRate                                                                           string
-	headers                                                                                stringList
+	url, protocol, model, endpoint, method, body, arrival, dataset, trace, datatype, shape, client string
+	rate, speed                                                                                    float64
+	concurrency, trials, promptTokens, maxTokens, connections                                      int
+	seed                                                                                           int64
+	sweep                                                                                          bool
+	duration, warmup, timeout, sloP99, sloTTFT, sloTPOT                                            time.Duration
+	maxErrorRate                                                                                   string
+	headers                                                                                        stringList
 }
 
 func (q *quickFlags) register(fs *flag.FlagSet) {
@@ -156,6 +156,7 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&q.maxTokens, "max-tokens", 0, "openai: tokens to generate")
 	fs.StringVar(&q.trace, "trace", "", "replay a JSONL trace (offset_ms, body or prompt)")
 	fs.Float64Var(&q.speed, "speed", 1, "replay speed factor")
+	fs.StringVar(&q.client, "client", "fast", "HTTP client for http and kserve-http: fast (lean HTTP/1.1) or std (net/http)")
 	fs.StringVar(&q.shape, "shape", "", "kserve: random input tensor shape, e.g. 1,16")
 	fs.StringVar(&q.datatype, "datatype", "", "kserve: random input tensor datatype, e.g. FP32")
 }
@@ -177,7 +178,7 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 		Name: "run", Layer: "system", URL: q.url, Protocol: q.protocol, Model: q.model,
 		Endpoint: q.endpoint, Method: q.method, Dataset: q.dataset,
 		PromptTokens: q.promptTokens, MaxTokens: q.maxTokens, Datatype: q.datatype,
-		Timeout: config.Duration(q.timeout),
+		Timeout: config.Duration(q.timeout), Client: q.client,
 		Load: config.Load{Rate: q.rate, Arrival: q.arrival, Seed: q.seed, Concurrency: q.concurrency,
 			Duration: config.Duration(q.duration), Warmup: config.Duration(q.warmup), Trials: q.trials,
 			Connections: q.connections, Trace: q.trace, Speed: q.speed},
