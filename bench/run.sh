@@ -52,7 +52,7 @@ nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 wrk2_bin=""
 if command -v wrk2 >/dev/null; then
 	wrk2_bin=$(command -v wrk2)
-elif wrk --help 2>&1 | grep -q -- '--rate\|-R,'; then
+elif grep -q -- '--rate\|-R,' <<<"$(wrk --help 2>&1 || true)"; then
 	wrk2_bin=$(command -v wrk)
 fi
 
@@ -64,7 +64,8 @@ if [[ -z $perfgate ]]; then
 	perfgate="$root/bench/.bin/perfgate"
 fi
 clients=(default)
-if "$perfgate" run -h 2>&1 | grep -q -- '-client'; then
+help=$("$perfgate" run -h 2>&1 || true) # captured first: grep -q would cut the pipe
+if grep -q -- '-client' <<<"$help"; then
 	clients=(fast std)
 fi
 

@@ -245,6 +245,10 @@ func (r *Report) mdHead() string {
 	return b.String()
 }
 
+// kneeRateNote stands for a P99 change that is not gated: after a sweep
+// each side's latency was measured at its own knee rate.
+const kneeRateNote = "at each knee, not gated"
+
 // mdRow is one scenario's table row.
 func (r *Report) mdRow(s compare.ScenarioComparison) string {
 	p99 := metric(s, compare.MetricP99)
@@ -252,6 +256,9 @@ func (r *Report) mdRow(s compare.ScenarioComparison) string {
 	cand := find(r.Candidate, s.Scenario)
 	p99Cell, p99Delta := "—", "—"
 	switch {
+	case p99 != nil && !p99.Gated:
+		p99Cell = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
+		p99Delta = kneeRateNote
 	case p99 != nil:
 		p99Cell = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
 		p99Delta = boldIf(pct(p99.DeltaPct, false), p99.Verdict == compare.Regressed) + " " + interval(p99)

@@ -46,6 +46,9 @@ func Text(w io.Writer, r *Report) error {
 		if p99 != nil {
 			p99Cell = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
 			p99Delta = pct(p99.DeltaPct, false) + " " + interval(p99)
+			if !p99.Gated {
+				p99Delta = kneeRateNote
+			}
 		} else if cand != nil && len(cand.Trials) > 0 {
 			p99Cell = fmt.Sprintf("- → %s ms", ms(cand.Summary.Latency.P99))
 		}
