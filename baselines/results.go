@@ -31,6 +31,20 @@ func ReadResults(path string) ([]*result.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	rs, err := decodeFiles(paths, decodeResult)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("results %q: no %s files", path, result.Schema)
+	}
+	return rs, nil
+}
+
+// decodeFiles decodes every perfgate.result file of paths with decode,
+// skipping other JSON documents (comparisons, sizings) and joining the
+// errors of every file that fails, each naming its file.
+func decodeFiles(paths []string, decode func([]byte) (*result.Result, error)) ([]*result.Result, error) {
 	var rs []*result.Result
 	var errs []error
 	for _, p := range paths {
@@ -43,22 +57,16 @@ func ReadResults(path string) ([]*result.Result, error) {
 			Schema string `json:"schema"`
 		}
 		if json.Unmarshal(b, &head) == nil && head.Schema != "" && !strings.HasPrefix(head.Schema, "perfgate.result/") {
-			continue
+			continue // another kind of document
 		}
-		r, err := decodeResult(b)
+		r, err := decode(b)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
 			continue
 		}
 		rs = append(rs, r)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if len(rs) == 0 {
-		return nil, fmt.Errorf("results %q: no %s files", path, result.Schema)
-	}
-	return rs, nil
+	return rs, errors.Join(errs...)
 }
 
 func readResult(path string) (*result.Result, error) {

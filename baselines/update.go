@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/result"
@@ -101,29 +98,9 @@ func readRun(dir string) ([]*result.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("updating baselines from %q: no results: %w", dir, err)
 	}
-	var rs []*result.Result
-	var errs []error
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
-			continue
-		}
-		var head struct {
-			Schema string `json:"schema"`
-		}
-		if json.Unmarshal(b, &head) == nil && head.Schema != "" && !strings.HasPrefix(head.Schema, "perfgate.result/") {
-			continue // another kind of document: comparison, sizing
-		}
-		r, err := Decode(bytes.NewReader(b))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
-			continue
-		}
-		rs = append(rs, r)
-	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("updating baselines from %q: nothing written: %w", dir, errors.Join(errs...))
+	rs, err := decodeFiles(paths, func(b []byte) (*result.Result, error) { return Decode(bytes.NewReader(b)) })
+	if err != nil {
+		return nil, fmt.Errorf("updating baselines from %q: nothing written: %w", dir, err)
 	}
 	if len(rs) == 0 {
 		return nil, fmt.Errorf("updating baselines from %q: no %s files: nothing written", dir, result.Schema)
