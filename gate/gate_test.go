@@ -1,0 +1,111 @@
+package gate
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/result"
+)
+
+func cfg(t *testing.T, extra string) *config.Config {
+	t.Helper()
+	c, err := config.Parse("perfgate.yaml", []byte(`version: 1
+slo: {p99: 50ms}
+capacity: {peak_qps: 5000, headroom: 1.3, cost_per_instance_hour: 2}
+gate: {p99_regression: 5%, max_qps_regression: 5%}
+`+extra+`
+scenarios:
+  - {name: fp32, layer: model, url: "http://127.0.0.1:1/", load: {mode: rate, rate: 10}}
+  - {name: int8, layer: model, url: "http://127.0.0.1:1/", load: {mode: rate, rate: 10}}
+  - {name: batched, layer: service, url: "http://127.0.0.1:1/", load: {mode: rate, rate: 10}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func gen(seed uint64, sp comparetest.Spec) *result.Result {
+	if sp.Trials == 0 {
+		sp.Trials, sp.Requests, sp.MedianMs, sp.Noise = 5, 2000, 10, 0.02
+	}
+	return comparetest.Result(sp, rand.New(rand.NewPCG(seed, 1)))
+}
+
+// Evaluate compares, sizes every scenario with a knee for the configured
+// peak (instances base → PR), and turns the config's thresholds into the
+// comparison's settings.
+func TestEvaluateComparesAndSizes(t *testing.T) {
+	c := cfg(t, "")
+	base := []*result.Result{gen(1, comparetest.Spec{Scenario: "batched", Layer: "service", MaxQPS: 1000, Bracket: [2]float64{1000, 1030}})}
+	cand := []*result.Result{gen(2, comparetest.Spec{Scenario: "batched", Layer: "service", Scale: 1.3, MaxQPS: 700, Bracket: [2]float64{700, 720}})}
+	rep, err := Evaluate(c, base, cand, cand, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Comparison.Verdict != compare.Fail {
+		t.Errorf("verdict = %q, want fail for a 30%% P99 and max QPS regression", rep.Comparison.Verdict)
+	}
+	if got := rep.Comparison.Settings; got.P99Regression != 0.05 || got.Confidence != 0.95 {
+		t.Errorf("settings = %+v, want the config's 5%% and 0.95", got)
+	}
+	if len(rep.Plans) != 1 || rep.Plans[0].Diff == nil {
+		t.Fatalf("plans = %+v, want one with a diff", rep.Plans)
+	}
+	d := rep.Plans[0].Diff
+	// ceil(5000 × 1.3 / 1000) = 7 → ceil(5000 × 1.3 / 700) = 10.
+	if d.BaselineInstances != 7 || d.CandidateInstances != 10 {
+		t.Errorf("instances %d → %d, want 7 → 10", d.BaselineInstances, d.CandidateInstances)
+	}
+	if d.CostPerMonthDelta == nil || *d.CostPerMonthDelta != 3*2*730 {
+		t.Errorf("cost delta = %v, want 3 instances × $2 × 730 h", d.CostPerMonthDelta)
+	}
+}
+
+// A ladder is attributed from the rungs measured; a rung that did not run
+// is a warning, not a failure.
+func TestEvaluateLadder(t *testing.T) {
+	c := cfg(t, "ladder: [fp32, int8, batched]")
+	rungs := []*result.Result{
+		gen(3, comparetest.Spec{Scenario: "fp32", Layer: "model"}),
+		gen(4, comparetest.Spec{Scenario: "int8", Layer: "model", Scale: 0.7}),
+		gen(5, comparetest.Spec{Scenario: "batched", Layer: "service", Scale: 0.6}),
+	}
+	rep, err := Evaluate(c, nil, rungs, rungs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	la := rep.Comparison.Ladder
+	if la == nil || len(la.Steps) != 2 {
+		t.Fatalf("ladder = %+v, want two steps", la)
+	}
+	if la.Steps[0].Layer != "model" || la.Steps[0].P99.DeltaPct > -20 {
+		t.Errorf("first step %+v: want the model layer, about -30%%", la.Steps[0])
+	}
+	rep, err = Evaluate(c, nil, rungs[:2], rungs[:2], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Comparison.Ladder != nil || !strings.Contains(strings.Join(rep.Comparison.Warnings, "\n"), "batched") {
+		t.Errorf("with a rung missing: ladder %+v, warnings %q", rep.Comparison.Ladder, rep.Comparison.Warnings)
+	}
+}
+
+// A sweep that found no knee cannot be sized: the report says why, never
+// a zero.
+func TestPlansNoKnee(t *testing.T) {
+	c := cfg(t, "")
+	r := gen(6, comparetest.Spec{Scenario: "batched", Layer: "service"})
+	r.Capacity = &result.Capacity{SLOP99Ms: 50, Found: false, Points: []result.Point{{OfferedRPS: 100, Latency: result.Latency{P99: 80}}}}
+	plans, warns := Plans(c, nil, []*result.Result{r})
+	if len(plans) != 1 || plans[0].Candidate != nil {
+		t.Errorf("plans = %+v, want one without a candidate plan", plans)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "not sized") {
+		t.Errorf("warnings = %q, want one saying the candidate was not sized", warns)
+	}
+}
