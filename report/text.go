@@ -87,6 +87,18 @@ func Text(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "  %s: P99 %s; max QPS %s\n", plain(la.Layer), changeCI(la.P99), changeCI(la.MaxQPS))
 		}
 	}
+	if l := c.Ladder; l != nil && len(l.Steps) > 0 {
+		b.WriteString("\nladder (one layer changed per rung):\n")
+		for _, st := range l.Steps {
+			fmt.Fprintf(&b, "  %s → %s (%s): P99 %s", plain(st.From), plain(st.To), plain(st.Layer), changeCI(&st.P99))
+			if st.MaxQPS != nil {
+				fmt.Fprintf(&b, "; max QPS %s", changeCI(st.MaxQPS))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "  whole: P99 %s; sum of the rungs %s, interaction %s [%+.1f, %+.1f]\n",
+			changeCI(&l.Whole.P99), pct(l.SumOfPartsP99Pct, false), pct(l.InteractionP99Pct, false), l.InteractionCIPct[0], l.InteractionCIPct[1])
+	}
 	for _, s := range r.scenarios() {
 		if res := find(r.Candidate, s.Scenario); res != nil && res.Telemetry != nil && res.Telemetry.Bottleneck != nil {
 			bn := res.Telemetry.Bottleneck
