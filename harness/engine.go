@@ -254,9 +254,9 @@ func (e *engine) do(ctx context.Context, h Hit, out chan<- Sample) {
 }
 
 // openLoop dispatches hits on the schedule. A hit goes to an idle worker;
-// when none is idle a new worker is started, up to MaxConns; past that the
-// dispatcher waits, and the wait shows in latency because latency counts
-// from the intended time.
+// when every worker is inside a request a new worker is started, up to
+// MaxConns; past that the dispatcher waits, and the wait shows in latency
+// because latency counts from the intended time.
 func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule, out chan<- Sample) {
 	work := make(chan Hit)
 	defer close(work)
@@ -295,13 +295,19 @@ func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule, out chan<
 			continue
 		default:
 		}
-		if e.nworkers.Load() < int64(e.o.MaxConns) {
-			e.nworkers.Add(1)
-			e.workers.Add(1)
-			go worker(h)
-			continue
+		// No worker is waiting. Start one only when every worker is inside
+		// a request: one that is between requests (recording, looping)
+		// will take the hit in a moment, and starting workers for those
+		// would open connections a starved generator does not need.
+		if n := e.nworkers.Load(); e.inFlight.Load() >= n {
+			if n < int64(e.o.MaxConns) {
+				e.nworkers.Add(1)
+				e.workers.Add(1)
+				go worker(h)
+				continue
+			}
+			e.exhausted.Add(1)
 		}
-		e.exhausted.Add(1)
 		select {
 		case work <- h:
 		case <-ctx.Done():
