@@ -3,9 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
+	goldenfile "github.com/perfgate/perfgate/internal/golden"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,26 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", name, d)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { t.Helper(); goldenfile.Check(t, name, got) }
 
 const marker = "<!-- perfgate:comment -->"
 

@@ -3,9 +3,7 @@ package sizing
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
+	goldenfile "github.com/perfgate/perfgate/internal/golden"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,26 +11,8 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
 // golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
-	}
-}
+func golden(t *testing.T, name string, got []byte) { t.Helper(); goldenfile.Check(t, name, got) }
 
 func TestRenderGolden(t *testing.T) {
 	closed := sweep(1234.5, 1260, 8.42)
