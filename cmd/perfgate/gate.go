@@ -136,9 +136,9 @@ func renderer(format string) (func(io.Writer, *report.Report) error, error) {
 }
 
 // runGatePipeline is the Action's gate: the same pipeline as `perfgate
-// gate`, its results and comparison in perfgate-out.
+// gate`, its results and comparison in perfgate-out under the workspace.
 func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error) {
-	g, err := gatePipeline(ctx, e, cfgPath, baselinesDir, "perfgate-out", nil, allowEnvMismatch)
+	g, err := gatePipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, "perfgate-out"), nil, allowEnvMismatch)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 	if baselinesDir == "" {
 		baselinesDir = cfg.Resolve(cfg.Baselines)
 	}
-	resultsDir := filepath.Join("perfgate-out", "results")
+	resultsDir := filepath.Join(e.workdir, "perfgate-out", "results")
 	outs, err := runSuite(ctx, e, cfg, nil, resultsDir)
 	if err != nil {
 		return err

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/githubapi/githubapitest"
+)
+
+// The Action with the real pipelines: release mode stores baselines from a
+// real run, then a pull-request run gates against them, writes the
+// comparison and the step summary, and posts one comment.
+func TestActionRealPipelines(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(target.Close)
+	work := t.TempDir()
+	cfg := filepath.Join(work, "perfgate.yaml")
+	os.WriteFile(cfg, []byte(`version: 1
+baselines: perfgate/baselines
+scenarios:
+  - {name: api, layer: service, url: "`+target.URL+`", load: {mode: concurrency, concurrency: 2, duration: 300ms, warmup: 100ms, trials: 4}}
+`), 0o644)
+	srv := githubapitest.NewServer(t, "acme", "svc", actionToken)
+	real := pipelines{gate: runGatePipeline, baseline: runBaselinePipeline}
+	runIn := func(r *actionRun) int {
+		wd, _ := os.Getwd()
+		r.vars["GITHUB_EVENT_PATH"] = filepath.Join(wd, r.vars["GITHUB_EVENT_PATH"])
+		e := &env{getenv: func(k string) string { return r.vars[k] }, stdin: strings.NewReader(""),
+			stdout: &r.stdout, stderr: &r.stderr, workdir: work}
+		return exitCode(runAction(context.Background(), e, nil, real), &r.stderr)
+	}
+
+	rel := newActionRun(t, srv, "pull_request")
+	rel.vars["INPUT_MODE"] = "baseline"
+	rel.vars["INPUT_CONFIG"] = cfg
+	if code := runIn(rel); code != exitPass {
+		t.Fatalf("baseline mode: exit %d\nstdout:\n%s\nstderr:\n%s", code, rel.stdout.String(), rel.stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(work, "perfgate", "baselines", "api.json")); err != nil {
+		t.Fatalf("baseline not stored: %v", err)
+	}
+
+	pr := newActionRun(t, srv, "pull_request")
+	pr.vars["INPUT_CONFIG"] = cfg
+	code := runIn(pr)
+	out := pr.outputs()
+	if code != exitPass && code != exitRegression {
+		t.Fatalf("gate: exit %d\nstderr:\n%s", code, pr.stderr.String())
+	}
+	if v := out["verdict"]; v != "pass" && v != "fail" {
+		t.Errorf("verdict output = %q, want pass or fail from a real comparison", v)
+	}
+	if p := out["report"]; p == "" {
+		t.Error("no report output")
+	} else if _, err := os.Stat(p); err != nil {
+		t.Errorf("report output %q: %v", p, err)
+	}
+	if !strings.Contains(pr.file("summary"), "api") {
+		t.Error("the step summary does not show the scenario")
+	}
+	if n := len(srv.Comments(17)); n != 1 {
+		t.Errorf("%d comments on the pull request, want 1", n)
+	}
+	pr.checkNoToken()
+}
