@@ -27,7 +27,7 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	// isTerminal reports whether stdout is a terminal (live progress).
+	// isTerminal reports whether stderr, where progress goes, is a terminal.
 	isTerminal bool
 	// workdir is the directory relative paths resolve against.
 	workdir string
@@ -62,7 +62,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	wd, _ := os.Getwd()
 	e := &env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		isTerminal: isTerminal(os.Stdout), workdir: wd}
+		isTerminal: isTerminal(os.Stderr), workdir: wd}
 	err := run(ctx, os.Args[1:], e)
 	stop()
 	os.Exit(exitCode(err, e.stderr))
