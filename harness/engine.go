@@ -349,7 +349,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	trial := -1 // -1: warm-up
-	cpu0, wall0 := processCPU(), time.Now()
+	cpu0, wall0 := cpuTime(), time.Now()
 	var inflightSum, inflightN int64
 	lastProgress := time.Time{}
 	report := func(now time.Time, phase string, done bool) {
@@ -361,7 +361,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 			Done: rec.done.Load(), Errors: rec.errs.Load(), InFlight: e.inFlight.Load()})
 	}
 	closeTrial := func(now time.Time) {
-		cpu := processCPU()
+		cpu := cpuTime()
 		st := trialStats{cpuCores: (cpu - cpu0).Seconds() / now.Sub(wall0).Seconds()}
 		if inflightN > 0 {
 			st.inFlightMean = float64(inflightSum) / float64(inflightN)
@@ -375,7 +375,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	}
 	openTrial := func(now time.Time, i int) {
 		trial = i
-		cpu0, wall0 = processCPU(), now
+		cpu0, wall0 = cpuTime(), now
 		inflightSum, inflightN = 0, 0
 		e.exhausted.Store(0)
 		if o.Observer != nil {
@@ -426,9 +426,6 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 		}
 	}
 }
-
-// processCPU returns the CPU time (user + system) this process has used.
-func processCPU() time.Duration { return cpuTime() }
 
 // generatorCores is the number of cores the generator may use.
 func generatorCores() int { return runtime.GOMAXPROCS(0) }
