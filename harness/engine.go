@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -346,7 +347,16 @@ func (e *engine) closedLoop(ctx, reqCtx context.Context, out chan<- Sample) {
 // Law, the generator's CPU, calls the observer, and reports progress.
 func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Time) {
 	o := e.o
-	tick := time.NewTicker(5 * time.Millisecond)
+	// The in-flight count is sampled at Poisson times (exponential gaps,
+	// mean 5 ms): Poisson arrivals see time averages (PASTA), whereas a
+	// fixed tick can lock onto a request cycle that divides it and read
+	// the in-flight count always at the same phase.
+	rng := rand.New(rand.NewPCG(uint64(e.start.UnixNano()), 0x5eed))
+	gap := func() time.Duration {
+		d := time.Duration(rng.ExpFloat64() * float64(5*time.Millisecond))
+		return min(max(d, 200*time.Microsecond), 25*time.Millisecond)
+	}
+	tick := time.NewTimer(gap())
 	defer tick.Stop()
 	trial := -1 // -1: warm-up
 	cpu0, wall0 := cpuTime(), time.Now()
@@ -391,6 +401,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 			}
 			return
 		case now = <-tick.C:
+			tick.Reset(gap())
 		}
 		// Which window is now in? Trials follow the warm-up back to back.
 		cur := -1
