@@ -41,6 +41,10 @@ type Sample struct {
 	Code int
 	// Stream holds the streaming figures of an LLM request, nil otherwise.
 	Stream *Stream
+
+	// enter and exit are when the engine handed the hit to the client and
+	// got the sample back (the request's time in flight).
+	enter, exit time.Time
 }
 
 // OK reports whether the request succeeded.

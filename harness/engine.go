@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -245,12 +244,17 @@ type engine struct {
 	exhausted  atomic.Int64 // dispatches that found every connection busy at the cap
 }
 
-// do sends one hit and hands the sample to the recorder.
+// do sends one hit and hands the sample to the recorder. The times the
+// request entered and left the generator are kept so that the recorder can
+// integrate the number in flight exactly (Little's L), independently of
+// the client's own Start and End.
 func (e *engine) do(ctx context.Context, h Hit, out chan<- Sample) {
 	e.inFlight.Add(1)
+	enter := time.Now()
 	s := e.o.Client.Do(ctx, h)
+	s.exit = time.Now()
 	e.inFlight.Add(-1)
-	s.Hit = h
+	s.Hit, s.enter = h, enter
 	out <- s
 }
 
@@ -347,20 +351,10 @@ func (e *engine) closedLoop(ctx, reqCtx context.Context, out chan<- Sample) {
 // Law, the generator's CPU, calls the observer, and reports progress.
 func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Time) {
 	o := e.o
-	// The in-flight count is sampled at Poisson times (exponential gaps,
-	// mean 5 ms): Poisson arrivals see time averages (PASTA), whereas a
-	// fixed tick can lock onto a request cycle that divides it and read
-	// the in-flight count always at the same phase.
-	rng := rand.New(rand.NewPCG(uint64(e.start.UnixNano()), 0x5eed))
-	gap := func() time.Duration {
-		d := time.Duration(rng.ExpFloat64() * float64(5*time.Millisecond))
-		return min(max(d, 200*time.Microsecond), 25*time.Millisecond)
-	}
-	tick := time.NewTimer(gap())
+	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	trial := -1 // -1: warm-up
 	cpu0, wall0 := cpuTime(), time.Now()
-	var inflightSum, inflightN int64
 	lastProgress := time.Time{}
 	report := func(now time.Time, phase string, done bool) {
 		if o.Progress == nil {
@@ -373,9 +367,6 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	closeTrial := func(now time.Time) {
 		cpu := cpuTime()
 		st := trialStats{cpuCores: (cpu - cpu0).Seconds() / now.Sub(wall0).Seconds()}
-		if inflightN > 0 {
-			st.inFlightMean = float64(inflightSum) / float64(inflightN)
-		}
 		st.exhausted = e.exhausted.Swap(0)
 		if o.Observer != nil {
 			st.telemetry = o.Observer.EndTrial(trial)
@@ -386,7 +377,6 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	openTrial := func(now time.Time, i int) {
 		trial = i
 		cpu0, wall0 = cpuTime(), now
-		inflightSum, inflightN = 0, 0
 		e.exhausted.Store(0)
 		if o.Observer != nil {
 			o.Observer.BeginTrial(i)
@@ -401,7 +391,6 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 			}
 			return
 		case now = <-tick.C:
-			tick.Reset(gap())
 		}
 		// Which window is now in? Trials follow the warm-up back to back.
 		cur := -1
@@ -419,10 +408,6 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 				break
 			}
 			openTrial(now, trial+1)
-		}
-		if trial >= 0 && trial < o.Trials {
-			inflightSum += e.inFlight.Load()
-			inflightN++
 		}
 		if now.Sub(lastProgress) >= 250*time.Millisecond {
 			lastProgress = now

@@ -28,11 +28,10 @@ const (
 
 // trialStats are measured by the clock at a trial's end.
 type trialStats struct {
-	cpuCores     float64
-	inFlightMean float64
-	exhausted    int64
-	telemetry    *result.Telemetry
-	set          bool
+	cpuCores  float64
+	exhausted int64
+	telemetry *result.Telemetry
+	set       bool
 }
 
 // window accumulates one trial. The recorder is its single writer.
@@ -43,6 +42,9 @@ type window struct {
 	errorsBy              map[string]int64
 	llm                   *LLMRecorder
 	streamed              int64
+	// busy is the total time requests spent in flight inside the window:
+	// busy / window length is the mean number in flight (Little's L).
+	busy time.Duration
 }
 
 // recorder is the single consumer of samples: it owns every histogram, so
@@ -106,6 +108,7 @@ func (r *recorder) add(s *Sample) {
 	if j := r.index(s.End); j >= 0 && j < len(r.windows) {
 		r.windows[j].completed++
 	}
+	r.addBusy(s.enter, s.exit)
 	i := r.index(s.Hit.Intended)
 	if i < 0 {
 		r.warmup++
@@ -139,6 +142,30 @@ func (r *recorder) add(s *Sample) {
 		w.llm.Add(s)
 		w.streamed++
 		r.allLLM.Add(s)
+	}
+}
+
+// addBusy adds the part of [enter, exit] that falls inside each window.
+func (r *recorder) addBusy(enter, exit time.Time) {
+	if enter.IsZero() || !exit.After(enter) {
+		return
+	}
+	for i := max(r.index(enter), 0); i < len(r.windows); i++ {
+		ws := r.measureStart.Add(time.Duration(i) * r.trialDur)
+		we := ws.Add(r.trialDur)
+		if !exit.After(ws) {
+			break
+		}
+		lo, hi := enter, exit
+		if lo.Before(ws) {
+			lo = ws
+		}
+		if hi.After(we) {
+			hi = we
+		}
+		if hi.After(lo) {
+			r.windows[i].busy += hi.Sub(lo)
+		}
 	}
 }
 
@@ -213,12 +240,12 @@ func (r *recorder) result() *result.Result {
 			streaming = true
 			t.LLM = w.llm.Result(r.trialDur)
 		}
+		t.InFlightMean = w.busy.Seconds() / secs
+		inflSum += t.InFlightMean
 		if st.set {
 			t.GeneratorCPU = st.cpuCores
-			t.InFlightMean = st.inFlightMean
 			t.Telemetry = st.telemetry
 			cpuSum += st.cpuCores
-			inflSum += st.inFlightMean
 			nStats++
 		}
 		r.judge(i, &t, st, res)
@@ -252,8 +279,8 @@ func (r *recorder) result() *result.Result {
 	sum.LagP99Ms = float64(allLag.ValueAtQuantile(99)) / 1000
 	if nStats > 0 {
 		sum.GeneratorCPU = cpuSum / float64(nStats)
-		sum.InFlightMean = inflSum / float64(nStats)
 	}
+	sum.InFlightMean = inflSum / float64(len(r.windows))
 	if streaming {
 		res.LLM = r.allLLM.Result(time.Duration(len(r.windows)) * r.trialDur)
 		// The summary's histograms are the trials' merged: kept per trial only.

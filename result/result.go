@@ -120,8 +120,10 @@ type Summary struct {
 	ErrorsBy     map[string]int64 `json:"errors_by_class,omitempty"`
 	LagP99Ms     float64          `json:"schedule_lag_p99_ms,omitempty"`
 	GeneratorCPU float64          `json:"generator_cpu_cores,omitempty"`
-	// InFlightMean is the measured mean number of requests in flight; with
-	// AchievedRPS and Latency.Mean it checks Little's Law (L = λW).
+	// InFlightMean is the time-average number of requests in flight,
+	// integrated exactly from when each request entered and left the
+	// generator; with AchievedRPS and Latency.Mean it checks Little's Law
+	// (L = λW).
 	InFlightMean float64 `json:"in_flight_mean,omitempty"`
 }
 
