@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strconv"
 
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
@@ -40,14 +41,13 @@ func newObserver(ctx context.Context, gpu bool, pgid int, metrics string) (harne
 // client-side figures, and puts the last trial's telemetry (the steadiest
 // state) on the result. A trial the classifier calls generator-bound
 // measured perfgate, not the target: the result is then invalid.
-func annotate(res *result.Result, obs harness.TrialObserver) {
+func annotate(res *result.Result, obs harness.TrialObserver, targetCores int) {
 	if obs == nil {
 		return
 	}
-	cores := runtime.NumCPU()
 	for i := range res.Trials {
 		tr := &res.Trials[i]
-		telemetry.Annotate(tr.Telemetry, tr, cores)
+		telemetry.AnnotateCores(tr.Telemetry, tr, runtime.GOMAXPROCS(0), targetCores)
 		if b := tr.Telemetry; b != nil && b.Bottleneck != nil && b.Bottleneck.Class == result.GeneratorBound {
 			tr.GeneratorLimited = true
 			res.Valid = false
@@ -60,3 +60,17 @@ func annotate(res *result.Result, obs harness.TrialObserver) {
 
 // isAllFailed reports whether err says every request failed.
 func isAllFailed(err error) bool { return errors.Is(err, harness.ErrAllFailed) }
+
+// targetCores is the number of cores the scenario's target may use: the
+// GOMAXPROCS its environments set (later ones win, as when the target is
+// started), capped by the host's, else the host's.
+func targetCores(env ...map[string]string) int {
+	n := runtime.NumCPU()
+	limit := n
+	for _, e := range env {
+		if v, err := strconv.Atoi(e["GOMAXPROCS"]); err == nil && v > 0 {
+			limit = v
+		}
+	}
+	return min(limit, n)
+}

@@ -149,7 +149,11 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		res.Scenario, res.Layer, res.Protocol = s.Name, s.Layer, s.Protocol
 		res.Target = s.Target
 		res.Simulated = sim
-		annotate(res, obs)
+		var envs []map[string]string
+		if t := cfg.Targets[s.Target]; t != nil {
+			envs = append(envs, t.Env)
+		}
+		annotate(res, obs, targetCores(append(envs, s.Env)...))
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, ErrBadInput) {

@@ -260,6 +260,13 @@ func Line(b *result.Bottleneck) string {
 // it measured perfgate, not the target. t may be nil (nothing sampled);
 // the generator check still applies.
 func Annotate(t *result.Telemetry, tr *result.Trial, cores int) {
+	AnnotateCores(t, tr, cores, cores)
+}
+
+// AnnotateCores is Annotate with the cores available to the generator and
+// to the target given apart (a target limited by GOMAXPROCS or a CPU set
+// saturates at its own count, not the host's).
+func AnnotateCores(t *result.Telemetry, tr *result.Trial, generatorCores, targetCores int) {
 	if tr == nil {
 		return
 	}
@@ -267,9 +274,9 @@ func Annotate(t *result.Telemetry, tr *result.Trial, cores int) {
 		ClientP50Ms:       tr.Latency.P50,
 		ClientP99Ms:       tr.Latency.P99,
 		GeneratorCPUCores: tr.GeneratorCPU,
-		GeneratorCores:    cores,
+		GeneratorCores:    generatorCores,
 		LagP99Ms:          tr.LagP99Ms,
-		TargetCores:       cores,
+		TargetCores:       targetCores,
 	}
 	if t != nil {
 		in.GPUs, in.NoGPU, in.Server = t.GPUs, t.NoGPU, t.ServerMs
