@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +149,26 @@ scenarios:
 	}
 	if !strings.Contains(log.String(), bin+" --port {port}") {
 		t.Errorf("log does not show the command with {perfgate} filled in:\n%s", log.String())
+	}
+}
+
+func TestTargetCores(t *testing.T) {
+	host := runtime.NumCPU()
+	tests := []struct {
+		name string
+		envs []map[string]string
+		want int
+	}{
+		{"no limit", nil, host},
+		{"target limit", []map[string]string{{"GOMAXPROCS": "1"}}, 1},
+		// The scenario's env is applied after the target's, as at start.
+		{"scenario overrides target", []map[string]string{{"GOMAXPROCS": "1"}, {"GOMAXPROCS": "2"}}, min(2, host)},
+		{"not a number", []map[string]string{{"GOMAXPROCS": "all"}}, host},
+		{"above the host", []map[string]string{{"GOMAXPROCS": "4096"}}, host},
+	}
+	for _, tt := range tests {
+		if got := targetCores(tt.envs...); got != tt.want {
+			t.Errorf("%s: targetCores(%v) = %d, want %d", tt.name, tt.envs, got, tt.want)
+		}
 	}
 }
