@@ -76,6 +76,14 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("compare: --candidate: %v", err)
 	}
+	if len(base) == 1 && len(cand) == 1 && base[0].Scenario != cand[0].Scenario {
+		// Two single files: compare them as one scenario, as benchstat
+		// compares two files (a variant against another, say).
+		fmt.Fprintf(e.stderr, "perfgate: comparing scenario %q (baseline) with %q (candidate)\n", base[0].Scenario, cand[0].Scenario)
+		b := *base[0]
+		b.Scenario = cand[0].Scenario
+		base = []*result.Result{&b}
+	}
 	c, err := compare.Compare(base, cand, s)
 	if err != nil {
 		return usageErr("compare: %v", err)
