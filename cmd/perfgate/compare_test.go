@@ -1,0 +1,82 @@
+package main
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/result"
+)
+
+func writeResult(t *testing.T, path string, sp comparetest.Spec, seed uint64) {
+	t.Helper()
+	if sp.Trials == 0 {
+		sp.Trials, sp.Requests, sp.MedianMs, sp.Noise = 5, 2000, 10, 0.02
+	}
+	r := comparetest.Result(sp, rand.New(rand.NewPCG(seed, 7)))
+	if err := r.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	base, same, slow := filepath.Join(dir, "base.json"), filepath.Join(dir, "same.json"), filepath.Join(dir, "slow.json")
+	writeResult(t, base, comparetest.Spec{Scenario: "api", Layer: "service"}, 1)
+	writeResult(t, same, comparetest.Spec{Scenario: "api", Layer: "service"}, 2)
+	writeResult(t, slow, comparetest.Spec{Scenario: "api", Layer: "service", Scale: 1.3}, 3)
+	broken := filepath.Join(dir, "broken.json")
+	b, _ := os.ReadFile(base)
+	os.WriteFile(broken, b[:len(b)/2], 0o644) // truncated
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"no change passes", []string{"compare", "--baseline", base, "--candidate", same}, exitPass, "api (service)", ""},
+		{"30% slower fails", []string{"compare", "--baseline", base, "--candidate", slow}, exitRegression, "regressed", ""},
+		{"json format", []string{"compare", "--baseline", base, "--candidate", slow, "--format", "json"}, exitRegression, `"schema": "perfgate.comparison/v1"`, ""},
+		{"truncated baseline names the file", []string{"compare", "--baseline", broken, "--candidate", same}, exitUsage, "", "broken.json"},
+		{"missing candidate", []string{"compare", "--baseline", base, "--candidate", filepath.Join(dir, "nope.json")}, exitUsage, "", "nope.json"},
+		{"bad format", []string{"compare", "--baseline", base, "--candidate", same, "--format", "xml"}, exitUsage, "", "xml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			if !strings.Contains(stdout, tt.wantStdout) {
+				t.Errorf("stdout lacks %q:\n%s", tt.wantStdout, stdout)
+			}
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantStderr, stderr)
+			}
+		})
+	}
+}
+
+// baseline update refuses an invalid run and writes nothing.
+func TestBaselineUpdateRefusesInvalid(t *testing.T) {
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "run"), filepath.Join(dir, "baselines")
+	os.MkdirAll(from, 0o755)
+	p := filepath.Join(from, "api.json")
+	writeResult(t, p, comparetest.Spec{Scenario: "api", Layer: "service"}, 4)
+	r, _ := result.ReadFile(p)
+	r.Valid = false
+	r.WriteFile(p)
+	code, _, stderr := runCLI(t, "baseline", "update", "--from", from, "--to", to)
+	if code == exitPass {
+		t.Fatalf("baseline update of an invalid run passed:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(to, "api.json")); err == nil {
+		t.Error("an invalid run was written as a baseline")
+	}
+}
