@@ -108,7 +108,7 @@ func TestCompareVerdicts(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(b, c)
 			}
-			s := DefaultSettings
+			s := DefaultSettings()
 			if tt.s != nil {
 				tt.s(&s)
 			}
@@ -133,7 +133,7 @@ func TestCompareVerdicts(t *testing.T) {
 func TestCompareNoBaselineAndMissing(t *testing.T) {
 	b, c := pair(t, 5, 1, nil)
 	c.Scenario = "new"
-	got := mustCompare(t, one(b), one(c), DefaultSettings)
+	got := mustCompare(t, one(b), one(c), DefaultSettings())
 	if got.Verdict != NoBaseline || got.Scenarios[0].Verdict != NoBaseline {
 		t.Errorf("verdicts = %s, %s; want %s for both", got.Verdict, got.Scenarios[0].Verdict, NoBaseline)
 	}
@@ -165,7 +165,7 @@ func TestCompareMaxQPS(t *testing.T) {
 			b, c := pair(t, 9, 1, nil)
 			b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.base[0], Bracket: tt.base, Found: true}
 			c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.candQPS, Bracket: tt.cand, Found: true}
-			got := mustCompare(t, one(b), one(c), DefaultSettings)
+			got := mustCompare(t, one(b), one(c), DefaultSettings())
 			var m *Metric
 			for i := range got.Scenarios[0].Metrics {
 				if got.Scenarios[0].Metrics[i].Metric == MetricMaxQPS {
@@ -187,7 +187,7 @@ func TestCompareMaxQPS(t *testing.T) {
 
 func TestCompareStreamingMetrics(t *testing.T) {
 	b, c := pair(t, 3, 1.3, func(sp *comparetest.Spec) { sp.Streaming = true })
-	got := mustCompare(t, one(b), one(c), DefaultSettings)
+	got := mustCompare(t, one(b), one(c), DefaultSettings())
 	want := []string{MetricP50, MetricP99, MetricP999, MetricErrorRate, MetricTTFTP99, MetricTPOTP99, MetricTokensPerS, MetricGoodput}
 	var names []string
 	for _, m := range got.Scenarios[0].Metrics {
@@ -210,7 +210,7 @@ func TestCompareLayersAndSeed(t *testing.T) {
 	b1, c1 := pair(t, 21, 1.3, func(sp *comparetest.Spec) { sp.Scenario, sp.Layer = "a", "model" })
 	b2, c2 := pair(t, 22, 1.0, func(sp *comparetest.Spec) { sp.Scenario, sp.Layer = "b", "system" })
 	base, cand := []*result.Result{b1, b2}, []*result.Result{c1, c2}
-	got := mustCompare(t, base, cand, DefaultSettings)
+	got := mustCompare(t, base, cand, DefaultSettings())
 	if len(got.Layers) != 2 || got.Layers[0].Layer != "model" || got.Layers[1].Layer != "system" {
 		t.Fatalf("layers = %+v, want model then system", got.Layers)
 	}
@@ -220,7 +220,7 @@ func TestCompareLayersAndSeed(t *testing.T) {
 	if p := got.Layers[1].P99; p == nil || p.Verdict == Regressed {
 		t.Errorf("system layer P99 = %+v, want not regressed", p)
 	}
-	again := mustCompare(t, base, cand, DefaultSettings)
+	again := mustCompare(t, base, cand, DefaultSettings())
 	a, _ := json.Marshal(got)
 	z, _ := json.Marshal(again)
 	if string(a) != string(z) {
@@ -229,10 +229,10 @@ func TestCompareLayersAndSeed(t *testing.T) {
 }
 
 func TestSettingsValidate(t *testing.T) {
-	if err := DefaultSettings.Validate(); err != nil {
-		t.Errorf("DefaultSettings.Validate() = %v", err)
+	if err := DefaultSettings().Validate(); err != nil {
+		t.Errorf("DefaultSettings().Validate() = %v", err)
 	}
-	bad := DefaultSettings
+	bad := DefaultSettings()
 	bad.Confidence = 1.5
 	bad.Resamples = 3
 	if _, err := Compare(nil, nil, bad); err == nil || !strings.Contains(err.Error(), "confidence 1.5") || !strings.Contains(err.Error(), "resamples 3") {
@@ -246,7 +246,7 @@ func TestLayerOpenTop(t *testing.T) {
 	b, c := pair(t, 9, 1, nil)
 	b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: 1000, Bracket: [2]float64{1000, 1050}, Found: true}
 	c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: 1000, Bracket: [2]float64{1000, 0}, Found: true}
-	got := mustCompare(t, one(b), one(c), DefaultSettings)
+	got := mustCompare(t, one(b), one(c), DefaultSettings())
 	q := got.Layers[0].MaxQPS
 	if q == nil || !q.CIOpenHigh || q.Verdict != Inconclusive {
 		t.Errorf("layer max QPS = %+v, want an open top and inconclusive", q)

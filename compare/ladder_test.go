@@ -22,7 +22,7 @@ func TestLadder(t *testing.T) {
 		rung("int8", "model", 1.2, 800),
 		rung("int8-batched", "service", 0.96, 1600),
 	}
-	la, err := Ladder(rungs, DefaultSettings)
+	la, err := Ladder(rungs, DefaultSettings())
 	if err != nil {
 		t.Fatalf("Ladder: %v", err)
 	}
@@ -81,7 +81,7 @@ func TestLadderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Ladder(tt.rungs, DefaultSettings)
+			_, err := Ladder(tt.rungs, DefaultSettings())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Ladder: err = %v, want one containing %q", err, tt.want)
 			}

@@ -6,7 +6,7 @@ import (
 )
 
 // Settings are the gate's thresholds and the statistics' knobs. The zero
-// value is not usable; start from DefaultSettings.
+// value is not usable; start from DefaultSettings().
 type Settings struct {
 	// P99Regression is the practical-significance threshold for latency
 	// metrics, as a fraction (0.05 = 5%).
@@ -29,15 +29,17 @@ type Settings struct {
 	AllowEnvMismatch bool `json:"allow_env_mismatch,omitempty"`
 }
 
-// DefaultSettings are the gate's defaults: 5% P99, 5% max QPS, 0.1 point
+// DefaultSettings returns the gate's defaults: 5% P99, 5% max QPS, 0.1 point
 // error rate, 95% confidence, 2000 resamples, seed 1.
-var DefaultSettings = Settings{
-	P99Regression:     0.05,
-	MaxQPSRegression:  0.05,
-	ErrorRateIncrease: 0.001,
-	Confidence:        0.95,
-	Resamples:         2000,
-	Seed:              1,
+func DefaultSettings() Settings {
+	return Settings{
+		P99Regression:     0.05,
+		MaxQPSRegression:  0.05,
+		ErrorRateIncrease: 0.001,
+		Confidence:        0.95,
+		Resamples:         2000,
+		Seed:              1,
+	}
 }
 
 // Validate reports the first setting out of range.

@@ -24,7 +24,7 @@ func simulate(t *testing.T, seed uint64, scale float64) (fails int, verdicts map
 		base := comparetest.Result(spec, rng)
 		spec.Scale = scale
 		cand := comparetest.Result(spec, rng)
-		c, err := Compare([]*result.Result{base}, []*result.Result{cand}, DefaultSettings)
+		c, err := Compare([]*result.Result{base}, []*result.Result{cand}, DefaultSettings())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,7 +47,7 @@ func sample(t *testing.T) *compare.Comparison {
 	for _, r := range cand {
 		r.Environment.GPUs[0].Driver = "560.35"
 	}
-	s := compare.DefaultSettings
+	s := compare.DefaultSettings()
 	s.AllowEnvMismatch = true
 	c, err := compare.Compare(base, cand, s)
 	if err != nil {

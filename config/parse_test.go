@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := c.Scenarios[0].Load
-	if l.Duration.D() != Defaults.Duration || l.Warmup.D() != Defaults.Warmup || l.Trials != Defaults.Trials {
+	if l.Duration.D() != Defaults().Duration || l.Warmup.D() != Defaults().Warmup || l.Trials != Defaults().Trials {
 		t.Errorf("load defaults = %+v", l)
 	}
 	if c.Capacity.Headroom != 1.3 || float64(c.Gate.P99Regression) != 0.05 || c.Gate.Confidence != 0.95 || c.Baselines != "perfgate/baselines" {

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Defaults for fields left out of the file.
-var Defaults = struct {
+// DefaultValues are the values of fields left out of the file.
+type DefaultValues struct {
 	MaxErrorRate     float64
 	Headroom         float64
 	P99Regression    float64
@@ -24,21 +24,26 @@ var Defaults = struct {
 	SweepDuration    time.Duration
 	SweepWarmup      time.Duration
 	Speed            float64
-}{
-	MaxErrorRate:     0.001,
-	Headroom:         1.3,
-	P99Regression:    0.05,
-	MaxQPSRegression: 0.05,
-	Confidence:       0.95,
-	Baselines:        "perfgate/baselines",
-	ReadyTimeout:     60 * time.Second,
-	Protocol:         "http",
-	Duration:         30 * time.Second,
-	Warmup:           5 * time.Second,
-	Trials:           5,
-	SweepDuration:    5 * time.Second,
-	SweepWarmup:      1 * time.Second,
-	Speed:            1,
+}
+
+// Defaults returns the values Parse gives fields left out of the file.
+func Defaults() DefaultValues {
+	return DefaultValues{
+		MaxErrorRate:     0.001,
+		Headroom:         1.3,
+		P99Regression:    0.05,
+		MaxQPSRegression: 0.05,
+		Confidence:       0.95,
+		Baselines:        "perfgate/baselines",
+		ReadyTimeout:     60 * time.Second,
+		Protocol:         "http",
+		Duration:         30 * time.Second,
+		Warmup:           5 * time.Second,
+		Trials:           5,
+		SweepDuration:    5 * time.Second,
+		SweepWarmup:      1 * time.Second,
+		Speed:            1,
+	}
 }
 
 // Protocols lists the protocols perfgate speaks.
@@ -51,22 +56,22 @@ var layers = []string{"model", "engine", "service", "system"}
 
 func (c *Config) applyDefaults() {
 	if c.SLO.MaxErrorRate == 0 {
-		c.SLO.MaxErrorRate = Percent(Defaults.MaxErrorRate)
+		c.SLO.MaxErrorRate = Percent(Defaults().MaxErrorRate)
 	}
 	if c.Capacity.Headroom == 0 {
-		c.Capacity.Headroom = Defaults.Headroom
+		c.Capacity.Headroom = Defaults().Headroom
 	}
 	if c.Gate.P99Regression == 0 {
-		c.Gate.P99Regression = Percent(Defaults.P99Regression)
+		c.Gate.P99Regression = Percent(Defaults().P99Regression)
 	}
 	if c.Gate.MaxQPSRegression == 0 {
-		c.Gate.MaxQPSRegression = Percent(Defaults.MaxQPSRegression)
+		c.Gate.MaxQPSRegression = Percent(Defaults().MaxQPSRegression)
 	}
 	if c.Gate.Confidence == 0 {
-		c.Gate.Confidence = Defaults.Confidence
+		c.Gate.Confidence = Defaults().Confidence
 	}
 	if c.Baselines == "" {
-		c.Baselines = Defaults.Baselines
+		c.Baselines = Defaults().Baselines
 	}
 	for name, t := range c.Targets {
 		if t == nil {
@@ -74,7 +79,7 @@ func (c *Config) applyDefaults() {
 		}
 		t.Name = name
 		if t.ReadyTimeout == 0 {
-			t.ReadyTimeout = Duration(Defaults.ReadyTimeout)
+			t.ReadyTimeout = Duration(Defaults().ReadyTimeout)
 		}
 	}
 	for _, s := range c.Scenarios {
@@ -82,34 +87,34 @@ func (c *Config) applyDefaults() {
 			continue
 		}
 		if s.Protocol == "" {
-			s.Protocol = Defaults.Protocol
+			s.Protocol = Defaults().Protocol
 		}
 		l := &s.Load
 		if l.Mode == "sweep" {
 			if l.Duration == 0 {
-				l.Duration = Duration(Defaults.SweepDuration)
+				l.Duration = Duration(Defaults().SweepDuration)
 			}
 			if l.Warmup == 0 {
-				l.Warmup = Duration(Defaults.SweepWarmup)
+				l.Warmup = Duration(Defaults().SweepWarmup)
 			}
 			if l.Trials == 0 {
 				l.Trials = 1
 			}
 		}
 		if l.Duration == 0 && l.Mode != "replay" {
-			l.Duration = Duration(Defaults.Duration)
+			l.Duration = Duration(Defaults().Duration)
 		}
 		if l.Warmup == 0 && l.Mode != "replay" && !c.has(fmt.Sprintf("%s.load.warmup", c.scenarioPath(s))) {
-			l.Warmup = Duration(Defaults.Warmup)
+			l.Warmup = Duration(Defaults().Warmup)
 		}
 		if l.Trials == 0 {
-			l.Trials = Defaults.Trials
+			l.Trials = Defaults().Trials
 			if l.Mode == "replay" {
 				l.Trials = 1
 			}
 		}
 		if l.Mode == "replay" && l.Speed == 0 {
-			l.Speed = Defaults.Speed
+			l.Speed = Defaults().Speed
 		}
 	}
 }

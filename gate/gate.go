@@ -19,7 +19,7 @@ import (
 
 // Settings returns the comparison settings cfg's gate section asks for.
 func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
-	s := compare.DefaultSettings
+	s := compare.DefaultSettings()
 	s.P99Regression = float64(cfg.Gate.P99Regression)
 	s.MaxQPSRegression = float64(cfg.Gate.MaxQPSRegression)
 	s.Confidence = cfg.Gate.Confidence

@@ -57,10 +57,10 @@ type recorder struct {
 	done, errs   atomic.Int64
 	canceled     int64
 	warmup       int64
-	mu           sync.Mutex // guards stats and firstErrs (written by the clock)
+	mu           sync.Mutex // guards stats (written by the clock goroutine)
 	stats        []trialStats
-	firstErrs    map[string]string
-	allLLM       *LLMRecorder // every measured streaming sample, for the summary
+	firstErrs    map[string]string // first error text per class; the consumer's own
+	allLLM       *LLMRecorder      // every measured streaming sample, for the summary
 }
 
 func newRecorder(o *Options, measureStart time.Time, trialDur time.Duration, trials int) *recorder {
@@ -123,9 +123,7 @@ func (r *recorder) add(s *Sample) {
 		w.errors++
 		w.errorsBy[s.Class]++
 		if _, ok := r.firstErrs[s.Class]; !ok && s.Err != "" {
-			r.mu.Lock()
 			r.firstErrs[s.Class] = s.Err
-			r.mu.Unlock()
 		}
 		return
 	}
@@ -179,9 +177,9 @@ func (r *recorder) setStats(i int, st trialStats) {
 	r.mu.Unlock()
 }
 
+// firstError describes the first error of each class; call it only after
+// consume has returned.
 func (r *recorder) firstError() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	classes := make([]string, 0, len(r.firstErrs))
 	for c := range r.firstErrs {
 		classes = append(classes, c)

@@ -78,7 +78,7 @@ func sampleReport(t testing.TB) *Report {
 				MaxQPS: &compare.Change{DeltaPct: -22, CIPct: [2]float64{-25.6, -18.3}, Verdict: compare.Regressed}},
 		},
 		Environment: &compare.EnvCheck{Baseline: "NVIDIA H200 ×1, driver 560.35, AMD EPYC 9454 ×16", Candidate: "NVIDIA H200 ×1, driver 560.35, AMD EPYC 9454 ×16", Match: true},
-		Settings:    compare.DefaultSettings,
+		Settings:    compare.DefaultSettings(),
 		Warnings:    []string{"baseline scenario \"engine/trt\" was not measured: not compared"},
 	}
 	in := sizing.Input{PeakQPS: 5000, Headroom: 1.3, CostPerInstanceHour: 2.5}

@@ -118,8 +118,9 @@ scenarios:
 	}
 }
 
-// A target perfgate starts: {port} filled, the scenario's env and args
-// applied, and the process stopped afterwards.
+// A target perfgate starts: {perfgate} and {port} filled, the scenario's
+// args appended, requests served once it is ready, and no process left
+// behind afterwards.
 func TestStartedTarget(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "target")
 	if out, err := exec.Command("go", "build", "-o", bin, "../harness/testdata/target").CombinedOutput(); err != nil {
@@ -136,6 +137,7 @@ scenarios:
     layer: system
     target: svc
     env: {VARIANT: int8}
+    args: ["--ready-after", "50ms"]
     path: /env?name=VARIANT
     load: {mode: concurrency, concurrency: 1, duration: 300ms, warmup: 0s, trials: 1}
 `)
@@ -147,8 +149,14 @@ scenarios:
 	if outs[0].Err != nil || outs[0].Result.Summary.Requests == 0 {
 		t.Fatalf("scenario failed: %v\nlog:\n%s", outs[0].Err, log.String())
 	}
-	if !strings.Contains(log.String(), bin+" --port {port}") {
-		t.Errorf("log does not show the command with {perfgate} filled in:\n%s", log.String())
+	if !strings.Contains(log.String(), bin+" --port {port} --ready-after 50ms") {
+		t.Errorf("log does not show the command with {perfgate} filled in and the scenario's args:\n%s", log.String())
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.HasPrefix(string(b), bin+"\x00") {
+			t.Errorf("the target is still running after the scenario: %s", p)
+		}
 	}
 }
 

@@ -137,7 +137,7 @@ func gateReport(verdict string) *report.Report {
 		sc.Verdict, sc.Metrics[0].Candidate, sc.Metrics[0].DeltaPct, sc.Metrics[0].CIPct, sc.Metrics[0].Verdict =
 			compare.Regressed, 11.8, 18, [2]float64{12, 23}, compare.Regressed
 	}
-	c := &compare.Comparison{Schema: compare.Schema, Verdict: verdict, Scenarios: []compare.ScenarioComparison{sc}, Settings: compare.DefaultSettings}
+	c := &compare.Comparison{Schema: compare.Schema, Verdict: verdict, Scenarios: []compare.ScenarioComparison{sc}, Settings: compare.DefaultSettings()}
 	if verdict == compare.Incomparable {
 		c.Reason = "gpu model: A100 ≠ H200"
 	}

@@ -27,7 +27,7 @@ import (
 func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	s := compare.DefaultSettings
+	s := compare.DefaultSettings()
 	var (
 		basePath = fs.String("baseline", "", "baseline `FILE` or folder of baselines (one file per scenario)")
 		candPath = fs.String("candidate", "", "candidate result `FILE` or folder of results")
