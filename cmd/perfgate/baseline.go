@@ -18,6 +18,10 @@ import (
 //
 //	perfgate baseline update --from DIR --to DIR [--tag T] [--config perfgate.yaml]
 func cmdBaseline(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && isHelpArg(args[0]) {
+		fmt.Fprintln(e.stdout, "usage: perfgate baseline update --from DIR --to DIR [--tag T] [--config perfgate.yaml]")
+		return nil
+	}
 	if len(args) == 0 || args[0] != "update" {
 		return usageErr("baseline: want the subcommand \"update\": perfgate baseline update --from DIR --to DIR [--tag T]")
 	}

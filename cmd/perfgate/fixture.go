@@ -12,6 +12,10 @@ import (
 
 // cmdFixture is `perfgate fixture serve`: the reference inference server.
 func cmdFixture(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && isHelpArg(args[0]) {
+		fmt.Fprintln(e.stdout, "usage: perfgate fixture serve [flags]   (perfgate fixture serve -h lists them)")
+		return nil
+	}
 	if len(args) == 0 || args[0] != "serve" {
 		return usageErr("fixture: want `perfgate fixture serve [flags]`")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,8 +43,22 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageErr marks err as a usage or configuration error (exit 2).
+// errHelp is returned when -h or --help was asked for: the flag set has
+// already printed its usage, and the exit code is 0.
+var errHelp = errors.New("help requested")
+
+// isHelpArg reports whether a is one of the ways to ask for help.
+func isHelpArg(a string) bool { return a == "-h" || a == "--help" || a == "-help" || a == "help" }
+
+// usageErr marks err as a usage or configuration error (exit 2). When one
+// of a is flag.ErrHelp (a flag set's -h), it returns errHelp instead, so
+// every subcommand's -h exits 0.
 func usageErr(format string, a ...any) error {
+	for _, x := range a {
+		if err, ok := x.(error); ok && errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+	}
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
 }
 
@@ -70,7 +85,7 @@ func main() {
 
 // exitCode maps err to the process exit code, printing it.
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
+	if err == nil || errors.Is(err, errHelp) {
 		return exitPass
 	}
 	code := exitRunFailed
