@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,12 +60,14 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	if o.OutDir != "" {
 		spec.LogPath = filepath.Join(o.OutDir, strings.TrimSuffix(FileName(s.Name), ".json")+".target.log")
 	}
-	if o.Log != nil {
-		fmt.Fprintf(o.Log, "scenario %s: starting target %s: %s\n", s.Name, s.Target, strings.Join(spec.Command, " "))
-	}
 	tg, err := harness.StartTarget(ctx, spec)
 	if err != nil {
 		return nil, err
+	}
+	if o.Log != nil {
+		// The command as it was started: placeholders filled.
+		r := strings.NewReplacer("{port}", strconv.Itoa(tg.Port()), "{grpc_port}", strconv.Itoa(tg.GRPCPort()))
+		fmt.Fprintf(o.Log, "scenario %s: started target %s: %s\n", s.Name, s.Target, r.Replace(strings.Join(spec.Command, " ")))
 	}
 	r := &running{base: tg.URL(), httpBase: tg.URL(), metrics: tg.MetricsURL(), pgid: tg.PGID(),
 		stop: func() { tg.Stop(5 * time.Second) }}
