@@ -13,6 +13,11 @@ type Config struct {
 	Path string `yaml:"-"`
 	// Hash identifies the file's content (recorded in baseline provenance).
 	Hash string `yaml:"-"`
+	// LayerOptional lets scenarios leave out layer (unlabelled). Set by
+	// callers that build a config from command-line flags (run --url),
+	// where a layer is only known when the user says it; a file must
+	// always name each scenario's layer.
+	LayerOptional bool `yaml:"-"`
 	// lines maps key paths ("scenarios[1].load.rate") to their line.
 	lines map[string]int
 

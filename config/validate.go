@@ -213,10 +213,10 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	if s.Name == "" {
 		return c.errAt(sp+".name", "missing: every scenario needs a name")
 	}
-	if s.Layer == "" {
+	if s.Layer == "" && !c.LayerOptional {
 		return c.errAt(sp+".layer", "missing: the layer scenario %q exercises (%s)", s.Name, strings.Join(layers, ", "))
 	}
-	if !slices.Contains(layers, s.Layer) {
+	if s.Layer != "" && !slices.Contains(layers, s.Layer) {
 		return c.errAt(sp+".layer", "%q is not a layer: want one of %s", s.Layer, strings.Join(layers, ", "))
 	}
 	switch {

@@ -119,18 +119,19 @@ func outcomeErr(ctx context.Context, outs []suite.Outcome) error {
 
 // quickFlags are `perfgate run --url`'s flags.
 type quickFlags struct {
-	url, protocol, model, endpoint, method, body, arrival, dataset, trace, datatype, shape, client string
-	rate, speed                                                                                    float64
-	concurrency, trials, promptTokens, maxTokens, connections                                      int
-	seed                                                                                           int64
-	sweep                                                                                          bool
-	duration, warmup, timeout, sloP99, sloTTFT, sloTPOT                                            time.Duration
-	maxErrorRate                                                                                   string
-	headers                                                                                        stringList
+	url, layer, protocol, model, endpoint, method, body, arrival, dataset, trace, datatype, shape, client string
+	rate, speed                                                                                           float64
+	concurrency, trials, promptTokens, maxTokens, connections                                             int
+	seed                                                                                                  int64
+	sweep                                                                                                 bool
+	duration, warmup, timeout, sloP99, sloTTFT, sloTPOT                                                   time.Duration
+	maxErrorRate                                                                                          string
+	headers                                                                                               stringList
 }
 
 func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.url, "url", "", "the service to test (http: whole URL; kserve-http, openai: base address; kserve-grpc: host:port)")
+	fs.StringVar(&q.layer, "layer", "", "the layer this run exercises (model, engine, service, system); default: unlabelled")
 	fs.StringVar(&q.protocol, "protocol", "http", "http | kserve-http | kserve-grpc | openai")
 	fs.StringVar(&q.model, "model", "", "model name (kserve-*, openai)")
 	fs.StringVar(&q.endpoint, "endpoint", "", "openai endpoint: chat (default) or completions")
@@ -175,7 +176,7 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 		return nil, errors.New("run: give exactly one of --rate R, --concurrency C, --sweep --slo-p99 DUR or --trace FILE")
 	}
 	s := &config.Scenario{
-		Name: "run", Layer: "system", URL: q.url, Protocol: q.protocol, Model: q.model,
+		Name: "run", Layer: q.layer, URL: q.url, Protocol: q.protocol, Model: q.model,
 		Endpoint: q.endpoint, Method: q.method, Dataset: q.dataset,
 		PromptTokens: q.promptTokens, MaxTokens: q.maxTokens, Datatype: q.datatype,
 		Timeout: config.Duration(q.timeout), Client: q.client,
@@ -235,7 +236,7 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 		return nil, fmt.Errorf("run: --max-error-rate: %v", err)
 	}
 	c := &config.Config{
-		Path: "command line", Version: config.Version,
+		Path: "command line", Version: config.Version, LayerOptional: true,
 		SLO:       config.SLO{P99: config.Duration(q.sloP99), TTFT: config.Duration(q.sloTTFT), TPOT: config.Duration(q.sloTPOT), MaxErrorRate: config.Percent(maxErr)},
 		Scenarios: []*config.Scenario{s},
 	}

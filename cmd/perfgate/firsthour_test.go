@@ -1,0 +1,61 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// Every way of asking a command for help exits 0, never 2.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{
+		{"-h"}, {"help"}, {"--help"},
+		{"run", "-h"}, {"gate", "-h"}, {"action", "-h"}, {"compare", "-h"}, {"size", "-h"},
+		{"demo", "-h"}, {"baseline", "-h"}, {"baseline", "update", "-h"}, {"fixture", "-h"},
+		{"fixture", "serve", "-h"}, {"gpu-sample", "-h"}, {"run", "--help"},
+	} {
+		code, stdout, stderr := runCLI(t, args...)
+		if code != exitPass {
+			t.Errorf("perfgate %v: exit %d, want 0; stderr:\n%s", args, code, stderr)
+		}
+		if stdout+stderr == "" {
+			t.Errorf("perfgate %v printed nothing", args)
+		}
+	}
+}
+
+// A --url run is unlabelled unless --layer names its layer; a wrong layer
+// is a usage error naming the value.
+func TestRunURLLayer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	quick := []string{"run", "--url", srv.URL, "--rate", "40", "--duration", "200ms", "--warmup", "0s", "--trials", "1"}
+	for _, tt := range []struct {
+		flags     []string
+		wantLayer string
+	}{
+		{nil, ""},
+		{[]string{"--layer", "model"}, "model"},
+	} {
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := append(append(append([]string{}, quick...), tt.flags...), "--out", out)
+		if code, _, stderr := runCLI(t, args...); code != exitPass {
+			t.Fatalf("perfgate %v: exit %d\n%s", args, code, stderr)
+		}
+		r, err := result.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Layer != tt.wantLayer {
+			t.Errorf("flags %v: layer %q, want %q", tt.flags, r.Layer, tt.wantLayer)
+		}
+	}
+	code, _, stderr := runCLI(t, append(quick, "--layer", "kernel")...)
+	if code != exitUsage || !strings.Contains(stderr, `"kernel" is not a layer`) {
+		t.Errorf("--layer kernel: exit %d, stderr %q; want exit 2 naming the value", code, stderr)
+	}
+}
