@@ -59,3 +59,36 @@ func TestRunURLLayer(t *testing.T) {
 		t.Errorf("--layer kernel: exit %d, stderr %q; want exit 2 naming the value", code, stderr)
 	}
 }
+
+// run --sweep takes the knee search's bounds on the command line: no probe
+// above --max-rate, the first at --start; the bounds without --sweep are a
+// usage error.
+func TestRunSweepBounds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "knee.json")
+	args := []string{"run", "--url", srv.URL, "--sweep", "--slo-p99", "200ms", "--start", "20", "--max-rate", "60",
+		"--budget", "20s", "--duration", "300ms", "--warmup", "0s", "--out", out}
+	if code, _, stderr := runCLI(t, args...); code != exitPass {
+		t.Fatalf("perfgate %v: exit %d\n%s", args, code, stderr)
+	}
+	r, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Capacity == nil || len(r.Capacity.Points) == 0 {
+		t.Fatalf("no knee search in the result: %+v", r.Capacity)
+	}
+	if got := r.Capacity.Points[0].OfferedRPS; got < 19 || got > 21 {
+		t.Errorf("first probe at %.1f req/s, want --start 20", got)
+	}
+	for _, p := range r.Capacity.Points {
+		if p.OfferedRPS > 60*1.001 {
+			t.Errorf("probe at %.1f req/s is above --max-rate 60", p.OfferedRPS)
+		}
+	}
+	code, _, stderr := runCLI(t, "run", "--url", srv.URL, "--rate", "5", "--max-rate", "10")
+	if code != exitUsage || !strings.Contains(stderr, "--sweep") {
+		t.Errorf("--max-rate without --sweep: exit %d, stderr %q; want exit 2 asking for --sweep", code, stderr)
+	}
+}

@@ -127,6 +127,9 @@ type quickFlags struct {
 	duration, warmup, timeout, sloP99, sloTTFT, sloTPOT                                                   time.Duration
 	maxErrorRate                                                                                          string
 	headers                                                                                               stringList
+	// The knee search's bounds (--sweep only).
+	sweepStart, sweepMax float64
+	sweepBudget          time.Duration
 }
 
 func (q *quickFlags) register(fs *flag.FlagSet) {
@@ -144,6 +147,9 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&q.concurrency, "concurrency", 0, "closed loop: requests in flight")
 	fs.BoolVar(&q.sweep, "sweep", false, "search the knee: the highest rate whose P99 meets --slo-p99")
 	fs.DurationVar(&q.sloP99, "slo-p99", 0, "P99 objective for --sweep")
+	fs.Float64Var(&q.sweepStart, "start", 0, "--sweep: the first rate probed, req/s (default: found from one request's latency)")
+	fs.Float64Var(&q.sweepMax, "max-rate", 0, "--sweep: never offer more than this rate, req/s (default: no cap)")
+	fs.DurationVar(&q.sweepBudget, "budget", 0, "--sweep: stop searching after this much time (default 5m)")
 	fs.DurationVar(&q.sloTTFT, "slo-ttft", 0, "openai: time-to-first-token objective (goodput)")
 	fs.DurationVar(&q.sloTPOT, "slo-tpot", 0, "openai: time-per-output-token objective (goodput)")
 	fs.StringVar(&q.maxErrorRate, "max-error-rate", "0.1%", "error-rate limit for --sweep")
@@ -172,6 +178,9 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 			modes++
 		}
 	}
+	if !q.sweep && (set["start"] || set["max-rate"] || set["budget"]) {
+		return nil, errors.New("run: --start, --max-rate and --budget bound a knee search: add --sweep --slo-p99 DUR")
+	}
 	if modes != 1 {
 		return nil, errors.New("run: give exactly one of --rate R, --concurrency C, --sweep --slo-p99 DUR or --trace FILE")
 	}
@@ -192,6 +201,7 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 	case q.sweep:
 		s.Load.Mode = "sweep"
 		s.Load.Trials = 1
+		s.Load.Start, s.Load.MaxRate, s.Load.Budget = q.sweepStart, q.sweepMax, config.Duration(q.sweepBudget)
 	default:
 		// A trace is replayed once, whole, as one window, unless the flags
 		// say otherwise.
