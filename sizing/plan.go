@@ -195,7 +195,7 @@ func little(inFlight, rps, meanMs float64) (LittleCheck, error) {
 		MeasuredInFlight:  inFlight,
 		PredictedInFlight: pred,
 		RelGap:            gap,
-		OK:                math.Abs(gap) <= LittleTolerance,
+		OK:                math.Abs(inFlight-pred) <= LittleTolerance*pred+LittleSlack,
 	}, nil
 }
 
