@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -90,5 +92,23 @@ func TestRunSweepBounds(t *testing.T) {
 	code, _, stderr := runCLI(t, "run", "--url", srv.URL, "--rate", "5", "--max-rate", "10")
 	if code != exitUsage || !strings.Contains(stderr, "--sweep") {
 		t.Errorf("--max-rate without --sweep: exit %d, stderr %q; want exit 2 asking for --sweep", code, stderr)
+	}
+}
+
+// Plain progress lines count each phase on its own: a trial's line does
+// not include the warm-up's or the earlier trials' requests.
+func TestProgressCountsPerPhase(t *testing.T) {
+	var b strings.Builder
+	p := &progress{w: &b}
+	p.update("s", harness.Progress{Phase: "warmup", PhaseDone: true, Sent: 100, Done: 100})
+	p.update("s", harness.Progress{Phase: "trial", Trial: 1, Trials: 2, PhaseDone: true, Sent: 400, Done: 398, Errors: 1, InFlight: 1})
+	p.update("s", harness.Progress{Phase: "trial", Trial: 2, Trials: 2, PhaseDone: true, Sent: 700, Done: 697, Errors: 2, InFlight: 1})
+	p.update("t", harness.Progress{Phase: "warmup", PhaseDone: true, Sent: 10, Done: 10})
+	want := "s: warm-up done: 100 sent (excluded from every figure)\n" +
+		"s: trial 1/2 done: 300 sent, 298 completed, 1 errors in this trial; 1 in flight\n" +
+		"s: trial 2/2 done: 300 sent, 299 completed, 1 errors in this trial; 1 in flight\n" +
+		"t: warm-up done: 10 sent (excluded from every figure)\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("progress lines (-want +got):\n%s", d)
 	}
 }

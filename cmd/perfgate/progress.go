@@ -20,6 +20,16 @@ type progress struct {
 	terminal bool
 	bar      *progressbar.ProgressBar
 	current  string
+	// mark is the running totals at the end of the scenario's last phase,
+	// so that each line counts its own phase (the engine's are cumulative
+	// over warm-up and trials).
+	mark phaseMark
+}
+
+// phaseMark is a scenario's running totals at a phase boundary.
+type phaseMark struct {
+	name                string
+	sent, done, errored int64
 }
 
 func newProgress(e *env) *progress {
@@ -46,12 +56,17 @@ func (p *progress) update(name string, pr harness.Progress) {
 	defer p.mu.Unlock()
 	if !p.terminal {
 		if pr.PhaseDone {
+			if p.mark.name != name || pr.Sent < p.mark.sent {
+				p.mark = phaseMark{name: name}
+			}
+			sent, done, errored := pr.Sent-p.mark.sent, pr.Done-p.mark.done, pr.Errors-p.mark.errored
+			p.mark = phaseMark{name: name, sent: pr.Sent, done: pr.Done, errored: pr.Errors}
 			switch pr.Phase {
 			case "warmup":
-				fmt.Fprintf(p.w, "%s: warm-up done\n", name)
+				fmt.Fprintf(p.w, "%s: warm-up done: %d sent (excluded from every figure)\n", name, sent)
 			case "trial":
-				fmt.Fprintf(p.w, "%s: trial %d/%d done: %d sent, %d completed, %d errors, %d in flight\n",
-					name, pr.Trial, pr.Trials, pr.Sent, pr.Done, pr.Errors, pr.InFlight)
+				fmt.Fprintf(p.w, "%s: trial %d/%d done: %d sent, %d completed, %d errors in this trial; %d in flight\n",
+					name, pr.Trial, pr.Trials, sent, done, errored, pr.InFlight)
 			}
 		}
 		return
