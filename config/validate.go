@@ -94,7 +94,7 @@ func (c *Config) applyDefaults() {
 			if l.Duration == 0 {
 				l.Duration = Duration(Defaults().SweepDuration)
 			}
-			if l.Warmup == 0 {
+			if l.Warmup == 0 && !c.has(fmt.Sprintf("%s.load.warmup", c.scenarioPath(s))) {
 				l.Warmup = Duration(Defaults().SweepWarmup)
 			}
 			if l.Trials == 0 {
@@ -120,6 +120,19 @@ func (c *Config) applyDefaults() {
 }
 
 func (c *Config) has(path string) bool { _, ok := c.lines[path]; return ok }
+
+// MarkSet records that the key at path ("scenarios[0].load.warmup") was
+// given explicitly, so that a zero there is kept rather than replaced by
+// the default. Parse does this for every key in the file; callers that
+// build a Config from command-line flags call it for the flags given.
+func (c *Config) MarkSet(path string) {
+	if c.lines == nil {
+		c.lines = map[string]int{"version": 0} // built in code, as Check assumes
+	}
+	if _, ok := c.lines[path]; !ok {
+		c.lines[path] = 0
+	}
+}
 
 func (c *Config) scenarioPath(s *Scenario) string {
 	for i, x := range c.Scenarios {

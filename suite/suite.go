@@ -99,12 +99,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 				}
 			}
 		}
+		// A failure is not logged here: the caller reports each
+		// outcome's error once, at the end (issue 21: it was printed
+		// three times).
 		outs = append(outs, out)
-		if o.Log != nil {
-			if err != nil {
-				fmt.Fprintf(o.Log, "scenario %s: %v\n", s.Name, err)
-			}
-		}
 	}
 	return outs, nil
 }

@@ -112,3 +112,18 @@ func TestProgressCountsPerPhase(t *testing.T) {
 		t.Errorf("progress lines (-want +got):\n%s", d)
 	}
 }
+
+// A failed run states its error once, on stderr, and never in the table.
+func TestRunFailurePrintedOnce(t *testing.T) {
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	code, stdout, stderr := runCLI(t, "run", "--url", down.URL, "--rate", "20", "--duration", "300ms", "--warmup", "0s", "--trials", "1")
+	if code != exitRunFailed {
+		t.Fatalf("exit %d, want %d", code, exitRunFailed)
+	}
+	if n := strings.Count(stdout+stderr, "every request failed"); n != 1 {
+		t.Errorf("the error appears %d times, want once:\nstdout:\n%s\nstderr:\n%s", n, stdout, stderr)
+	}
+}

@@ -250,6 +250,9 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 		SLO:       config.SLO{P99: config.Duration(q.sloP99), TTFT: config.Duration(q.sloTTFT), TPOT: config.Duration(q.sloTPOT), MaxErrorRate: config.Percent(maxErr)},
 		Scenarios: []*config.Scenario{s},
 	}
+	if set["warmup"] {
+		c.MarkSet("scenarios[0].load.warmup") // --warmup 0s means none
+	}
 	if err := c.Check(); err != nil {
 		return nil, err
 	}

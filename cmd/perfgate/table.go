@@ -16,7 +16,8 @@ func printResults(w io.Writer, outs []suite.Outcome) {
 	for _, o := range outs {
 		r := o.Result
 		if r == nil {
-			fmt.Fprintf(tw, "%s\t%s\tfailed: %v\t\t\t\t\t\t\t\t\t\n", o.Scenario.Name, o.Scenario.Layer, o.Err)
+			// The error itself is printed once, on stderr, at the end.
+			fmt.Fprintf(tw, "%s\t%s\tfailed\t\t\t\t\t\t\t\t\t\n", o.Scenario.Name, o.Scenario.Layer)
 			continue
 		}
 		s := r.Summary
