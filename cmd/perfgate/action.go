@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
@@ -38,8 +37,10 @@ type gateOutcome struct {
 // pipelines are the stages the action drives. cmdAction uses the real ones;
 // tests pass their own.
 type pipelines struct {
-	gate     func(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error)
-	baseline func(ctx context.Context, e *env, cfgPath, baselinesDir string) error
+	gate func(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error)
+	// baseline runs the suite and stores its results as baselines,
+	// returning the files it wrote.
+	baseline func(ctx context.Context, e *env, cfgPath, baselinesDir string) ([]string, error)
 }
 
 // cmdAction is the GitHub Action's entry point: it reads INPUT_* and
@@ -426,8 +427,8 @@ func isSHA(s string) bool { return shaRE.MatchString(s) }
 // opens a pull request (peter-evans/create-pull-request), so that new
 // baselines are reviewed like code and the action needs no write access.
 func (a *action) baseline(ctx context.Context, p pipelines) error {
-	start := time.Now()
-	if err := p.baseline(ctx, a.e, a.in.config, a.in.baselines); err != nil {
+	written, err := p.baseline(ctx, a.e, a.in.config, a.in.baselines)
+	if err != nil {
 		a.gha.Errorf("%s", err.Error())
 		a.outputs([2]string{"verdict", "error"})
 		return err
@@ -438,22 +439,9 @@ func (a *action) baseline(ctx context.Context, p pipelines) error {
 			dir = c.Resolve(c.Baselines)
 		}
 	}
-	var written []string
-	if ents, err := os.ReadDir(a.path(dir)); err == nil && dir != "" {
-		for _, de := range ents {
-			info, err := de.Info()
-			// Written by this run: modified since it started (less a second
-			// for file systems with coarse timestamps).
-			if err == nil && strings.HasSuffix(de.Name(), ".json") && !info.ModTime().Before(start.Add(-time.Second)) {
-				written = append(written, filepath.Join(dir, de.Name()))
-			}
-		}
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## perfgate: baselines stored\n\n%d baseline files written to `%s`:\n\n", len(written), strings.ReplaceAll(dir, "`", "'"))
-	for _, w := range written {
-		fmt.Fprintf(&b, "- `%s`\n", strings.ReplaceAll(w, "`", "'"))
-	}
+	b.WriteString(baselineTable(written))
 	b.WriteString("\nThey are left in the work tree, not committed: a following step commits them or opens a pull request.\n")
 	if path := a.e.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		if err := appendFile(path, b.String()); err != nil {
@@ -463,6 +451,37 @@ func (a *action) baseline(ctx context.Context, p pipelines) error {
 	a.gha.Noticef("%s", fmt.Sprintf("perfgate: %d baselines written to %s (not committed)", len(written), dir))
 	a.outputs([2]string{"verdict", "baseline"}, [2]string{"baselines", dir})
 	return nil
+}
+
+// baselineTable is the markdown table of the stored baselines' figures:
+// what each file holds, so the summary says what was measured, not only
+// where it went.
+func baselineTable(paths []string) string {
+	var b strings.Builder
+	b.WriteString("| file | scenario | layer | load | requests | errors | P50 ms | P99 ms | max QPS under SLO |\n")
+	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
+	cell := func(s string) string { return strings.NewReplacer("|", "\\|", "`", "'", "\n", " ").Replace(s) }
+	for _, p := range paths {
+		r, err := result.ReadFile(p)
+		if err != nil {
+			fmt.Fprintf(&b, "| `%s` | unreadable: %s | | | | | | | |\n", cell(p), cell(err.Error()))
+			continue
+		}
+		load := r.Load.Mode
+		switch r.Load.Mode {
+		case "rate":
+			load = fmt.Sprintf("%g/s", r.Load.Rate)
+		case "concurrency":
+			load = fmt.Sprintf("%d in flight", r.Load.Concurrency)
+		}
+		knee := "–"
+		if r.Capacity != nil && r.Capacity.MaxQPS > 0 {
+			knee = fmt.Sprintf("%.1f", r.Capacity.MaxQPS)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %d | %.2f | %.2f | %s |\n", cell(filepath.Base(p)), cell(r.Scenario), cell(r.Layer),
+			cell(load), r.Summary.Requests, r.Summary.Errors, r.Summary.Latency.P50, r.Summary.Latency.P99, knee)
+	}
+	return b.String()
 }
 
 // The comment bundle: what a pull_request job on a fork's code hands to the

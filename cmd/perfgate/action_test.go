@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/githubapi"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/report"
@@ -345,14 +345,15 @@ func TestActionBaselineMode(t *testing.T) {
 	r.vars["INPUT_MODE"] = "baseline"
 	r.vars["INPUT_BASELINES"] = bl
 	var gotDir string
-	p := pipelines{baseline: func(ctx context.Context, e *env, cfg, dir string) error {
+	p := pipelines{baseline: func(ctx context.Context, e *env, cfg, dir string) ([]string, error) {
 		gotDir = dir
-		for _, n := range []string{"service-batching.json", "model-int8.json"} {
-			if err := result.WriteFileAtomic(filepath.Join(dir, n), func(w io.Writer) error { _, err := io.WriteString(w, "{}"); return err }); err != nil {
-				return err
-			}
+		var written []string
+		for i, n := range []string{"service-batching", "model-int8"} {
+			path := filepath.Join(dir, n+".json")
+			writeResult(t, path, comparetest.Spec{Scenario: n, Layer: "service"}, uint64(i+1))
+			written = append(written, path)
 		}
-		return nil
+		return written, nil
 	}}
 	if code := r.run(p); code != exitPass {
 		t.Fatalf("exit code %d; stderr %s", code, r.stderr.String())
@@ -361,7 +362,8 @@ func TestActionBaselineMode(t *testing.T) {
 		t.Errorf("baseline pipeline got folder %q, want %q", gotDir, bl)
 	}
 	s := r.file("summary")
-	for _, want := range []string{"2 baseline files written", "model-int8.json", "service-batching.json", "not committed"} {
+	for _, want := range []string{"2 baseline files written", "model-int8.json", "service-batching.json", "not committed",
+		"| P99 ms |", "| `model-int8.json` | model-int8 | service |"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}

@@ -165,10 +165,10 @@ func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, 
 // scenario and, only when the whole run succeeded with valid results,
 // stores them as the baselines (atomically, replacing only the scenarios
 // measured).
-func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string) error {
+func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string) ([]string, error) {
 	cfg, err := config.ReadFile(cfgPath)
 	if err != nil {
-		return withCode(exitUsage, err)
+		return nil, withCode(exitUsage, err)
 	}
 	if baselinesDir == "" {
 		baselinesDir = cfg.Resolve(cfg.Baselines)
@@ -176,19 +176,19 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 	resultsDir := filepath.Join(e.workdir, "perfgate-out", "results")
 	outs, err := runSuite(ctx, e, cfg, nil, resultsDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := outcomeErr(ctx, outs); err != nil {
-		return fmt.Errorf("baselines not updated: %w", err)
+		return nil, fmt.Errorf("baselines not updated: %w", err)
 	}
 	written, err := baselines.Update(resultsDir, baselinesDir, result.Provenance{
 		GitSHA: e.getenv("GITHUB_SHA"), GitRef: e.getenv("GITHUB_REF"), Tag: e.getenv("GITHUB_REF_NAME"),
 		Perfgate: version, ConfigHash: cfg.Hash})
 	if err != nil {
-		return withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
+		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
 	}
 	for _, w := range written {
 		fmt.Fprintf(e.stderr, "stored baseline %s\n", w)
 	}
-	return nil
+	return written, nil
 }
