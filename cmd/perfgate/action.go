@@ -51,6 +51,45 @@ func cmdAction(ctx context.Context, e *env, args []string) error {
 	return runAction(ctx, e, args, pipelines{gate: runGatePipeline, baseline: runBaselinePipeline})
 }
 
+// actionUsage is `perfgate action -h`: what the entry point reads, and how
+// to run it on a laptop.
+const actionUsage = `usage: perfgate action [--comment-from DIR]
+
+The GitHub Action's entry point (action.yml runs it). It reads its inputs
+from INPUT_* variables and the run from GITHUB_* variables, as the runner
+sets them:
+
+  INPUT_CONFIG              perfgate.yaml to run (default perfgate.yaml)
+  INPUT_MODE                gate (default), baseline, or comment
+  INPUT_GITHUB-TOKEN        token for the PR comment (INPUT_GITHUB_TOKEN also read)
+  INPUT_BASELINES           baseline folder (default: the config's baselines:)
+  INPUT_FAIL-ON-REGRESSION  true (default) | false
+  INPUT_COMMENT             true (default) | false: keep one sticky PR comment
+  INPUT_ALLOW-ENV-MISMATCH  false (default) | true
+  INPUT_COMMENT-DIR         gate mode: write the comment bundle here (fork-safe pair)
+  INPUT_COMMENT-FROM        comment mode: post the bundle from here
+  GITHUB_ACTIONS            "true" on a runner; it or GITHUB_EVENT_NAME must be set
+  GITHUB_EVENT_NAME         pull_request, push, release, workflow_run, ...
+  GITHUB_EVENT_PATH         the event payload (JSON): the PR number and head sha
+  GITHUB_REPOSITORY         owner/name, for the comment
+  GITHUB_API_URL            default https://api.github.com
+  GITHUB_SERVER_URL         default https://github.com
+  GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT   to link the run's page
+  GITHUB_SHA, GITHUB_REF, GITHUB_REF_NAME, GITHUB_REF_TYPE   provenance of baselines
+  GITHUB_OUTPUT             file the outputs are appended to (verdict, report, comment-url)
+  GITHUB_STEP_SUMMARY       file the report is appended to
+
+A local run of gate mode, without commenting (copy and paste):
+
+  echo '{"pull_request": {"number": 1, "head": {"sha": "'$(git rev-parse HEAD)'"}}}' > /tmp/event.json
+  GITHUB_ACTIONS=true GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH=/tmp/event.json \
+  GITHUB_REPOSITORY=me/svc GITHUB_OUTPUT=/tmp/out GITHUB_STEP_SUMMARY=/tmp/summary.md \
+  INPUT_CONFIG=perfgate.yaml INPUT_COMMENT=false perfgate action
+  cat /tmp/out /tmp/summary.md
+
+Flags:
+`
+
 // actionInputs are the action's inputs (action.yml).
 type actionInputs struct {
 	config, token, mode, baselines string
@@ -115,8 +154,17 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 	fs := flag.NewFlagSet("action", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	commentFrom := fs.String("comment-from", "", "post the comment bundle in `DIR` (written by a gate run with comment-dir) on its pull request")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), actionUsage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return usageErr("action: %v", err)
+	}
+	if e.getenv("GITHUB_ACTIONS") != "true" && e.getenv("GITHUB_EVENT_NAME") == "" {
+		return usageErr("action: no GitHub Actions environment (GITHUB_ACTIONS and GITHUB_EVENT_NAME are unset): " +
+			"this command is the Action's entry point. Outside Actions use `perfgate gate --config perfgate.yaml`, " +
+			"or set the variables `perfgate action -h` lists to run it locally")
 	}
 	in, err := readInputs(gha, e.getenv, token)
 	if err != nil {
@@ -339,6 +387,7 @@ func appendFile(path, s string) error {
 type ghContext struct {
 	apiURL, serverURL, repository, runID, runAttempt string
 	eventName                                        string
+	eventPath                                        string
 	event                                            *ghEvent
 }
 
@@ -388,6 +437,7 @@ func readGitHub(e *env) (ghContext, error) {
 		gh.serverURL = "https://github.com"
 	}
 	path := e.getenv("GITHUB_EVENT_PATH")
+	gh.eventPath = path
 	if path == "" {
 		return gh, nil
 	}
@@ -587,7 +637,13 @@ func (a *action) commentFromBundle(ctx context.Context) error {
 	}
 	wr := a.gh.event.WorkflowRun
 	if wr == nil {
-		return usageErr("action: mode comment runs on a workflow_run event; this is %q", a.gh.eventName)
+		if a.gh.eventName != "workflow_run" {
+			return usageErr("action: mode comment runs on a workflow_run event; GITHUB_EVENT_NAME is %q", a.gh.eventName)
+		}
+		if a.gh.eventPath == "" {
+			return usageErr("action: mode comment reads the workflow_run event payload, but GITHUB_EVENT_PATH is not set")
+		}
+		return usageErr("action: the event payload %s has no workflow_run object: mode comment needs the workflow_run event's payload (its head_sha and html_url)", a.gh.eventPath)
 	}
 	if info.HeadSHA != wr.HeadSHA {
 		msg := fmt.Sprintf("the bundle is for commit %s but the triggering run measured %s: not posted", info.HeadSHA, wr.HeadSHA)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 )
@@ -125,5 +127,44 @@ func TestRunFailurePrintedOnce(t *testing.T) {
 	}
 	if n := strings.Count(stdout+stderr, "every request failed"); n != 1 {
 		t.Errorf("the error appears %d times, want once:\nstdout:\n%s\nstderr:\n%s", n, stdout, stderr)
+	}
+}
+
+// Every Action error names its real cause.
+func TestActionErrorsNameTheCause(t *testing.T) {
+	srv := githubapitest.NewServer(t, "acme", "svc", actionToken)
+	// A real bundle, from a gate run on the pull request.
+	bundle := filepath.Join(t.TempDir(), "bundle")
+	pr := newActionRun(t, srv, "pull_request")
+	pr.vars["INPUT_COMMENT"] = "false"
+	pr.vars["INPUT_COMMENT-DIR"] = bundle
+	if code := pr.run(fakeGate(t, compare.Pass, "c.json")); code != exitPass {
+		t.Fatalf("gate run writing the bundle: exit %d\n%s", code, pr.stderr.String())
+	}
+	tests := []struct {
+		name string
+		vars func(r *actionRun)
+		args []string
+		want string
+	}{
+		{"no GitHub environment", func(r *actionRun) { r.vars = map[string]string{} }, nil,
+			"no GitHub Actions environment (GITHUB_ACTIONS and GITHUB_EVENT_NAME are unset)"},
+		{"comment mode on another event", func(r *actionRun) {}, []string{"--comment-from", bundle},
+			`mode comment runs on a workflow_run event; GITHUB_EVENT_NAME is "pull_request"`},
+		{"comment mode, payload without workflow_run", func(r *actionRun) { r.vars["GITHUB_EVENT_NAME"] = "workflow_run" },
+			[]string{"--comment-from", bundle}, "has no workflow_run object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newActionRun(t, srv, "pull_request")
+			tt.vars(r)
+			code := r.run(pipelines{}, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(r.stderr.String(), tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, r.stderr.String())
+			}
+		})
 	}
 }
