@@ -64,7 +64,11 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		}
 		prov.ConfigHash = baselines.HashConfig(b)
 	}
-	written, err := baselines.Update(absPath(e, *from), absPath(e, *to), prov)
+	fromDir, err := resultsPath("--from", absPath(e, *from))
+	if err != nil {
+		return usageErr("baseline update: %v", err)
+	}
+	written, err := baselines.Update(fromDir, absPath(e, *to), prov)
 	if err != nil {
 		return withCode(exitRunFailed, err)
 	}

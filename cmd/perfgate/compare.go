@@ -72,7 +72,11 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("compare: %v", err)
 	}
-	cand, err := baselines.ReadResults(absPath(e, *candPath))
+	candDir, err := resultsPath("--candidate", absPath(e, *candPath))
+	if err != nil {
+		return usageErr("compare: %v", err)
+	}
+	cand, err := baselines.ReadResults(candDir)
 	if err != nil {
 		return usageErr("compare: --candidate: %v", err)
 	}

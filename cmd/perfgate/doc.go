@@ -32,7 +32,9 @@
 //
 // With --config, runs the config's scenarios (or those named by
 // --scenario) and writes one perfgate.result/v1 file per scenario into --out
-// (default perfgate-out), each as soon as it is measured. With --url, runs
+// (default perfgate-out/results, where gate writes them too), each as soon
+// as it is measured. compare --candidate and baseline update --from take
+// that folder or perfgate-out above it. With --url, runs
 // one quick test: --rate R is open loop at R requests per second (latency
 // counted from the intended send time, --arrival poisson for Poisson
 // arrivals), --concurrency C is closed loop with C requests in flight,

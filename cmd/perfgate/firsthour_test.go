@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -166,5 +167,41 @@ func TestActionErrorsNameTheCause(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tt.want, r.stderr.String())
 			}
 		})
+	}
+}
+
+// One layout: compare and baseline update read what run and gate write,
+// given the output folder or its results/; a wrong path is exit 2 naming
+// what was expected.
+func TestOneLayout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	os.WriteFile(cfg, []byte(`version: 1
+scenarios:
+  - {name: api, layer: service, url: "`+srv.URL+`", load: {mode: concurrency, concurrency: 1, duration: 200ms, warmup: 0s, trials: 5}}
+`), 0o644)
+	out := filepath.Join(dir, "perfgate-out")
+	if code, _, stderr := runCLI(t, "run", "--config", cfg, "--out", filepath.Join(out, "results")); code != exitPass {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	for _, from := range []string{out, filepath.Join(out, "results")} {
+		if code, _, stderr := runCLI(t, "baseline", "update", "--from", from, "--to", filepath.Join(dir, "bl")); code != exitPass {
+			t.Errorf("baseline update --from %s: exit %d\n%s", from, code, stderr)
+		}
+		if code, _, stderr := runCLI(t, "compare", "--baseline", filepath.Join(dir, "bl"), "--candidate", from); code == exitUsage {
+			t.Errorf("compare --candidate %s: exit %d\n%s", from, code, stderr)
+		}
+	}
+	missing := filepath.Join(dir, "nope")
+	for _, args := range [][]string{
+		{"baseline", "update", "--from", missing, "--to", filepath.Join(dir, "bl")},
+		{"compare", "--baseline", filepath.Join(dir, "bl"), "--candidate", missing},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, missing) || !strings.Contains(stderr, "perfgate-out/results") {
+			t.Errorf("perfgate %v: exit %d, stderr %q; want exit 2 naming the path and the expected layout", args, code, stderr)
+		}
 	}
 }

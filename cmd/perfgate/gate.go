@@ -26,7 +26,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	var (
 		cfgPath   = fs.String("config", "perfgate.yaml", "perfgate.yaml to run")
 		baseDir   = fs.String("baselines", "", "baseline folder (default: the config's baselines)")
-		out       = fs.String("out", "perfgate-out", "folder for the results, comparison.json and report.md")
+		out       = fs.String("out", defaultOutDir, "output `folder`: results/, comparison.json and report.md")
 		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
 		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
 		scenarios stringList
@@ -89,7 +89,7 @@ func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, sce
 	prog := newProgress(e)
 	res, err := gate.Run(ctx, cfg, gate.Options{
 		Baselines: baseDir, AllowEnvMismatch: allowEnv,
-		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, "results"), Environ: os.Environ(),
+		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: os.Environ(),
 			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self},
 	})
 	prog.close()
@@ -138,7 +138,7 @@ func renderer(format string) (func(io.Writer, *report.Report) error, error) {
 // runGatePipeline is the Action's gate: the same pipeline as `perfgate
 // gate`, its results and comparison in perfgate-out under the workspace.
 func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error) {
-	g, err := gatePipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, "perfgate-out"), nil, allowEnvMismatch)
+	g, err := gatePipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, defaultOutDir), nil, allowEnvMismatch)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 	if baselinesDir == "" {
 		baselinesDir = cfg.Resolve(cfg.Baselines)
 	}
-	resultsDir := filepath.Join(e.workdir, "perfgate-out", "results")
+	resultsDir := filepath.Join(e.workdir, defaultResults)
 	outs, err := runSuite(ctx, e, cfg, nil, resultsDir)
 	if err != nil {
 		return nil, err

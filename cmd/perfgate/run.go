@@ -26,7 +26,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	var (
 		cfgPath   = fs.String("config", "", "perfgate.yaml to run")
 		scenarios stringList
-		out       = fs.String("out", "", "output: a folder with --config (default perfgate-out), a file with --url")
+		out       = fs.String("out", "", "output: the results `folder` with --config (default perfgate-out/results), a file with --url")
 		q         quickFlags
 	)
 	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")
@@ -52,7 +52,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		}
 		cfg = c
 		if outDir == "" {
-			outDir = "perfgate-out"
+			outDir = defaultResults
 		}
 	} else {
 		c, err := q.config(fs)
