@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/comparetext"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -29,8 +30,9 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	s := compare.DefaultSettings()
 	var (
-		basePath = fs.String("baseline", "", "baseline `FILE` or folder of baselines (one file per scenario)")
-		candPath = fs.String("candidate", "", "candidate result `FILE` or folder of results")
+		cfgPath  = fs.String("config", "", "perfgate.yaml whose gate (thresholds, confidence) and baselines folder to use; flags override")
+		basePath = fs.String("baseline", "", "baseline `FILE` or folder of baselines (one file per scenario; default with --config: its baselines)")
+		candPath = fs.String("candidate", "", "candidate result `FILE` or folder of results (default with --config: perfgate-out)")
 		format   = fs.String("format", "text", "output format: text, markdown or json")
 		p99      = fs.String("p99-threshold", thresholdString(s.P99Regression), "latency regression threshold (practical significance)")
 		qps      = fs.String("max-qps-threshold", thresholdString(s.MaxQPSRegression), "max QPS regression threshold")
@@ -40,7 +42,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap (verdicts are reproducible)")
 	fs.BoolVar(&s.AllowEnvMismatch, "allow-env-mismatch", false, "compare with a baseline from other hardware anyway, with a loud warning")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json] [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95]")
+		fmt.Fprintln(fs.Output(), "usage: perfgate compare [--config perfgate.yaml] --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json] [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -52,8 +54,33 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr("compare: unexpected argument %q", fs.Arg(0))
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *cfgPath != "" {
+		cfg, err := config.ReadFile(absPath(e, *cfgPath))
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		// The config's gate, as perfgate gate applies it; flags override.
+		g := gate.Settings(cfg, s.AllowEnvMismatch)
+		if !set["p99-threshold"] {
+			*p99 = thresholdString(g.P99Regression)
+		}
+		if !set["max-qps-threshold"] {
+			*qps = thresholdString(g.MaxQPSRegression)
+		}
+		if !set["confidence"] {
+			s.Confidence = g.Confidence
+		}
+		if *basePath == "" {
+			*basePath = cfg.Resolve(cfg.Baselines)
+		}
+		if *candPath == "" {
+			*candPath = defaultOutDir
+		}
+	}
 	if *basePath == "" || *candPath == "" {
-		return usageErr("compare: --baseline and --candidate are both required")
+		return usageErr("compare: --baseline and --candidate are both required (or --config perfgate.yaml, which names the baselines)")
 	}
 	if !slices.Contains(comparetext.Formats, *format) {
 		return usageErr("compare: --format %q: want one of %s", *format, strings.Join(comparetext.Formats, ", "))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,9 +11,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/sizing"
 )
 
 // Every way of asking a command for help exits 0, never 2.
@@ -203,5 +206,66 @@ scenarios:
 		if code != exitUsage || !strings.Contains(stderr, missing) || !strings.Contains(stderr, "perfgate-out/results") {
 			t.Errorf("perfgate %v: exit %d, stderr %q; want exit 2 naming the path and the expected layout", args, code, stderr)
 		}
+	}
+}
+
+// compare --config and size --config use the config's gate and capacity,
+// as gate does; flags override.
+func TestCompareAndSizeReadTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	base, cand := filepath.Join(dir, "bl"), filepath.Join(dir, "perfgate-out", "results")
+	os.MkdirAll(base, 0o755)
+	os.MkdirAll(cand, 0o755)
+	spec := comparetest.Spec{Scenario: "api", Layer: "service", Trials: 8, Requests: 4000, MedianMs: 10, Noise: 0.005,
+		MaxQPS: 500, Bracket: [2]float64{500, 515}}
+	writeResult(t, filepath.Join(base, "api.json"), spec, 1)
+	spec.Scale = 1.07 // 7% slower: beyond the built-in 5%, inside the config's 12%
+	writeResult(t, filepath.Join(cand, "api.json"), spec, 2)
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	os.WriteFile(cfg, []byte(`version: 1
+baselines: bl
+gate: {p99_regression: 12%, max_qps_regression: 5%}
+capacity: {peak_qps: 5000, headroom: 1.5, cost_per_instance_hour: 2}
+scenarios:
+  - {name: api, layer: service, url: "http://127.0.0.1:1", load: {mode: rate, rate: 5}}
+`), 0o644)
+
+	verdict := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, append([]string{"compare", "--format", "json"}, args...)...)
+		if code == exitUsage {
+			t.Fatalf("compare %v: exit %d\n%s", args, code, stderr)
+		}
+		var c compare.Comparison
+		if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+			t.Fatalf("compare %v: %v\n%s", args, err, stdout)
+		}
+		return c.Scenarios[0].Verdict
+	}
+	if v := verdict("--baseline", base, "--candidate", cand); v != compare.Regressed {
+		t.Errorf("built-in 5%% threshold: verdict %q, want regressed", v)
+	}
+	if v := verdict("--config", cfg, "--candidate", filepath.Join(dir, "perfgate-out")); v != compare.Unchanged {
+		t.Errorf("--config (12%% threshold): verdict %q, want unchanged", v)
+	}
+	if v := verdict("--config", cfg, "--p99-threshold", "5%", "--candidate", cand); v != compare.Regressed {
+		t.Errorf("--config with --p99-threshold 5%%: verdict %q, want regressed (the flag overrides)", v)
+	}
+
+	code, stdout, stderr := runCLI(t, "size", "--config", cfg, "--result", filepath.Join(cand, "api.json"), "--format", "json")
+	if code != exitPass {
+		t.Fatalf("size --config: exit %d\n%s", code, stderr)
+	}
+	var s sizing.Sizing
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.PeakQPS != 5000 || s.Headroom != 1.5 || s.Instances != 15 || s.CostPerMonth == nil {
+		t.Errorf("size --config: peak %v headroom %v instances %d cost %v; want 5000, 1.5, 15 (5000×1.5/500) and a cost",
+			s.PeakQPS, s.Headroom, s.Instances, s.CostPerMonth)
+	}
+	code, stdout, _ = runCLI(t, "size", "--config", cfg, "--result", filepath.Join(cand, "api.json"), "--format", "json", "--headroom", "1.0")
+	if json.Unmarshal([]byte(stdout), &s); code != exitPass || s.Instances != 10 {
+		t.Errorf("size --config --headroom 1.0: exit %d, instances %d, want 10 (the flag overrides)", code, s.Instances)
 	}
 }

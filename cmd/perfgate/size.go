@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
 )
@@ -21,6 +22,7 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("size", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var (
+		cfgPath = fs.String("config", "", "perfgate.yaml whose capacity section (peak_qps, headroom, cost_per_instance_hour) to use; flags override")
 		resPath = fs.String("result", "", "result `FILE` of a knee search (perfgate run --sweep)")
 		peak    = fs.Float64("peak-qps", 0, "peak traffic to size for, in requests per second (required)")
 		head    = fs.Float64("headroom", sizing.DefaultHeadroom, "safety margin: instances are sized for peak × headroom")
@@ -29,7 +31,7 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 	)
 	fs.Float64Var(cost, "cost-per-instance-hour", 0, "alias of --cost-per-hour")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: perfgate size --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]")
+		fmt.Fprintln(fs.Output(), "usage: perfgate size [--config perfgate.yaml] --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -48,9 +50,26 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *cfgPath != "" {
+		cfg, err := config.ReadFile(absPath(e, *cfgPath))
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["peak-qps"] {
+			*peak = cfg.Capacity.PeakQPS
+		}
+		if !set["headroom"] {
+			*head = cfg.Capacity.Headroom
+		}
+		if !set["cost-per-hour"] && !set["cost-per-instance-hour"] {
+			*cost = cfg.Capacity.CostPerInstanceHour
+		}
+	}
 	in := sizing.Input{PeakQPS: *peak, Headroom: *head, CostPerInstanceHour: *cost}
 	if *peak == 0 {
-		return usageErr("size: --peak-qps is required: the peak traffic to size for, in requests per second")
+		return usageErr("size: --peak-qps is required (or --config with capacity.peak_qps): the peak traffic to size for, in requests per second")
 	}
 	if err := in.Validate(); err != nil || *head == 0 {
 		return usageErr("size: --%s", flagName(err, in))
