@@ -81,7 +81,34 @@ func Classify(in ClassifyInput) *result.Bottleneck {
 	if b := ioBound(in, gpus); b != nil {
 		return b
 	}
+	if b := nagleBound(in); b != nil {
+		return b
+	}
 	return unknown(in, gpus)
+}
+
+// The delayed-ACK band: Linux acknowledges a lone segment after 40 ms at
+// the least (TCP_DELACK_MIN), so a server that writes a response in two
+// pieces with Nagle's algorithm on (no TCP_NODELAY) holds the second piece
+// until that ACK, and every request takes about 40 ms whatever its work.
+const (
+	NagleBandLowMs  = 36.0
+	NagleBandHighMs = 48.0
+	NextNagle       = "set TCP_NODELAY on the server's sockets, or write each response's headers and body in one write (Python http.server: buffer the response, or set wbufsize)"
+)
+
+// nagleBound recognises the signature of Nagle's algorithm meeting delayed
+// ACKs: P50 and P99 both inside the 36–48 ms band, so nearly every
+// request waited for one delayed acknowledgement. Real work of that size
+// spreads wider; a band this narrow at 40 ms is the transport's timer.
+func nagleBound(in ClassifyInput) *result.Bottleneck {
+	if in.ClientP50Ms < NagleBandLowMs || in.ClientP99Ms > NagleBandHighMs || in.ClientP99Ms < in.ClientP50Ms {
+		return nil
+	}
+	return &result.Bottleneck{Class: result.IOBound, Next: NextNagle, Evidence: []string{
+		fmt.Sprintf("every latency sits near 40 ms (P50 %s, P99 %s, inside %s–%s): the signature of Nagle's algorithm meeting delayed ACKs on a server that writes headers and body separately",
+			ms(in.ClientP50Ms), ms(in.ClientP99Ms), ms(NagleBandLowMs), ms(NagleBandHighMs)),
+	}}
 }
 
 // generatorBound applies rule 1.

@@ -23,6 +23,21 @@ func TestClassify(t *testing.T) {
 		want *result.Bottleneck
 	}{
 		{
+			// Issue 21: a Python http.server without TCP_NODELAY, writing
+			// headers and body apart: every request waits for a delayed ACK.
+			name: "nagle meets delayed ACK",
+			in:   ClassifyInput{NoGPU: true, ClientP50Ms: 40.9, ClientP99Ms: 44.1, TargetMeasured: true, TargetCPUCores: 0.02, TargetCores: 2},
+			want: &result.Bottleneck{Class: result.IOBound, Next: NextNagle, Evidence: []string{
+				"every latency sits near 40 ms (P50 40.9 ms, P99 44.1 ms, inside 36.0 ms–48.0 ms): the signature of Nagle's algorithm meeting delayed ACKs on a server that writes headers and body separately"}},
+		},
+		{
+			// A real 40 ms model spreads wider than the band: not Nagle.
+			name: "40 ms of work with a tail",
+			in:   ClassifyInput{NoGPU: true, ClientP50Ms: 40, ClientP99Ms: 71, TargetMeasured: true, TargetCPUCores: 0.5, TargetCores: 2},
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+				"no GPU", "target CPU 0.50 of 2 cores", "server metrics not scraped"}},
+		},
+		{
 			name: "compute-bound",
 			in:   ClassifyInput{GPUs: gpuAt(93, 40), TargetMeasured: true, TargetCPUCores: 1.1, TargetCores: 16},
 			want: &result.Bottleneck{Class: result.ComputeBound, Next: NextCompute, Evidence: []string{
