@@ -155,7 +155,7 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.maxErrorRate, "max-error-rate", "0.1%", "error-rate limit for --sweep")
 	fs.DurationVar(&q.duration, "duration", 30*time.Second, "one trial's measurement window")
 	fs.DurationVar(&q.warmup, "warmup", 5*time.Second, "warm-up, excluded from every figure")
-	fs.IntVar(&q.trials, "trials", 3, "measurement windows")
+	fs.IntVar(&q.trials, "trials", config.Defaults().Trials, "measurement windows (the same default as the config's)")
 	fs.DurationVar(&q.timeout, "timeout", 30*time.Second, "per-request timeout")
 	fs.IntVar(&q.connections, "connections", 0, "open loop: connection cap (default 4096)")
 	fs.StringVar(&q.dataset, "dataset", "", "openai: JSONL prompts (prompt or messages, max_tokens)")
