@@ -103,7 +103,24 @@ type Scenario struct {
 	// Client picks the HTTP client for http and kserve-http: fast (the lean
 	// HTTP/1.1 client, the default for http://) or std (net/http).
 	Client string `yaml:"client"`
-	Load   Load   `yaml:"load"`
+	// TLS configures https and gRPC over TLS: a private CA, a client
+	// certificate for mTLS, or verification off.
+	TLS  *TLS `yaml:"tls"`
+	Load Load `yaml:"load"`
+}
+
+// TLS is a scenario's TLS client settings. File paths are relative to the
+// config file.
+type TLS struct {
+	// CA is a PEM file of CA certificates trusted beside the system's.
+	CA string `yaml:"ca"`
+	// Cert and Key are the client certificate and key (PEM) for mTLS.
+	Cert string `yaml:"cert"`
+	Key  string `yaml:"key"`
+	// ServerName is the name verified in the server's certificate.
+	ServerName string `yaml:"server_name"`
+	// Insecure skips verification of the server's certificate (warned).
+	Insecure bool `yaml:"insecure"`
 }
 
 // Load is a scenario's load profile.

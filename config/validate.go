@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -264,6 +265,22 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	}
 	if s.Endpoint != "" && s.Endpoint != "chat" && s.Endpoint != "completions" {
 		return c.errAt(sp+".endpoint", "%q: want chat or completions", s.Endpoint)
+	}
+	if t := s.TLS; t != nil {
+		if (t.Cert == "") != (t.Key == "") {
+			return c.errAt(sp+".tls", "give both cert and key (the client certificate for mTLS and its private key), or neither")
+		}
+		for _, f := range []struct{ key, path string }{{"ca", t.CA}, {"cert", t.Cert}, {"key", t.Key}} {
+			if f.path == "" {
+				continue
+			}
+			if _, err := os.Stat(c.Resolve(f.path)); err != nil {
+				return c.errAt(sp+".tls."+f.key, "%q: %v", f.path, err)
+			}
+		}
+		if s.Protocol != "kserve-grpc" && s.URL != "" && !strings.HasPrefix(s.URL, "https://") {
+			return c.errAt(sp+".tls", "url %q is not https: tls applies to https:// URLs and kserve-grpc", s.URL)
+		}
 	}
 	l, lp := s.Load, sp+".load"
 	if l.Mode == "" {

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,8 @@ type HTTPOptions struct {
 	// Std uses net/http instead of the lean HTTP/1.1 client (package h1),
 	// which plain http:// URLs get by default; https always uses net/http.
 	Std bool
+	// TLS is the https client configuration (nil: the system's roots).
+	TLS *tls.Config
 }
 
 // HTTPClient sends one fixed request (or a hit's payload as its body) over
@@ -90,6 +93,7 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
+		TLSClientConfig:     o.TLS,
 	}
 	c := &http.Client{
 		Transport: tr,

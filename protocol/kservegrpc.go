@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -57,8 +58,12 @@ func NewKServeGRPC(ctx context.Context, o Options) (*KServeGRPCClient, error) {
 		c.md = metadata.New(o.Headers) // keys are lower-cased, as gRPC wants
 	}
 	n := min(DefaultGRPCConns, o.MaxConns)
+	creds := insecure.NewCredentials()
+	if o.TLS != nil {
+		creds = credentials.NewTLS(o.TLS)
+	}
 	for range n {
-		cc, err := grpc.NewClient(o.URL, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		cc, err := grpc.NewClient(o.URL, grpc.WithTransportCredentials(creds))
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("kserve-grpc: url %q: %w", o.URL, err)

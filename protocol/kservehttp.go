@@ -57,7 +57,7 @@ func NewKServeHTTP(ctx context.Context, o Options) (*KServeHTTPClient, error) {
 	}
 	c := &KServeHTTPClient{o: o, base: base,
 		inferURL: base + "/v2/models/" + url.PathEscape(o.Model) + "/infer",
-		setup:    &http.Client{Timeout: o.Timeout}}
+		setup:    &http.Client{Timeout: o.Timeout, Transport: &http.Transport{Proxy: nil, TLSClientConfig: o.TLS}}}
 	c.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	if len(o.Body) > 0 {
 		if _, err := DecodeTensors(o.BodyPath, o.Body); err != nil {
@@ -84,7 +84,7 @@ func NewKServeHTTP(ctx context.Context, o Options) (*KServeHTTPClient, error) {
 			return nil, fmt.Errorf("kserve-http: %w", err)
 		}
 	} else {
-		c.post = newNetPoster(c.inferURL, headers, c.body, o.Timeout, o.MaxConns)
+		c.post = newNetPoster(c.inferURL, headers, c.body, o.Timeout, o.MaxConns, o.TLS)
 	}
 	return c, nil
 }

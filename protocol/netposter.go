@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"time"
@@ -18,13 +19,13 @@ type netPoster struct {
 	tr      *http.Transport
 }
 
-func newNetPoster(url string, headers map[string]string, body []byte, timeout time.Duration, maxConns int) *netPoster {
+func newNetPoster(url string, headers map[string]string, body []byte, timeout time.Duration, maxConns int, tlsConf *tls.Config) *netPoster {
 	h := make(http.Header, len(headers))
 	for k, v := range headers {
 		h.Set(k, v)
 	}
 	tr := &http.Transport{Proxy: nil, MaxIdleConns: maxConns, MaxIdleConnsPerHost: maxConns,
-		MaxConnsPerHost: maxConns, IdleConnTimeout: 90 * time.Second, DisableCompression: true}
+		MaxConnsPerHost: maxConns, IdleConnTimeout: 90 * time.Second, DisableCompression: true, TLSClientConfig: tlsConf}
 	return &netPoster{url: url, headers: h, body: body, tr: tr, client: &http.Client{
 		Transport: tr, Timeout: timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

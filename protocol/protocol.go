@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"time"
@@ -78,6 +79,10 @@ type Options struct {
 	// StdHTTP makes http and kserve-http use net/http instead of the lean
 	// HTTP/1.1 client (h1) that plain http:// URLs get by default.
 	StdHTTP bool
+	// TLS configures https and gRPC over TLS (a private CA, a client
+	// certificate for mTLS, verification off); nil means the system's
+	// roots for https and plaintext for gRPC. See TLSConfig.
+	TLS *tls.Config
 }
 
 // Validate checks the options without touching the network.
@@ -150,5 +155,5 @@ func New(ctx context.Context, o Options) (harness.Client, error) {
 		return NewOpenAI(c)
 	}
 	return harness.NewHTTPClient(harness.HTTPOptions{URL: c.URL, Method: c.Method, Headers: c.Headers,
-		Body: c.Body, Timeout: c.Timeout, MaxConns: c.MaxConns, Std: c.StdHTTP})
+		Body: c.Body, Timeout: c.Timeout, MaxConns: c.MaxConns, Std: c.StdHTTP, TLS: c.TLS})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/protocol"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -126,6 +127,9 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
 	}
 	defer tg.stop()
+	if s.TLS != nil && s.TLS.Insecure && o.Log != nil {
+		fmt.Fprintf(o.Log, "scenario %s: WARNING: %s\n", s.Name, protocol.InsecureWarning)
+	}
 	client, err := newClient(ctx, cfg, s, tg.base)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
@@ -147,6 +151,9 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		res.Scenario, res.Layer, res.Protocol = s.Name, s.Layer, s.Protocol
 		res.Target = s.Target
 		res.Simulated = sim
+		if s.TLS != nil && s.TLS.Insecure {
+			res.Warnings = append(res.Warnings, protocol.InsecureWarning)
+		}
 		var envs []map[string]string
 		if t := cfg.Targets[s.Target]; t != nil {
 			envs = append(envs, t.Env)

@@ -142,5 +142,13 @@ func newClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 	if s.Dataset != "" {
 		po.Dataset = cfg.Resolve(s.Dataset)
 	}
+	if t := s.TLS; t != nil {
+		conf, err := protocol.TLSConfig(protocol.TLSFiles{CA: cfg.Resolve(t.CA), Cert: cfg.Resolve(t.Cert),
+			Key: cfg.Resolve(t.Key), ServerName: t.ServerName, Insecure: t.Insecure})
+		if err != nil {
+			return nil, err
+		}
+		po.TLS = conf
+	}
 	return protocol.New(ctx, po)
 }

@@ -44,6 +44,11 @@
 // address and the protocol adds its paths; for kserve-grpc it is host:port;
 // for http it is the whole URL. openai takes --endpoint completions,
 // --dataset FILE, --prompt-tokens, --max-tokens, --slo-ttft and --slo-tpot.
+// https and kserve-grpc over TLS take --cacert FILE (a private CA),
+// --cert FILE --key FILE (mutual TLS), --tls-server-name NAME, and
+// --insecure (verification off, warned in the log and the result); a
+// scenario's tls: {ca, cert, key, server_name, insecure} is the same.
+// --sweep takes --start, --max-rate and --budget; --layer labels the run.
 //
 // # compare, size, gate, baseline
 //

@@ -112,9 +112,26 @@ func outcomeErr(ctx context.Context, outs []suite.Outcome) error {
 		errs = append(errs, errors.New("interrupted: partial results were written, marked interrupted"))
 	}
 	if len(errs) > 0 {
-		return withCode(code, errors.Join(errs...))
+		err := errors.Join(errs...)
+		if hint := tlsHint(err.Error()); hint != "" {
+			err = fmt.Errorf("%w\n%s", err, hint)
+		}
+		return withCode(code, err)
 	}
 	return nil
+}
+
+// tlsHint says how to fix a TLS failure the requests met, or "".
+func tlsHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "x509: certificate signed by unknown authority"):
+		return "hint: the server's certificate is from a CA this machine does not trust: give it with --cacert FILE (or tls: {ca: FILE} in the scenario)"
+	case strings.Contains(msg, "x509: certificate is valid for"), strings.Contains(msg, "x509: cannot validate certificate"):
+		return "hint: the certificate names another host: --tls-server-name NAME (or tls: {server_name: NAME}) says which name to verify"
+	case strings.Contains(msg, "certificate required"), strings.Contains(msg, "bad certificate"):
+		return "hint: the server asks for a client certificate (mutual TLS): give --cert FILE --key FILE (or tls: {cert: FILE, key: FILE})"
+	}
+	return ""
 }
 
 // quickFlags are `perfgate run --url`'s flags.
@@ -127,6 +144,10 @@ type quickFlags struct {
 	duration, warmup, timeout, sloP99, sloTTFT, sloTPOT                                                   time.Duration
 	maxErrorRate                                                                                          string
 	headers                                                                                               stringList
+	// TLS: a private CA, a client certificate and key (mTLS), the name
+	// to verify, or verification off.
+	caCert, cert, key, serverName string
+	insecure                      bool
 	// The knee search's bounds (--sweep only).
 	sweepStart, sweepMax float64
 	sweepBudget          time.Duration
@@ -164,6 +185,11 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.trace, "trace", "", "replay a JSONL trace (offset_ms, body or prompt)")
 	fs.Float64Var(&q.speed, "speed", 1, "replay speed factor")
 	fs.StringVar(&q.client, "client", "fast", "HTTP client for http and kserve-http: fast (lean HTTP/1.1) or std (net/http)")
+	fs.StringVar(&q.caCert, "cacert", "", "https, kserve-grpc: PEM `FILE` of CA certificates to trust beside the system's (a private CA)")
+	fs.StringVar(&q.cert, "cert", "", "https, kserve-grpc: client certificate PEM `FILE` for mutual TLS (with --key)")
+	fs.StringVar(&q.key, "key", "", "https, kserve-grpc: the client certificate's private key PEM `FILE`")
+	fs.StringVar(&q.serverName, "tls-server-name", "", "https, kserve-grpc: the name to verify in the server's certificate (default: the URL's host)")
+	fs.BoolVar(&q.insecure, "insecure", false, "https, kserve-grpc: do NOT verify the server's certificate (warned loudly; prefer --cacert)")
 	fs.StringVar(&q.shape, "shape", "", "kserve: random input tensor shape, e.g. 1,16")
 	fs.StringVar(&q.datatype, "datatype", "", "kserve: random input tensor datatype, e.g. FP32")
 }
@@ -240,6 +266,9 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 			}
 			s.Shape = append(s.Shape, n)
 		}
+	}
+	if q.caCert != "" || q.cert != "" || q.key != "" || q.serverName != "" || q.insecure {
+		s.TLS = &config.TLS{CA: q.caCert, Cert: q.cert, Key: q.key, ServerName: q.serverName, Insecure: q.insecure}
 	}
 	maxErr, err := config.ParsePercent(q.maxErrorRate)
 	if err != nil {
