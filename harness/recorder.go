@@ -61,6 +61,7 @@ type recorder struct {
 	stats        []trialStats
 	firstErrs    map[string]string // first error text per class; the consumer's own
 	allLLM       *LLMRecorder      // every measured streaming sample, for the summary
+	timelines    []*seconds        // per trial, second by second (persecond.go)
 }
 
 func newRecorder(o *Options, measureStart time.Time, trialDur time.Duration, trials int) *recorder {
@@ -109,6 +110,7 @@ func (r *recorder) add(s *Sample) {
 		r.windows[j].completed++
 	}
 	r.addBusy(s.enter, s.exit)
+	r.perSecond(s)
 	i := r.index(s.Hit.Intended)
 	if i < 0 {
 		r.warmup++
@@ -239,6 +241,7 @@ func (r *recorder) result() *result.Result {
 			t.LLM = w.llm.Result(r.trialDur)
 		}
 		t.InFlightMean = w.busy.Seconds() / secs
+		t.PerSecond = r.timeline(i)
 		inflSum += t.InFlightMean
 		if st.set {
 			t.GeneratorCPU = st.cpuCores

@@ -148,6 +148,9 @@ type Trial struct {
 	LLM *LLM `json:"llm,omitempty"`
 	// Telemetry holds what was sampled during this trial.
 	Telemetry *Telemetry `json:"telemetry,omitempty"`
+	// PerSecond is the trial's timeline, second by second (see PerSecond);
+	// absent from results that did not record it.
+	PerSecond *PerSecond `json:"per_second,omitempty"`
 	// Valid is false when this window cannot be trusted; Invalid says why.
 	Valid   bool     `json:"valid"`
 	Invalid []string `json:"invalid,omitempty"`

@@ -1,0 +1,54 @@
+package harness
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/perfgate/perfgate/result"
+)
+
+func TestRecorderPerSecond(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	o := &Options{}
+	// Two trials of 2.5 s each: three seconds per timeline, the last half.
+	rec := newRecorder(o, t0, 2500*time.Millisecond, 2)
+	samples := []Sample{
+		// Warm-up: scheduled before the window, arrives in trial 1's second 0.
+		{Hit: Hit{Intended: at(-100)}, End: at(50)},
+		{Hit: Hit{Intended: at(100)}, End: at(110)},
+		{Hit: Hit{Intended: at(200)}, End: at(230)},
+		{Hit: Hit{Intended: at(1100)}, End: at(1400), Class: "timeout"},
+		// Scheduled in trial 1's last second, arrives in trial 2's first.
+		{Hit: Hit{Intended: at(2400)}, End: at(2600)},
+		{Hit: Hit{Intended: at(4000)}, End: at(4005)},
+	}
+	for i := range samples {
+		samples[i].Start = samples[i].Hit.Intended
+		rec.add(&samples[i])
+	}
+	res := rec.result()
+	// P99 per second comes from 2-significant-digit histograms: within 1%.
+	want := []*result.PerSecond{
+		{Achieved: []int64{3, 1, 0}, Errors: []int64{0, 1, 0}, P99Ms: []float64{30, 0, 200}},
+		{Achieved: []int64{1, 1, 0}, Errors: []int64{0, 0, 0}, P99Ms: []float64{0, 5, 0}},
+	}
+	for i, w := range want {
+		got := res.Trials[i].PerSecond
+		if d := cmp.Diff(w, got, cmpopts.EquateApprox(0.01, 0)); d != "" {
+			t.Errorf("trial %d per-second series (-want +got):\n%s", i+1, d)
+		}
+		if err := got.Check(); err != nil {
+			t.Errorf("trial %d: %v", i+1, err)
+		}
+	}
+}
+
+func TestRecorderPerSecondEmpty(t *testing.T) {
+	rec := newRecorder(&Options{}, time.Now(), time.Second, 1)
+	if got := rec.result().Trials[0].PerSecond; got != nil {
+		t.Errorf("per-second series without samples = %+v, want nil", got)
+	}
+}
