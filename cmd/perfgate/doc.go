@@ -12,6 +12,7 @@
 //	perfgate size --result FILE --peak-qps N [--headroom 1.3] [--format text|markdown|json]
 //	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch]
 //	perfgate baseline update --from DIR --to DIR
+//	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
 //	             [--batch-window 5ms] [--max-batch 32] [--model mlp|sim|large] ...
 //	perfgate action
@@ -59,6 +60,18 @@
 // a config, compares with its baselines, sizes, and reports; its exit code
 // is the verdict. baseline update stores a run's results as baselines,
 // atomically, refusing invalid or interrupted runs.
+//
+// # report
+//
+// report --html renders result files or folders (and, with --baseline,
+// the baselines they are compared with; with --config, that config's gate
+// thresholds, capacity plan and ladder) as one self-contained HTML page:
+// the load curve with the SLO and the knees, the percentile spectrum, the
+// per-trial P99 with the interval of the change, the achieved rate and P99
+// second by second, TTFT/TPOT/ITL for streams, instances and cost, and the
+// ladder's waterfall. It opens offline (nothing is fetched), in a light or
+// a dark theme, and prints. gate and the Action write the same page as
+// perfgate-out/report.html beside report.md. See docs/html-report.md.
 //
 // # fixture serve
 //

@@ -26,7 +26,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	var (
 		cfgPath   = fs.String("config", "perfgate.yaml", "perfgate.yaml to run")
 		baseDir   = fs.String("baselines", "", "baseline folder (default: the config's baselines)")
-		out       = fs.String("out", defaultOutDir, "output `folder`: results/, comparison.json and report.md")
+		out       = fs.String("out", defaultOutDir, "output `folder`: results/, comparison.json, report.md and report.html")
 		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
 		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
 		scenarios stringList
@@ -46,7 +46,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if err := render(e.stdout, g.report); err != nil {
 		return withCode(exitRunFailed, err)
 	}
-	fmt.Fprintf(e.stderr, "wrote %s and %s\n", g.comparisonPath, g.markdownPath)
+	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", g.comparisonPath, g.markdownPath, htmlPathNextTo(g.markdownPath))
 	return g.exitErr(e)
 }
 
@@ -103,6 +103,9 @@ func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, sce
 		return nil, withCode(exitRunFailed, err)
 	}
 	if err := writeMarkdown(g.markdownPath, res.Report); err != nil {
+		return nil, withCode(exitRunFailed, err)
+	}
+	if err := writeHTML(htmlPathNextTo(g.markdownPath), res.Report); err != nil {
 		return nil, withCode(exitRunFailed, err)
 	}
 	return g, nil

@@ -69,6 +69,25 @@ scenarios:
 	if err != nil || !strings.Contains(string(md), "api") {
 		t.Errorf("report.md missing or without the scenario: %v", err)
 	}
+	// The HTML report beside it, with the real run's per-second timeline;
+	// and `perfgate report` renders the same results again.
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatalf("report.html: %v", err)
+	}
+	for _, want := range []string{`data-kind="spectrum"`, `data-kind="trials"`, `data-kind="timeline-rate"`, `data-kind="timeline-p99"`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	again := filepath.Join(dir, "again.html")
+	code, _, stderr = runCLI(t, "report", "--html", again, "--baseline", filepath.Join(dir, "baselines"), filepath.Join(out, "results"))
+	if code != exitPass {
+		t.Fatalf("perfgate report: exit %d:\n%s", code, stderr)
+	}
+	if page, err := os.ReadFile(again); err != nil || !strings.Contains(string(page), "regressed") {
+		t.Errorf("perfgate report --html wrote no page with the regression: %v", err)
+	}
 }
 
 func jsonDecode(r interface{ Read([]byte) (int, error) }, v any) error {

@@ -119,6 +119,8 @@ func run(ctx context.Context, args []string, e *env) error {
 		return cmdGate(ctx, e, rest)
 	case "baseline":
 		return cmdBaseline(ctx, e, rest)
+	case "report":
+		return cmdReport(ctx, e, rest)
 	case "fixture":
 		return cmdFixture(ctx, e, rest)
 	case "action":
@@ -146,6 +148,7 @@ Usage:
   perfgate size    --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
   perfgate gate    --config perfgate.yaml
   perfgate baseline update --from DIR --to DIR
+  perfgate report  --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS...
   perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] ...
   perfgate action
   perfgate gpu-sample [--duration 8s] [--interval 100ms]

@@ -1,0 +1,40 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestHTMLFigures(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, htmlReport(t), HTMLOptions{Version: "v0.1.0-test"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if dir := os.Getenv("PERFGATE_HTML_OUT"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644)
+	}
+	kinds := map[string]int{}
+	for _, m := range regexp.MustCompile(`data-kind="([a-z0-9-]+)"`).FindAllStringSubmatch(page, -1) {
+		kinds[m[1]]++
+	}
+	// Four scenarios: three swept (curves), one streamed (TTFT, TPOT, ITL).
+	want := map[string]int{"curve": 3, "spectrum": 4, "trials": 4, "timeline-rate": 4, "timeline-p99": 4,
+		"ttft": 1, "tpot": 1, "itl": 1, "instances": 1, "cost": 1, "ladder": 1}
+	for k, n := range want {
+		if kinds[k] != n {
+			t.Errorf("HTML has %d %q charts, want %d (all: %v)", kinds[k], k, n, kinds)
+		}
+	}
+	// Self-contained: nothing is loaded from anywhere (links are followed
+	// only when clicked).
+	for _, bad := range []string{" src=", "<link", "@import", "url("} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page would fetch something: it contains %q", bad)
+		}
+	}
+}
