@@ -10,9 +10,6 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-// palette colours the chart's lines in order: baseline, PR, SLO.
-const palette = "#8c8c8c, #1f6feb, #2da44e"
-
 // curve is one side's sweep: P99 by offered rate, sorted by rate.
 type curve struct {
 	x, y []float64
@@ -62,27 +59,45 @@ func (c *curve) at(x float64) float64 {
 	return y0 + (y1-y0)*(x-x0)/(x1-x0)
 }
 
+// gridSteps is the number of intervals of the chart's shared rate grid.
+const gridSteps = 16
+
+// rateGrid returns a uniform grid of rates covering [lo, hi] at a round
+// step, about gridSteps intervals.
+func rateGrid(lo, hi float64) []float64 {
+	if hi <= lo {
+		return []float64{lo}
+	}
+	step := niceStep((hi - lo) / gridSteps)
+	var xs []float64
+	for x := math.Floor(lo/step) * step; x < hi+step/2; x += step {
+		xs = append(xs, math.Round(x/step)*step)
+	}
+	return xs
+}
+
 // chart draws P99 against offered load for the baseline and the PR as a
 // Mermaid xychart-beta, or returns "" when neither side swept.
 //
-// xychart-beta puts every line on the same categorical x-axis, one value per
-// category, so the axis is the union of both sides' probe rates and each
-// line is read off its own probes there (see curve.at); the caption says so.
-// Values above four times the SLO are drawn at that height, so one timed-out
-// probe does not flatten the rest of the curve.
+// xychart-beta spaces its x categories evenly, so the categories are a
+// uniform grid of round rates (rateGrid) spanning both sides' probes: the
+// axis is linear, and each line is read off its own probes at the grid's
+// rates (see curve.at); the caption says so. Each side's knee is a bar at
+// the grid rate nearest to it, as high as the SLO, and the caption gives
+// the knee and its bracket exactly. Values above clipSLO times the SLO are
+// drawn at that height, so one timed-out probe does not flatten the rest.
 func chart(name string, base, cand *result.Result) string {
 	bc, cc := curveOf(base), curveOf(cand)
 	if bc == nil && cc == nil {
 		return ""
 	}
-	var xs []float64
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range []*curve{bc, cc} {
 		if c != nil {
-			xs = append(xs, c.x...)
+			lo, hi = math.Min(lo, c.x[0]), math.Max(hi, c.x[len(c.x)-1])
 		}
 	}
-	slices.Sort(xs)
-	xs = slices.Compact(xs)
+	xs := rateGrid(lo, hi)
 	slo := 0.0
 	for _, r := range []*result.Result{cand, base} {
 		if r != nil && r.Capacity != nil && r.Capacity.SLOP99Ms > 0 {
@@ -92,7 +107,7 @@ func chart(name string, base, cand *result.Result) string {
 	}
 	ceiling := math.Inf(1)
 	if slo > 0 {
-		ceiling = 4 * slo
+		ceiling = clipSLO * slo
 	}
 	top, clipped := slo, false
 	line := func(c *curve) string {
@@ -107,41 +122,71 @@ func chart(name string, base, cand *result.Result) string {
 		}
 		return "[" + strings.Join(vals, ", ") + "]"
 	}
-	colours := []string{"grey", "blue", "green"}
-	var lines, legend []string
-	add := func(vals, what string) {
-		legend = append(legend, colours[len(lines)]+": "+what)
-		lines = append(lines, "    line "+vals)
+	// Plots in drawing order: the knees' bars under the lines. Each has its
+	// colour in the palette, in the same order.
+	var plots, colours, legend []string
+	add := func(kind, vals, colour, name, what string) {
+		plots = append(plots, "    "+kind+" "+vals)
+		colours = append(colours, colour)
+		legend = append(legend, name+": "+what)
 	}
+	height := slo
+	if height == 0 {
+		height = top
+	}
+	knee := func(r *result.Result, colour, name, side string) {
+		if r == nil || r.Capacity == nil || !r.Capacity.Found || slo == 0 {
+			return
+		}
+		c := r.Capacity
+		near := 0
+		for i, x := range xs {
+			if math.Abs(x-c.MaxQPS) < math.Abs(xs[near]-c.MaxQPS) {
+				near = i
+			}
+		}
+		vals := make([]string, len(xs))
+		for i := range vals {
+			vals[i] = "0"
+		}
+		vals[near] = strconv.FormatFloat(round2(height), 'f', -1, 64)
+		what := side + " knee " + qps(c.MaxQPS) + " rps"
+		if c.Bracket[1] > c.Bracket[0] {
+			what += fmt.Sprintf(" (bracket %s–%s)", qps(c.Bracket[0]), qps(c.Bracket[1]))
+		}
+		add("bar", "["+strings.Join(vals, ", ")+"]", colour, name, what)
+	}
+	knee(base, "#d0d0d0", "light grey bar", "baseline")
+	knee(cand, "#a5c8ff", "light blue bar", "PR")
 	if bc != nil {
-		add(line(bc), "baseline")
+		add("line", line(bc), "#8c8c8c", "grey", "baseline")
 	}
 	if cc != nil {
-		add(line(cc), "PR")
+		add("line", line(cc), "#1f6feb", "blue", "PR")
 	}
 	if slo > 0 {
 		flat := make([]string, len(xs))
 		for i := range flat {
 			flat[i] = strconv.FormatFloat(round2(slo), 'f', -1, 64)
 		}
-		add("["+strings.Join(flat, ", ")+"]", fmt.Sprintf("the SLO (P99 %s ms)", ms(slo)))
+		add("line", "["+strings.Join(flat, ", ")+"]", "#2da44e", "green", fmt.Sprintf("the SLO (P99 %s ms)", ms(slo)))
 	}
 	cats := make([]string, len(xs))
 	for i, x := range xs {
-		cats[i] = strconv.Quote(strconv.FormatFloat(math.Round(x), 'f', -1, 64))
+		cats[i] = strconv.Quote(num(x))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**: %s.", esc(name), strings.Join(legend, ", "))
-	b.WriteString(" Between probes a line is read off linearly; beyond a side's last probe it holds that probe's value")
+	b.WriteString(" The rate axis is linear (a uniform grid); between probes a line is read off linearly, beyond a side's last probe it holds that probe's value")
 	if clipped {
-		b.WriteString("; values above 4× the SLO are drawn at 4×")
+		fmt.Fprintf(&b, "; values above %g× the SLO are drawn at %g×", clipSLO, clipSLO)
 	}
-	b.WriteString(".\n\n```mermaid\n---\nconfig:\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"" + palette + "\"\n---\n")
+	b.WriteString(".\n\n```mermaid\n---\nconfig:\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"" + strings.Join(colours, ", ") + "\"\n---\n")
 	b.WriteString("xychart-beta\n")
 	fmt.Fprintf(&b, "    title \"%s\"\n", mermaidText(name))
 	fmt.Fprintf(&b, "    x-axis \"offered load (rps)\" [%s]\n", strings.Join(cats, ", "))
 	fmt.Fprintf(&b, "    y-axis \"P99 (ms)\" 0 --> %s\n", strconv.FormatFloat(niceCeil(top*1.1), 'f', -1, 64))
-	b.WriteString(strings.Join(lines, "\n") + "\n```\n")
+	b.WriteString(strings.Join(plots, "\n") + "\n```\n")
 	return b.String()
 }
 

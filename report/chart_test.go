@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestChartNeedsASweep(t *testing.T) {
 	if !strings.Contains(got, `title "a-b-c---"`) || strings.Count(got, "```") != 2 {
 		t.Errorf("chart title not sanitized:\n%s", got)
 	}
-	if !strings.Contains(got, "grey: PR") {
+	if !strings.Contains(got, "blue: PR") || strings.Contains(got, "grey: PR") {
 		t.Errorf("a PR-only chart's legend does not say its line is the PR's:\n%s", got)
 	}
 }
@@ -54,6 +55,57 @@ func TestNiceCeil(t *testing.T) {
 	for v, want := range map[float64]float64{0: 1, 0.7: 0.8, 1: 1, 11: 15, 220: 250, 260: 300, 8100: 10000} {
 		if got := niceCeil(v); got != want {
 			t.Errorf("niceCeil(%v) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestRateGrid(t *testing.T) {
+	tests := []struct {
+		name     string
+		lo, hi   float64
+		wantStep float64
+		wantN    int
+	}{
+		// The issue's probes: 121, 125, 139, 152 rps.
+		{name: "close probes", lo: 121, hi: 152, wantStep: 2, wantN: 17},
+		{name: "a wide sweep", lo: 250, hi: 1500, wantStep: 100, wantN: 14},
+		{name: "one rate", lo: 100, hi: 100, wantN: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			xs := rateGrid(tt.lo, tt.hi)
+			if len(xs) != tt.wantN {
+				t.Fatalf("rateGrid(%v, %v) = %v: %d rates, want %d", tt.lo, tt.hi, xs, len(xs), tt.wantN)
+			}
+			if xs[0] > tt.lo || xs[len(xs)-1] < tt.hi {
+				t.Errorf("rateGrid(%v, %v) = %v does not cover the range", tt.lo, tt.hi, xs)
+			}
+			for i := 1; i < len(xs); i++ {
+				if d := xs[i] - xs[i-1]; math.Abs(d-tt.wantStep) > 1e-9 {
+					t.Errorf("rateGrid(%v, %v) step %d is %v, want %v (uniform)", tt.lo, tt.hi, i, d, tt.wantStep)
+				}
+			}
+		})
+	}
+}
+
+func TestChartMarksKnees(t *testing.T) {
+	base, cand := sweep("s", "service", 1000, 8, "H200"), sweep("s", "service", 800, 8, "H200")
+	got := chart("s", base, cand)
+	// The grid runs from 200 to 1200 in steps of 100 (0.25·800 to 1.2·1000),
+	// so the knees fall on the categories "1k" and "800".
+	if !strings.Contains(got, `x-axis "offered load (rps)" ["200", "300", "400", "500", "600", "700", "800", "900", "1k", "1.1k", "1.2k"]`) {
+		t.Errorf("the rate axis is not a uniform grid:\n%s", got)
+	}
+	for _, want := range []string{
+		"    bar [0, 0, 0, 0, 0, 0, 0, 0, 50, 0, 0]",
+		"    bar [0, 0, 0, 0, 0, 0, 50, 0, 0, 0, 0]",
+		"light grey bar: baseline knee 1,000 rps (bracket 1,000–1,050)",
+		"light blue bar: PR knee 800 rps",
+		`plotColorPalette: "#d0d0d0, #a5c8ff, #8c8c8c, #1f6feb, #2da44e"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("chart lacks %q:\n%s", want, got)
 		}
 	}
 }

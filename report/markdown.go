@@ -204,6 +204,11 @@ func (r *Report) mdParts(marker string) *mdParts {
 	if u := safeURL(r.RunURL); u != "" && u != p.summary {
 		links = append(links, "[Workflow run]("+u+")")
 	}
+	if u := safeURL(r.RunURL); u != "" {
+		// The gate writes perfgate-out/report.html; the example workflows
+		// upload it as the run's artifact perfgate-report.
+		links = append(links, "[HTML report]("+u+"#artifacts) (artifact `perfgate-report`: charts of every scenario)")
+	}
 	if len(links) > 0 {
 		p.footer = strings.Join(links, " · ") + "\n"
 	}

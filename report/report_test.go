@@ -76,7 +76,7 @@ func TestMarkdownOverLimit(t *testing.T) {
 		wantRows  bool // some scenario rows survive
 		wantWords []string
 	}{
-		{name: "details dropped only", r: func(t *testing.T) *Report { return sampleReport(t) }, max: 4200, wantRows: true,
+		{name: "details dropped only", r: func(t *testing.T) *Report { return sampleReport(t) }, max: 5600, wantRows: true,
 			wantWords: []string{"the environment, method and warnings left out", "xychart-beta"}},
 		{name: "many scenarios", r: func(t *testing.T) *Report { return manyScenarios(t, 1500) }, max: CommentMaxBytes, wantRows: true,
 			wantWords: []string{"the details and the charts and ", "of 1503 scenarios (the least severe) left out", "| 🔴 | service/batching |"}},
