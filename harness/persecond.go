@@ -17,7 +17,7 @@ const perSecondSigFigs = 2
 type seconds struct {
 	start    time.Time
 	end      time.Time // the window's end: the last second may be partial
-	n        int // seconds in the window, the last possibly partial
+	n        int       // seconds in the window, the last possibly partial
 	achieved []int64
 	errors   []int64
 	hists    []*hdrhistogram.Histogram // allocated on a second's first success

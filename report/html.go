@@ -30,11 +30,11 @@ type HTMLOptions struct {
 // htmlPage is what the template renders.
 type htmlPage struct {
 	Title, Verdict, Headline, Commit, Reason, Version, RunURL string
-	CSS                                                      template.CSS
-	Rows                                                     []htmlRow
-	Overview                                                 []*figure
-	Scenarios                                                []htmlScenario
-	Environment, Method, Warnings                            []string
+	CSS                                                       template.CSS
+	Rows                                                      []htmlRow
+	Overview                                                  []*figure
+	Scenarios                                                 []htmlScenario
+	Environment, Method, Warnings                             []string
 }
 
 type htmlRow struct {

@@ -3,7 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
-		"os"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
