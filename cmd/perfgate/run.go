@@ -73,6 +73,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wrote %s\n", outFile)
 	}
 	printResults(e.stdout, outs)
+	printSpectrum(e, outs)
 	return outcomeErr(ctx, outs)
 }
 
