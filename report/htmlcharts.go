@@ -231,7 +231,9 @@ func trialsFigure(s sides, m *compare.Metric) *figure {
 		// Only the PR: one column, centred.
 		p.X.Min, p.X.Max = 0.4, 1.6
 	}
-	if m != nil && m.Baseline > 0 {
+	if m != nil && m.Gated && m.Baseline > 0 {
+		// (After a sweep the P99 is each side's at its own knee, not
+		// gated: no interval is drawn for it.)
 		lo, hi := m.Baseline*(1+m.CIPct[0]/100), m.Baseline*(1+m.CIPct[1]/100)
 		thr := m.Baseline * (1 + m.ThresholdPct/100)
 		p.HRules = append(p.HRules, rule{At: m.Baseline, Class: "base", Label: "baseline P99 " + ms(m.Baseline) + " ms", Left: true},
@@ -403,16 +405,16 @@ func (r *Report) capacityFigures() []*figure {
 	return out
 }
 
-// ladderFigure draws the ladder's attribution as a waterfall: each rung's
-// P99 change floats from where the previous rungs left it, with its
-// interval; the last bar is the whole change from the first rung.
+// ladderFigure draws the ladder's attribution as a waterfall. Relative
+// changes compound, so the bars are on an index: the first rung's P99 is
+// 100, each rung's bar floats from the level the rungs before it left to
+// that level × (1 + its change), its whisker the same for the ends of its
+// interval, and the last bar is the whole change from the first rung.
 func ladderFigure(l *compare.LadderAttribution) *figure {
-	if l == nil || len(l.Steps) == 0 {
+	if l == nil || len(l.Steps) == 0 || len(l.Rungs) == 0 {
 		return nil
 	}
-	c := &barChart{Zero: true, Y: axis{Label: "P99 change (%)"}}
-	lo, hi := 0.0, 0.0
-	cum := 0.0
+	c := &barChart{Y: axis{Label: "P99, first rung = 100"}}
 	cls := func(ch compare.Change) string {
 		switch ch.Verdict {
 		case compare.Regressed:
@@ -422,35 +424,30 @@ func ladderFigure(l *compare.LadderAttribution) *figure {
 		}
 		return "neutral"
 	}
+	level, top := 100.0, 100.0
+	c.Bars = append(c.Bars, bar{Group: l.Rungs[0], Class: "base", From: 0, To: level, Label: "100",
+		Title: l.Rungs[0] + ": the first rung, P99 = 100"})
 	for _, st := range l.Steps {
-		from, to := cum, cum+st.P99.DeltaPct
+		next := level * (1 + st.P99.DeltaPct/100)
 		name := st.To
 		if st.Layer != "" {
 			name += " (" + st.Layer + ")"
 		}
-		c.Bars = append(c.Bars, bar{Group: name, Class: cls(st.P99), From: from, To: to, Label: pct(st.P99.DeltaPct, false),
-			Lo: cum + st.P99.CIPct[0], Hi: cum + st.P99.CIPct[1], Whisker: true,
-			Title: fmt.Sprintf("%s → %s (%s): P99 %s", st.From, st.To, st.Layer, changeCI(&st.P99))})
-		lo = math.Min(lo, math.Min(to, cum+st.P99.CIPct[0]))
-		hi = math.Max(hi, math.Max(to, cum+st.P99.CIPct[1]))
-		cum = to
+		lo, hi := level*(1+st.P99.CIPct[0]/100), level*(1+st.P99.CIPct[1]/100)
+		c.Bars = append(c.Bars, bar{Group: name, Class: cls(st.P99), From: level, To: next, Label: pct(st.P99.DeltaPct, false),
+			Lo: lo, Hi: hi, Whisker: true, Title: fmt.Sprintf("%s → %s (%s): P99 %s", st.From, st.To, st.Layer, changeCI(&st.P99))})
+		top = math.Max(top, math.Max(next, hi))
+		level = next
 	}
 	w := l.Whole.P99
-	c.Bars = append(c.Bars, bar{Group: "whole", Class: cls(w) + " whole", From: 0, To: w.DeltaPct, Label: pct(w.DeltaPct, false),
-		Lo: w.CIPct[0], Hi: w.CIPct[1], Whisker: true, Title: "whole: P99 " + changeCI(&w)})
-	lo = math.Min(lo, math.Min(w.DeltaPct, w.CIPct[0]))
-	hi = math.Max(hi, math.Max(w.DeltaPct, w.CIPct[1]))
-	span := math.Max(hi-lo, 1)
-	c.Y.Min, c.Y.Max = -niceCeil(-lo+span*0.1), niceCeil(hi+span*0.12)
-	if lo >= 0 {
-		c.Y.Min = 0
-	}
-	if hi <= 0 {
-		c.Y.Max = 0
-	}
-	return &figure{Kind: "ladder", Title: "Ladder: P99 change by rung",
+	whole := 100 * (1 + w.DeltaPct/100)
+	c.Bars = append(c.Bars, bar{Group: "whole", Class: cls(w) + " whole", From: 0, To: whole, Label: pct(w.DeltaPct, false),
+		Lo: 100 * (1 + w.CIPct[0]/100), Hi: 100 * (1 + w.CIPct[1]/100), Whisker: true, Title: "whole: P99 " + changeCI(&w)})
+	top = math.Max(top, 100*(1+w.CIPct[1]/100))
+	c.Y.Min, c.Y.Max = 0, niceCeil(top*1.12)
+	return &figure{Kind: "ladder", Title: "Ladder: P99 by rung",
 		Legend: []legendItem{{"worse", "regressed"}, {"better", "improved"}, {"neutral", "unchanged or inconclusive"}},
-		Caption: fmt.Sprintf("One layer changed per rung (%s first); each bar starts where the rungs before it left P99, whiskers are intervals. Relative changes compound: the rungs sum to %s, the interaction is %s.",
-			l.Rungs[0], pct(l.SumOfPartsP99Pct, false), pct(l.InteractionP99Pct, false)),
-		SVG: template.HTML(c.svg("waterfall of the P99 change along the ladder"))}
+		Caption: fmt.Sprintf("One layer changed per rung; P99 as an index (%s = 100). Each bar moves P99 from where the rungs before it left it, its whisker the interval of that step; the last bar is the whole change. The steps' percentages sum to %s against a whole of %s: the interaction is %s.",
+			l.Rungs[0], pct(l.SumOfPartsP99Pct, false), pct(w.DeltaPct, false), pct(l.InteractionP99Pct, false)),
+		SVG: template.HTML(c.svg("waterfall of P99 along the ladder"))}
 }

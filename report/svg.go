@@ -289,8 +289,6 @@ type bar struct {
 type barChart struct {
 	Y    axis
 	Bars []bar
-	// Zero draws a line at y = 0 (for changes that go both ways).
-	Zero bool
 }
 
 // svg renders the bars; groups appear in order of first use.
@@ -341,9 +339,6 @@ func (c *barChart) svg(aria string) string {
 			fmt.Fprintf(&b, `<path class="whisker" d="M%s %sV%sM%s %sh8M%s %sh8"/>`, f(xm), f(p.sy(br.Lo)), f(p.sy(br.Hi)), f(xm-4), f(p.sy(br.Lo)), f(xm-4), f(p.sy(br.Hi)))
 		}
 		b.WriteString(`</g>`)
-	}
-	if c.Zero && p.Y.Min < 0 && p.Y.Max > 0 {
-		fmt.Fprintf(&b, `<line class="zero" x1="%s" x2="%s" y1="%s" y2="%s"/>`, f(padLeft), f(chartW-padRight), f(p.sy(0)), f(p.sy(0)))
 	}
 	b.WriteString(`</svg>`)
 	return b.String()

@@ -95,6 +95,9 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		if err := report.Text(e.stdout, rep); err != nil {
 			return withCode(exitRunFailed, err)
 		}
+		if page := filepath.Join(*out, "report.html"); writeHTML(page, rep) == nil {
+			fmt.Fprintf(e.stdout, "\nthe charts: open %s (one file, works offline)\n", page)
+		}
 	}
 	storeDemoBaselines(e, cfg, *out, resultsDir)
 	fmt.Fprintf(e.stdout, "\ndemo took %s\n", time.Since(start).Round(time.Second))

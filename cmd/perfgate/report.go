@@ -1,14 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
@@ -47,7 +49,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	}
 	var cand []*result.Result
 	for _, p := range fs.Args() {
-		rs, err := baselines.ReadResults(absPath(e, p))
+		rs, err := readForReport(absPath(e, p))
 		if err != nil {
 			return usageErr("report: %v", err)
 		}
@@ -93,6 +95,53 @@ func buildReport(e *env, cfgPath string, base, cand []*result.Result, allowEnv b
 		return nil, usageErr("report: %v", err)
 	}
 	return &report.Report{Comparison: c, Baseline: base, Candidate: cand}, nil
+}
+
+// readForReport reads a result file, or every perfgate.result/v1 file of a
+// folder (other JSON documents there are skipped). Unlike a baseline or a
+// gated candidate, a result is drawn as it is: a sweep that found no knee
+// and so kept no trials still has its probes to show.
+func readForReport(path string) ([]*result.Result, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("results %q: %w", path, err)
+	}
+	paths := []string{path}
+	if st.IsDir() {
+		if paths, err = filepath.Glob(filepath.Join(path, "*.json")); err != nil {
+			return nil, err
+		}
+	}
+	var rs []*result.Result
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("result %q: %w", p, err)
+		}
+		var head struct {
+			Schema string `json:"schema"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return nil, fmt.Errorf("result %q: %w", p, err)
+		}
+		if st.IsDir() && head.Schema != result.Schema {
+			continue // a comparison, a sizing: not a result
+		}
+		r, err := result.Decode(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("result %q: %w", p, err)
+		}
+		for i, t := range r.Trials {
+			if err := t.PerSecond.Check(); err != nil {
+				return nil, fmt.Errorf("result %q: trials[%d].%w", p, i, err)
+			}
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("results %q: no %s files", path, result.Schema)
+	}
+	return rs, nil
 }
 
 // writeHTML writes r's HTML report to path atomically.
