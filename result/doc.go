@@ -7,4 +7,8 @@
 // base64 encoding so that any HdrHistogram tool can read them and trials
 // merge without loss. Parts that were not measured (capacity, llm,
 // telemetry) are nil and omitted from the JSON, never zero-filled.
+//
+// A trial may also carry a per-second timeline (PerSecond: responses,
+// errors and P99 in each second of its window), optional and additive, so
+// a stall or a short warm-up can be seen; docs/html-report.md describes it.
 package result
