@@ -82,8 +82,8 @@ func rateGrid(lo, hi float64) []float64 {
 // xychart-beta spaces its x categories evenly, so the categories are a
 // uniform grid of round rates (rateGrid) spanning both sides' probes: the
 // axis is linear, and each line is read off its own probes at the grid's
-// rates (see curve.at); the caption says so. Each side's knee is a bar at
-// the grid rate nearest to it, as high as the SLO, and the caption gives
+// rates (see curve.at); the caption says so. Each side's knee is marked
+// (▲ PR, △ baseline) on the grid rate nearest to it, and the caption gives
 // the knee and its bracket exactly. Values above clipSLO times the SLO are
 // drawn at that height, so one timed-out probe does not flatten the rest.
 func chart(name string, base, cand *result.Result) string {
@@ -122,20 +122,35 @@ func chart(name string, base, cand *result.Result) string {
 		}
 		return "[" + strings.Join(vals, ", ") + "]"
 	}
-	// Plots in drawing order: the knees' bars under the lines. Each has its
-	// colour in the palette, in the same order.
+	// Each plot has its colour in the palette, in the same order.
 	var plots, colours, legend []string
-	add := func(kind, vals, colour, name, what string) {
-		plots = append(plots, "    "+kind+" "+vals)
+	add := func(vals, colour, name, what string) {
+		plots = append(plots, "    line "+vals)
 		colours = append(colours, colour)
 		legend = append(legend, name+": "+what)
 	}
-	height := slo
-	if height == 0 {
-		height = top
+	if bc != nil {
+		add(line(bc), "#8c8c8c", "grey", "baseline")
 	}
-	knee := func(r *result.Result, colour, name, side string) {
-		if r == nil || r.Capacity == nil || !r.Capacity.Found || slo == 0 {
+	if cc != nil {
+		add(line(cc), "#1f6feb", "blue", "PR")
+	}
+	if slo > 0 {
+		flat := make([]string, len(xs))
+		for i := range flat {
+			flat[i] = strconv.FormatFloat(round2(slo), 'f', -1, 64)
+		}
+		add("["+strings.Join(flat, ", ")+"]", "#2da44e", "green", fmt.Sprintf("the SLO (P99 %s ms)", ms(slo)))
+	}
+	// The knees: a mark before the grid rate nearest to each (a bar would
+	// do, but xychart-beta draws a stub for every zero-height bar).
+	cats := make([]string, len(xs))
+	for i, x := range xs {
+		cats[i] = num(x)
+	}
+	var knees []string
+	mark := func(r *result.Result, sym, side string) {
+		if r == nil || r.Capacity == nil || !r.Capacity.Found {
 			return
 		}
 		c := r.Capacity
@@ -145,35 +160,22 @@ func chart(name string, base, cand *result.Result) string {
 				near = i
 			}
 		}
-		vals := make([]string, len(xs))
-		for i := range vals {
-			vals[i] = "0"
-		}
-		vals[near] = strconv.FormatFloat(round2(height), 'f', -1, 64)
-		what := side + " knee " + qps(c.MaxQPS) + " rps"
+		cats[near] = sym + cats[near]
+		what := sym + " " + side + " knee " + qps(c.MaxQPS) + " rps"
 		if c.Bracket[1] > c.Bracket[0] {
 			what += fmt.Sprintf(" (bracket %s–%s)", qps(c.Bracket[0]), qps(c.Bracket[1]))
 		}
-		add("bar", "["+strings.Join(vals, ", ")+"]", colour, name, what)
+		knees = append(knees, what)
 	}
-	knee(base, "#d0d0d0", "light grey bar", "baseline")
-	knee(cand, "#a5c8ff", "light blue bar", "PR")
-	if bc != nil {
-		add("line", line(bc), "#8c8c8c", "grey", "baseline")
+	mark(cand, "▲", "PR")
+	mark(base, "△", "baseline")
+	for i := range cats {
+		cats[i] = strconv.Quote(cats[i])
 	}
-	if cc != nil {
-		add("line", line(cc), "#1f6feb", "blue", "PR")
-	}
-	if slo > 0 {
-		flat := make([]string, len(xs))
-		for i := range flat {
-			flat[i] = strconv.FormatFloat(round2(slo), 'f', -1, 64)
-		}
-		add("line", "["+strings.Join(flat, ", ")+"]", "#2da44e", "green", fmt.Sprintf("the SLO (P99 %s ms)", ms(slo)))
-	}
-	cats := make([]string, len(xs))
-	for i, x := range xs {
-		cats[i] = strconv.Quote(num(x))
+	legend = append(legend, knees...)
+	axisTitle := "offered load (rps)"
+	for _, k := range knees {
+		axisTitle += " · " + k[:strings.Index(k, " knee")+len(" knee")]
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**: %s.", esc(name), strings.Join(legend, ", "))
@@ -184,7 +186,7 @@ func chart(name string, base, cand *result.Result) string {
 	b.WriteString(".\n\n```mermaid\n---\nconfig:\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"" + strings.Join(colours, ", ") + "\"\n---\n")
 	b.WriteString("xychart-beta\n")
 	fmt.Fprintf(&b, "    title \"%s\"\n", mermaidText(name))
-	fmt.Fprintf(&b, "    x-axis \"offered load (rps)\" [%s]\n", strings.Join(cats, ", "))
+	fmt.Fprintf(&b, "    x-axis \"%s\" [%s]\n", axisTitle, strings.Join(cats, ", "))
 	fmt.Fprintf(&b, "    y-axis \"P99 (ms)\" 0 --> %s\n", strconv.FormatFloat(niceCeil(top*1.1), 'f', -1, 64))
 	b.WriteString(strings.Join(plots, "\n") + "\n```\n")
 	return b.String()
