@@ -52,3 +52,29 @@ func TestRecorderPerSecondEmpty(t *testing.T) {
 		t.Errorf("per-second series without samples = %+v, want nil", got)
 	}
 }
+
+// BenchmarkRecorderAdd measures the recorder's cost per sample, whole and
+// the per-second timeline's part of it (its share is what the timeline
+// costs the generator).
+func BenchmarkRecorderAdd(b *testing.B) {
+	t0 := time.Now()
+	samples := make([]Sample, 4096)
+	for i := range samples {
+		in := t0.Add(time.Duration(i) * 250 * time.Microsecond) // 4,000/s: 1 s per 4,096
+		samples[i] = Sample{Hit: Hit{Intended: in}, Start: in, End: in.Add(time.Duration(1000+i%977) * time.Microsecond)}
+	}
+	b.Run("recorder.add", func(b *testing.B) {
+		rec := newRecorder(&Options{}, t0, 2*time.Second, 1)
+		b.ResetTimer()
+		for i := range b.N {
+			rec.add(&samples[i%len(samples)])
+		}
+	})
+	b.Run("per-second part", func(b *testing.B) {
+		s := newSeconds(t0, 2*time.Second)
+		b.ResetTimer()
+		for i := range b.N {
+			s.add(&samples[i%len(samples)])
+		}
+	})
+}

@@ -38,3 +38,16 @@ func TestHTMLFigures(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHTML renders the four-scenario report with every chart kind.
+func BenchmarkHTML(b *testing.B) {
+	r := htmlReport(b)
+	var buf bytes.Buffer
+	for range b.N {
+		buf.Reset()
+		if err := HTML(&buf, r, HTMLOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len()), "page-bytes")
+}

@@ -26,6 +26,7 @@ func TestGolden(t *testing.T) {
 			return Markdown(b, r, Options{MaxBytes: CommentMaxBytes, Marker: marker})
 		}},
 		{name: "report.txt", render: func(b *bytes.Buffer, r *Report) error { return Text(b, r) }},
+		{name: "report.html", render: func(b *bytes.Buffer, r *Report) error { return HTML(b, r, HTMLOptions{Version: "v0.1.0-test"}) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
