@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/result"
 )
 
 func TestHTMLFigures(t *testing.T) {
@@ -50,4 +52,41 @@ func BenchmarkHTML(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(buf.Len()), "page-bytes")
+}
+
+// Names come from perfgate.yaml, which a pull request controls: they must
+// reach the page as text, never as markup.
+func TestHTMLEscapesNames(t *testing.T) {
+	r := htmlReport(t)
+	evil := `<script>alert(1)</script><img src=x onerror=alert(2)>`
+	for _, rs := range [][]*result.Result{r.Baseline, r.Candidate} {
+		for _, res := range rs {
+			if res.Scenario == "model/int8" {
+				res.Scenario = evil
+			}
+		}
+	}
+	for i := range r.Comparison.Scenarios {
+		if r.Comparison.Scenarios[i].Scenario == "model/int8" {
+			r.Comparison.Scenarios[i].Scenario = evil
+		}
+	}
+	for i := range r.Plans {
+		if r.Plans[i].Scenario == "model/int8" {
+			r.Plans[i].Scenario = evil
+		}
+	}
+	// A damaged timeline (arrays of different lengths) is skipped, not a panic.
+	r.Candidate[0].Trials[0].PerSecond.P99Ms = r.Candidate[0].Trials[0].PerSecond.P99Ms[:1]
+	var b bytes.Buffer
+	if err := HTML(&b, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, "<script>alert") || strings.Contains(page, "<img") {
+		t.Errorf("a scenario name reached the page as markup")
+	}
+	if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the escaped name is missing from the page")
+	}
 }

@@ -147,6 +147,8 @@ func spectrumSeries(h *hdrhistogram.Histogram, label, class string) (series, flo
 		s.Pts = append(s.Pts, pt{x, float64(h.ValueAtQuantile(q)) / 1000})
 	}
 	s.Pts = append(s.Pts, pt{maxX, float64(h.Max()) / 1000})
+	// Too few values for a line: show them as dots.
+	s.Dots = len(s.Pts) < 3
 	return s, maxX
 }
 
@@ -266,7 +268,9 @@ func timelineFigures(s sides) []*figure {
 		any := false
 		for ti, t := range r.Trials {
 			d := t.DurationS
-			if t.PerSecond.Len() == 0 {
+			if t.PerSecond.Len() == 0 || t.PerSecond.Check() != nil {
+				// None recorded, or damaged (arrays of different lengths):
+				// the trial's time passes without a line.
 				off += d
 				continue
 			}
