@@ -14,10 +14,11 @@ import (
 //	                            target logs, and the run's manifest
 //	  comparison.json           gate: perfgate.comparison/v1
 //	  report.md                 gate: the report posted on the PR
+//	  report.html               gate: the same with charts, one offline page
 //
-// Commands that read results (compare --candidate, baseline update --from)
-// take the results folder, a single result file, or the output folder
-// above results/.
+// Commands that read results (compare --candidate, baseline update --from,
+// report) take the results folder, a single result file, or the output
+// folder above results/.
 const (
 	defaultOutDir  = "perfgate-out"
 	resultsSubdir  = "results"

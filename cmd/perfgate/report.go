@@ -45,11 +45,15 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 		return usageErr("report: --html OUT.html is required")
 	}
 	if fs.NArg() == 0 {
-		return usageErr("report: name at least one result file or folder (for example perfgate-out/results)")
+		return usageErr("report: name at least one result file or folder (for example %s)", defaultOutDir)
 	}
 	var cand []*result.Result
 	for _, p := range fs.Args() {
-		rs, err := readForReport(absPath(e, p))
+		path, err := resultsPath("results", absPath(e, p))
+		if err != nil {
+			return withCode(exitUsage, fmt.Errorf("report: %w", err))
+		}
+		rs, err := readForReport(path)
 		if err != nil {
 			return usageErr("report: %v", err)
 		}
