@@ -327,9 +327,10 @@ func (c *barChart) svg(aria string) string {
 			br.Class, f(x+1), f(y0), f(w-2), f(math.Max(y1-y0, 1)), html.EscapeString(br.Title))
 		if br.Label != "" {
 			// At the bar's far end from where it starts: above a bar that
-			// rises, below one that falls.
+			// rises, below one that falls (above it when that would reach
+			// the axis).
 			ly := y0 - 4
-			if br.To < br.From {
+			if br.To < br.From && y1+12 < chartH-padBot-2 {
 				ly = y1 + 12
 			}
 			fmt.Fprintf(&b, `<text class="barlabel" x="%s" y="%s" text-anchor="middle">%s</text>`, f(x+w/2), f(ly), html.EscapeString(br.Label))
