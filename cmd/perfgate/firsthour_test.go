@@ -24,7 +24,7 @@ func TestHelpExitsZero(t *testing.T) {
 		{"-h"}, {"help"}, {"--help"},
 		{"run", "-h"}, {"gate", "-h"}, {"action", "-h"}, {"compare", "-h"}, {"size", "-h"},
 		{"demo", "-h"}, {"baseline", "-h"}, {"baseline", "update", "-h"}, {"fixture", "-h"},
-		{"fixture", "serve", "-h"}, {"gpu-sample", "-h"}, {"run", "--help"},
+		{"fixture", "serve", "-h"}, {"gpu-sample", "-h"}, {"run", "--help"}, {"report", "-h"},
 	} {
 		code, stdout, stderr := runCLI(t, args...)
 		if code != exitPass {
