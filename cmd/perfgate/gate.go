@@ -29,6 +29,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		out       = fs.String("out", defaultOutDir, "output `folder`: results/, comparison.json and report.md")
 		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
 		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
+		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
 		scenarios stringList
 	)
 	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
@@ -39,7 +40,11 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("gate: %v", err)
 	}
-	g, err := gatePipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv)
+	pipeline := gatePipeline
+	if *results != "" {
+		pipeline = resultsPipeline(*results)
+	}
+	g, err := pipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv)
 	if err != nil {
 		return err
 	}
