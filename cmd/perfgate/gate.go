@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
@@ -143,7 +144,13 @@ func renderer(format string) (func(io.Writer, *report.Report) error, error) {
 // runGatePipeline is the Action's gate: the same pipeline as `perfgate
 // gate`, its results and comparison in perfgate-out under the workspace.
 func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error) {
-	g, err := gatePipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, defaultOutDir), nil, allowEnvMismatch)
+	pipeline := gatePipeline
+	// The `results` input: gate results measured elsewhere (a matrix's
+	// parts, gathered with perfgate merge) instead of running.
+	if dir := strings.TrimSpace(e.getenv("INPUT_RESULTS")); dir != "" {
+		pipeline = resultsPipeline(dir)
+	}
+	g, err := pipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, defaultOutDir), nil, allowEnvMismatch)
 	if err != nil {
 		return nil, err
 	}
