@@ -82,12 +82,14 @@ func decodeStrict(t *testing.T, path string) []any {
 // ConfigMap and write to the claim the merge Job reads.
 func TestManifestsDecodeStrictly(t *testing.T) {
 	o := DefaultOptions()
+	starts := decodeStrict(t, "start.yaml")
 	gens := decodeStrict(t, "generators.yaml")
 	merges := decodeStrict(t, "merge.yaml")
-	if len(gens) != 3 || len(merges) != 1 {
-		t.Fatalf("generators.yaml has %d objects, merge.yaml %d; want 3 and 1", len(gens), len(merges))
+	if len(starts) != 1 || len(gens) != 2 || len(merges) != 1 {
+		t.Fatalf("start.yaml has %d objects, generators.yaml %d, merge.yaml %d; want 1, 2 and 1", len(starts), len(gens), len(merges))
 	}
-	claim, cm, job := gens[0].(*corev1.PersistentVolumeClaim), gens[1].(*corev1.ConfigMap), gens[2].(*batchv1.Job)
+	cm := starts[0].(*corev1.ConfigMap)
+	claim, job := gens[0].(*corev1.PersistentVolumeClaim), gens[1].(*batchv1.Job)
 	merge := merges[0].(*batchv1.Job)
 	s := job.Spec
 	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion {
