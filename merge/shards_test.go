@@ -11,6 +11,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -274,5 +275,42 @@ func TestGather(t *testing.T) {
 				t.Errorf("scenarios %v, want %v", got, tt.names)
 			}
 		})
+	}
+}
+
+// Streaming figures merge exactly too: a merged trial's TTFT and TPOT
+// histograms are the sum of the shards', and the rates add.
+func TestShardsMergeLLM(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var shards []*result.Result
+	for i := 1; i <= 2; i++ {
+		r := comparetest.Result(comparetest.Spec{Scenario: "llm", Trials: 3, Requests: 400, MedianMs: 30, Streaming: true}, rng)
+		r.Generator = &result.Generator{Index: i, Count: 2, ConfigHash: "h", StartedAt: start}
+		shards = append(shards, r)
+	}
+	m, err := Shards(shards, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, tr := range m.Trials {
+		want := result.NewHistogram()
+		var rate float64
+		for _, s := range shards {
+			h, err := result.DecodeHistogram(s.Trials[j].LLM.TTFTHistogram)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Merge(h)
+			rate += s.Trials[j].LLM.OutputTokensPerS
+		}
+		if g, w := tr.LLM.TTFT, result.LatencyOf(want); g != w {
+			t.Errorf("trial %d: TTFT %+v, want %+v", j+1, g, w)
+		}
+		if tr.LLM.OutputTokensPerS != rate {
+			t.Errorf("trial %d: %.1f tokens/s, want the shards' sum %.1f", j+1, tr.LLM.OutputTokensPerS, rate)
+		}
+	}
+	if m.LLM == nil || m.LLM.TTFTHistogram != "" || m.LLM.TTFT.P99 == 0 {
+		t.Errorf("summary LLM %+v: want merged figures without histograms", m.LLM)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/fixtures"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -316,5 +317,45 @@ func TestScaleUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, want 2 with %q; stderr:\n%s", code, tt.want, stderr)
 			}
 		})
+	}
+}
+
+// The Action's `results` input gates results measured elsewhere (the
+// matrix's gating job): nothing is run (the config's URL accepts no
+// connection), the regression in the results fails the gate, and the one
+// comment is posted.
+func TestActionGatesResults(t *testing.T) {
+	work := t.TempDir()
+	cfg := filepath.Join(work, "perfgate.yaml")
+	os.WriteFile(cfg, []byte(`version: 1
+baselines: perfgate/baselines
+scenarios:
+  - {name: api, layer: service, url: "http://127.0.0.1:1", load: {mode: concurrency, concurrency: 2, duration: 300ms, warmup: 100ms, trials: 5}}
+`), 0o644)
+	rng := rand.New(rand.NewPCG(4, 4))
+	base := comparetest.Result(comparetest.Spec{Scenario: "api", Layer: "service", Trials: 5, Requests: 2000, MedianMs: 5, Noise: 0.01}, rng)
+	cand := comparetest.Result(comparetest.Spec{Scenario: "api", Layer: "service", Trials: 5, Requests: 2000, MedianMs: 5, Noise: 0.01, Scale: 1.4}, rng)
+	os.MkdirAll(filepath.Join(work, "perfgate", "baselines"), 0o755)
+	os.MkdirAll(filepath.Join(work, "merged"), 0o755)
+	base.WriteFile(filepath.Join(work, "perfgate", "baselines", "api.json"))
+	cand.WriteFile(filepath.Join(work, "merged", "api.json"))
+
+	srv := githubapitest.NewServer(t, "acme", "svc", actionToken)
+	pr := newActionRun(t, srv, "pull_request")
+	pr.vars["INPUT_CONFIG"] = cfg
+	pr.vars["INPUT_RESULTS"] = filepath.Join(work, "merged")
+	wd, _ := os.Getwd()
+	pr.vars["GITHUB_EVENT_PATH"] = filepath.Join(wd, pr.vars["GITHUB_EVENT_PATH"])
+	e := &env{getenv: func(k string) string { return pr.vars[k] }, stdin: strings.NewReader(""),
+		stdout: &pr.stdout, stderr: &pr.stderr, workdir: work}
+	code := exitCode(runAction(context.Background(), e, nil, pipelines{gate: runGatePipeline, baseline: runBaselinePipeline}), &pr.stderr)
+	if code != exitRegression || pr.outputs()["verdict"] != "fail" {
+		t.Fatalf("exit %d, verdict %q; want 1 and fail\nstderr:\n%s", code, pr.outputs()["verdict"], pr.stderr.String())
+	}
+	if n := len(srv.Comments(17)); n != 1 {
+		t.Errorf("%d comments on the pull request, want 1", n)
+	}
+	if _, err := os.Stat(filepath.Join(work, "perfgate-out", "results")); err == nil {
+		t.Error("the Action ran the scenarios: perfgate-out/results exists")
 	}
 }
