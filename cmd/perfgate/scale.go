@@ -128,6 +128,10 @@ func resultsPipeline(dir string) func(context.Context, *env, string, string, str
 		if err != nil {
 			return nil, withCode(exitUsage, err)
 		}
+		dir, err := resultsPath("--results", absPath(e, dir))
+		if err != nil {
+			return nil, usageErr("gate: %v", err)
+		}
 		res, err := gate.FromResults(cfg, dir, gate.ResultsOptions{Baselines: baseDir, AllowEnvMismatch: allowEnv, Scenarios: scenarios})
 		if err != nil {
 			return nil, withCode(exitUsage, err)
