@@ -99,8 +99,14 @@ func (s *scaleFlags) plan(e *env, cfg *config.Config, fromConfig bool, scenarios
 			if err != nil {
 				return nil, usageErr("run: --start-at %q: want an RFC 3339 instant such as 2026-11-30T14:00:00Z", s.startAt)
 			}
-			if late := time.Since(t); late > time.Minute {
-				return nil, usageErr("run: --start-at %s is %v in the past: give an instant after every generator will have started", s.startAt, late.Round(time.Second))
+			// A generator may start a little after the instant and catch up
+			// inside its warm-up; past the longest warm-up it never could.
+			var warmup time.Duration
+			for _, sc := range cfg.Scenarios {
+				warmup = max(warmup, sc.Load.Warmup.D())
+			}
+			if late := time.Since(t); late > warmup {
+				return nil, usageErr("run: --start-at %s is %v in the past, more than the warm-up: give an instant after every generator will have started", s.startAt, late.Round(time.Millisecond))
 			}
 			g.StartAt = t
 		}
