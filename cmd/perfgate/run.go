@@ -87,9 +87,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, outDir string, opts ...func(*suite.Options)) ([]suite.Outcome, error) {
 	prog := newProgress(e)
 	defer prog.close()
+	// {perfgate} in a target's command is this binary, as for gate.
+	self, _ := os.Executable()
 	so := suite.Options{
 		Scenarios: names, OutDir: outDir, Environ: os.Environ(), Getenv: e.getenv,
-		Version: version, Log: prog, Progress: prog.update, GPU: true,
+		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self,
 	}
 	for _, opt := range opts {
 		opt(&so)
