@@ -34,23 +34,33 @@ func TestManifestsUpToDate(t *testing.T) {
 	}
 }
 
-// decodeStrict decodes every document of a YAML stream into the k8s.io/api
-// type its kind names, rejecting unknown fields (a misspelled key) and
-// wrong types.
+// decodeStrict decodes every document of the YAML file at path into the
+// k8s.io/api type its kind names (see decodeAll).
 func decodeStrict(t *testing.T, path string) []any {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	objs, err := decodeAll(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return objs
+}
+
+// decodeAll decodes every document of a YAML stream into the k8s.io/api
+// type its kind names, rejecting unknown fields (a misspelled key) and
+// wrong types.
+func decodeAll(data []byte) ([]any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var objs []any
 	for i := 1; ; i++ {
 		var doc map[string]any
 		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
-			break
+			return objs, nil
 		} else if err != nil {
-			t.Fatalf("%s: document %d: %v", path, i, err)
+			return nil, fmt.Errorf("document %d: %w", i, err)
 		}
 		var obj any
 		switch fmt.Sprint(doc["apiVersion"], " ", doc["kind"]) {
@@ -61,20 +71,41 @@ func decodeStrict(t *testing.T, path string) []any {
 		case "v1 PersistentVolumeClaim":
 			obj = &corev1.PersistentVolumeClaim{}
 		default:
-			t.Fatalf("%s: document %d: unexpected %v %v", path, i, doc["apiVersion"], doc["kind"])
+			return nil, fmt.Errorf("document %d: unexpected %v %v", i, doc["apiVersion"], doc["kind"])
 		}
 		b, err := json.Marshal(doc)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		jd := json.NewDecoder(bytes.NewReader(b))
 		jd.DisallowUnknownFields()
 		if err := jd.Decode(obj); err != nil {
-			t.Fatalf("%s: document %d (%v): %v", path, i, doc["kind"], err)
+			return nil, fmt.Errorf("document %d (%v): %w", i, doc["kind"], err)
 		}
 		objs = append(objs, obj)
 	}
-	return objs
+}
+
+// The strict decoding catches what kubectl would reject or silently drop.
+func TestDecodeAllRejects(t *testing.T) {
+	good, err := os.ReadFile("generators.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, from, to, want string }{
+		{"misspelled field", "completionMode:", "completionMod:", `unknown field "completionMod"`},
+		{"wrong type", "parallelism: 3", "parallelism: three", "cannot unmarshal"},
+		{"wrong quantity", `cpu: "2"`, `cpu: "two"`, "quantities must match"},
+	}
+	for _, tt := range tests {
+		bad := strings.Replace(string(good), tt.from, tt.to, 1)
+		if bad == string(good) {
+			t.Fatalf("%s: %q not found in generators.yaml", tt.name, tt.from)
+		}
+		if _, err := decodeAll([]byte(bad)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: decodeAll = %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
 }
 
 // The manifests decode strictly into k8s.io/api types and fit together:
