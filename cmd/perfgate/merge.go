@@ -5,6 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/perfgate/perfgate/merge"
 )
@@ -26,9 +29,21 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	if *maxSkew <= 0 {
 		return usageErr("merge: --max-skew %v: must be > 0", *maxSkew)
 	}
-	ins, err := merge.Read(fs.Args())
+	var paths []string
+	for _, p := range fs.Args() {
+		paths = append(paths, absPath(e, p))
+	}
+	ins, err := merge.Read(paths)
 	if err != nil {
 		return usageErr("merge: %v", err)
+	}
+	// A folder given as input may hold --out (merging again into the same
+	// place): what an earlier merge wrote there is not an input.
+	if outAbs, err := filepath.Abs(absPath(e, *out)); err == nil {
+		ins = slices.DeleteFunc(ins, func(in merge.Input) bool {
+			p, err := filepath.Abs(in.Path)
+			return err == nil && strings.HasPrefix(p, outAbs+string(filepath.Separator))
+		})
 	}
 	rs, err := merge.Gather(ins, merge.Options{MaxSkew: *maxSkew})
 	if err != nil {
@@ -37,7 +52,7 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 		}
 		return withCode(exitRunFailed, fmt.Errorf("merge: %w", err))
 	}
-	paths, err := merge.WriteDir(*out, rs)
+	written, err := merge.WriteDir(absPath(e, *out), rs)
 	if err != nil {
 		return withCode(exitRunFailed, fmt.Errorf("merge: %w", err))
 	}
@@ -49,9 +64,9 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 				valid = "INVALID"
 			}
 			fmt.Fprintf(e.stdout, "%s: %d generators merged, %d requests, P50 %.3g ms, P99 %.3g ms, start skew %.1f ms (bound %.0f ms), %s → %s\n",
-				r.Scenario, m.Generators, r.Summary.Requests, r.Summary.Latency.P50, r.Summary.Latency.P99, m.StartSkewMs, m.MaxStartSkewMs, valid, paths[i])
+				r.Scenario, m.Generators, r.Summary.Requests, r.Summary.Latency.P50, r.Summary.Latency.P99, m.StartSkewMs, m.MaxStartSkewMs, valid, written[i])
 		default:
-			fmt.Fprintf(e.stdout, "%s → %s\n", r.Scenario, paths[i])
+			fmt.Fprintf(e.stdout, "%s → %s\n", r.Scenario, written[i])
 		}
 	}
 	return nil

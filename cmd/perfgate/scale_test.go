@@ -359,3 +359,34 @@ scenarios:
 		t.Error("the Action ran the scenarios: perfgate-out/results exists")
 	}
 }
+
+// Merging again into a folder inside the inputs does not read back what
+// the earlier merge wrote there; relative paths resolve against the
+// working folder.
+func TestMergeAgainIntoInputs(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := 1; i <= 2; i++ {
+		r := comparetest.Result(comparetest.Spec{Scenario: "fleet", Trials: 2, Requests: 100, MedianMs: 5}, rng)
+		r.Generator = &result.Generator{Index: i, Count: 2, ConfigHash: "h"}
+		d := filepath.Join(dir, "shards", fmt.Sprintf("g%d", i))
+		os.MkdirAll(d, 0o755)
+		if err := r.WriteFile(filepath.Join(d, "fleet.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb, workdir: dir}
+	for range 2 {
+		if code := exitCode(run(context.Background(), []string{"merge", "--out", "shards/merged", "shards"}, e), &errb); code != exitPass {
+			t.Fatalf("merge: exit %d\n%s", code, errb.String())
+		}
+	}
+	m, err := result.ReadFile(filepath.Join(dir, "shards", "merged", "fleet.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Merged == nil || m.Merged.Generators != 2 || m.Summary.Requests != 400 {
+		t.Errorf("merged %+v, %d requests; want 2 generators and 400 requests", m.Merged, m.Summary.Requests)
+	}
+}
