@@ -314,3 +314,24 @@ func TestShardsMergeLLM(t *testing.T) {
 		t.Errorf("summary LLM %+v: want merged figures without histograms", m.LLM)
 	}
 }
+
+// A knee search in which no probe met the SLO keeps no trial; a matrix
+// part that measured one still gathers it, as the in-process gate would
+// evaluate it.
+func TestReadKneeWithoutTrials(t *testing.T) {
+	dir := t.TempDir()
+	r := &result.Result{Schema: result.Schema, Scenario: "knee", Layer: "service", Protocol: "http", Valid: true,
+		Load:     result.Load{Mode: "sweep"},
+		Capacity: &result.Capacity{SLOP99Ms: 60, Found: false, Windows: 4, Stopped: "time budget"}}
+	if _, err := WriteDir(dir, []*result.Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	ins, err := Read([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := Gather(ins, Options{})
+	if err != nil || len(rs) != 1 || rs[0].Capacity == nil {
+		t.Errorf("Gather = %v, %v; want the knee result", rs, err)
+	}
+}
