@@ -153,6 +153,9 @@ func describeJSONError(data []byte, err error) error {
 	return fmt.Errorf("decoding JSON: %w", err)
 }
 
+// errNoTrials is Validate's error for a result without trials.
+var errNoTrials = errors.New(`missing field "trials": a baseline needs at least one trial`)
+
 // Validate checks what a baseline must have: the result schema, a
 // scenario, a known layer, a valid and complete run, at least one trial,
 // and trial histograms (latency, and TTFT/TPOT when present) that decode.
@@ -173,7 +176,7 @@ func Validate(r *result.Result) error {
 		return errors.New(`the run is marked invalid ("valid": false): not a baseline`)
 	}
 	if len(r.Trials) == 0 {
-		return errors.New(`missing field "trials": a baseline needs at least one trial`)
+		return errNoTrials
 	}
 	for i, t := range r.Trials {
 		if t.Histogram == "" {

@@ -92,6 +92,11 @@ func decodeResult(b []byte) (*result.Result, error) {
 	r.Valid, r.Interrupted = true, false
 	err = Validate(r)
 	r.Valid, r.Interrupted = valid, interrupted
+	if errors.Is(err, errNoTrials) && r.Capacity != nil {
+		// A knee search in which no probe met the SLO keeps no trial: a
+		// result all the same (the report says no probe passed).
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,11 @@ type Scenario struct {
 	// certificate for mTLS, or verification off.
 	TLS  *TLS `yaml:"tls"`
 	Load Load `yaml:"load"`
+	// Group names the scenarios compared with one another (a layer's
+	// variants): `perfgate run --part` keeps a group in one part, so its
+	// variants are measured on the same runner. Without it, scenarios of
+	// the same layer and the same load form a group.
+	Group string `yaml:"group"`
 }
 
 // TLS is a scenario's TLS client settings. File paths are relative to the

@@ -76,6 +76,10 @@ type Options struct {
 	// Progress, if set, is called about four times a second and at each
 	// phase change, from one goroutine.
 	Progress func(Progress)
+	// Start, if set, is the wall-clock instant the warm-up begins and the
+	// schedule's offsets count from, so that generators on several
+	// machines cover the same windows; zero starts now.
+	Start time.Time
 }
 
 // Progress is a snapshot of a running load.
@@ -169,6 +173,9 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	defer cancelReqs()
 
 	start := time.Now().Add(2 * time.Millisecond)
+	if !o.Start.IsZero() {
+		start = o.Start
+	}
 	measureStart := start.Add(o.Warmup)
 	end := measureStart.Add(time.Duration(o.Trials) * o.Duration)
 

@@ -52,6 +52,12 @@ type Result struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Provenance is set on stored baselines: where the numbers came from.
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// Generator is set on one generator's shard of a distributed load,
+	// Part on a result of one part of a partitioned suite, and Merged on a
+	// result merged from generator shards (see scale.go).
+	Generator *Generator `json:"generator,omitempty"`
+	Part      *Part      `json:"part,omitempty"`
+	Merged    *Merged    `json:"merged,omitempty"`
 }
 
 // Git identifies the build that was measured.

@@ -41,6 +41,12 @@ type Options struct {
 	// Self is the running perfgate binary, substituted for "{perfgate}" in
 	// target commands (the demo's reference server).
 	Self string
+	// Generator, if set, makes this run one of several load generators
+	// that send each scenario's load together (see Generator).
+	Generator *Generator
+	// Part, if set, is recorded on every result: the part of a
+	// partitioned suite that measured it (see Partition).
+	Part *result.Part
 }
 
 // Outcome is one scenario's result or failure.
@@ -76,6 +82,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 			selected = append(selected, s)
 		}
 	}
+	if err := o.Generator.validate(selected); err != nil {
+		return nil, err
+	}
 	if o.OutDir != "" {
 		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating output folder: %w", err)
@@ -93,6 +102,9 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 		if res != nil {
 			res.Environment = env
 			res.Git = git
+			if o.Part != nil {
+				res.Part = &result.Part{Index: o.Part.Index, Count: o.Part.Count, ConfigHash: ConfigHash(cfg)}
+			}
 			if o.OutDir != "" {
 				out.Path = filepath.Join(o.OutDir, FileName(s.Name))
 				if werr := res.WriteFile(out.Path); werr != nil && out.Err == nil {
@@ -191,7 +203,12 @@ func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, clie
 			ho.Duration = tr.Duration() + time.Millisecond
 		}
 	}
+	started, err := o.Generator.prepare(ctx, &ho, l)
+	if err != nil {
+		return nil, err
+	}
 	res, err := harness.Run(ctx, ho)
+	o.Generator.record(res, cfg, l, started)
 	if res != nil && l.Mode == harness.ModeReplay {
 		res.Load.Speed = l.Speed
 	}

@@ -10,7 +10,10 @@
 //	             [--duration 30s] [--warmup 5s] [--trials 3] [--body @FILE] [--out FILE]
 //	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
 //	perfgate size --result FILE --peak-qps N [--headroom 1.3] [--format text|markdown|json]
-//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch]
+//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR]
+//	perfgate run --config perfgate.yaml --part I/N [--list]
+//	perfgate run --url URL ... --generator I/N [--start-at RFC3339]
+//	perfgate merge --out DIR [--max-skew 100ms] PATH...
 //	perfgate baseline update --from DIR --to DIR
 //	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
@@ -72,6 +75,28 @@
 // ladder's waterfall. It opens offline (nothing is fetched), in a light or
 // a dark theme, and prints. gate and the Action write the same page as
 // perfgate-out/report.html beside report.md. See docs/html-report.md.
+//
+// # scaling out: run --part, run --generator, merge, gate --results
+//
+// run --config F --part I/N runs the I-th of N parts of the suite: a
+// deterministic partition balanced by expected duration (warm-up plus
+// trials, or a knee search's budget), in which the variants compared with
+// each other stay together (a scenario's `group:`, else the scenarios of
+// one layer under one load; the ladder's rungs); --list prints the part's
+// scenario names, one a line, and runs nothing. run --generator I/N sends
+// 1/N of the load: open loop, every N-th request of the schedule from the
+// I-th (rate R/N, phase-shifted; the union is the whole schedule); closed
+// loop, its share of the concurrency. --start-at RFC3339 begins the
+// warm-up at that instant on every generator, so their trials cover the
+// same windows. merge --out DIR PATH... adds generator shards of a
+// scenario into one result (trial histograms added exactly, counts and
+// rates summed, a trial invalid if any shard's was, the start skew
+// recorded and held to --max-skew and the warm-up) and gathers results of
+// different scenarios into DIR; it refuses shards of different configs,
+// loads or trial counts (exit 2). PATHs are result files or folders,
+// searched recursively. gate --results DIR gates results measured
+// elsewhere, running nothing: the last job of a matrix. See
+// docs/scale-out.md.
 //
 // # fixture serve
 //

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
@@ -29,6 +30,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		out       = fs.String("out", defaultOutDir, "output `folder`: results/, comparison.json, report.md and report.html")
 		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
 		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
+		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
 		scenarios stringList
 	)
 	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
@@ -39,7 +41,11 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("gate: %v", err)
 	}
-	g, err := gatePipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv)
+	pipeline := gatePipeline
+	if *results != "" {
+		pipeline = resultsPipeline(*results)
+	}
+	g, err := pipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv)
 	if err != nil {
 		return err
 	}
@@ -141,7 +147,13 @@ func renderer(format string) (func(io.Writer, *report.Report) error, error) {
 // runGatePipeline is the Action's gate: the same pipeline as `perfgate
 // gate`, its results and comparison in perfgate-out under the workspace.
 func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error) {
-	g, err := gatePipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, defaultOutDir), nil, allowEnvMismatch)
+	pipeline := gatePipeline
+	// The `results` input: gate results measured elsewhere (a matrix's
+	// parts, gathered with perfgate merge) instead of running.
+	if dir := strings.TrimSpace(e.getenv("INPUT_RESULTS")); dir != "" {
+		pipeline = resultsPipeline(dir)
+	}
+	g, err := pipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, defaultOutDir), nil, allowEnvMismatch)
 	if err != nil {
 		return nil, err
 	}

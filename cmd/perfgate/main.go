@@ -121,6 +121,8 @@ func run(ctx context.Context, args []string, e *env) error {
 		return cmdBaseline(ctx, e, rest)
 	case "report":
 		return cmdReport(ctx, e, rest)
+	case "merge":
+		return cmdMerge(ctx, e, rest)
 	case "fixture":
 		return cmdFixture(ctx, e, rest)
 	case "action":
@@ -146,7 +148,10 @@ Usage:
   perfgate run  --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--rate R | --concurrency C | --sweep --slo-p99 DUR] ...
   perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
   perfgate size    --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
-  perfgate gate    --config perfgate.yaml
+  perfgate gate    --config perfgate.yaml [--results DIR]
+  perfgate run  --config perfgate.yaml --part I/N [--list]
+  perfgate run  --url URL ... --generator I/N [--start-at RFC3339]
+  perfgate merge   --out DIR PATH...
   perfgate baseline update --from DIR --to DIR
   perfgate report  --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS...
   perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] ...

@@ -28,9 +28,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		scenarios stringList
 		out       = fs.String("out", "", "output: the results `folder` with --config (default perfgate-out/results), a file with --url")
 		q         quickFlags
+		sc        scaleFlags
 	)
 	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")
 	q.register(fs)
+	sc.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageErr("run: %v", err)
 	}
@@ -62,7 +64,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		cfg = c
 		outDir, outFile = "", *out
 	}
-	outs, err := runSuite(ctx, e, cfg, scenarios, outDir)
+	plan, err := sc.plan(e, cfg, *cfgPath != "", scenarios)
+	if err != nil || plan.done {
+		return err
+	}
+	outs, err := runSuite(ctx, e, cfg, plan.names, outDir, plan.apply)
 	if err != nil {
 		return err
 	}
@@ -78,13 +84,20 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 }
 
 // runSuite runs cfg's scenarios with progress on e.stderr.
-func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, outDir string) ([]suite.Outcome, error) {
+// Each opt adjusts the suite's options (a part, a generator).
+func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, outDir string, opts ...func(*suite.Options)) ([]suite.Outcome, error) {
 	prog := newProgress(e)
 	defer prog.close()
-	outs, err := suite.Run(ctx, cfg, suite.Options{
+	// {perfgate} in a target's command is this binary, as for gate.
+	self, _ := os.Executable()
+	so := suite.Options{
 		Scenarios: names, OutDir: outDir, Environ: os.Environ(), Getenv: e.getenv,
-		Version: version, Log: prog, Progress: prog.update, GPU: true,
-	})
+		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self,
+	}
+	for _, opt := range opts {
+		opt(&so)
+	}
+	outs, err := suite.Run(ctx, cfg, so)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
