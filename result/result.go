@@ -38,6 +38,14 @@ type Result struct {
 	Capacity    *Capacity   `json:"capacity,omitempty"`
 	LLM         *LLM        `json:"llm,omitempty"`
 	Telemetry   *Telemetry  `json:"telemetry,omitempty"`
+	// Cache is the server's cache hit rate over the run, when it exports
+	// cache counters.
+	Cache *Cache `json:"cache,omitempty"`
+	// Metrics says where the server's metrics were scraped and whether
+	// they were found.
+	Metrics *MetricsProbe `json:"metrics,omitempty"`
+	// Partition is set when the scenario ran on a device partition.
+	Partition *Partition `json:"partition,omitempty"`
 
 	// Valid is false when the run cannot be trusted (the generator could not
 	// hold its schedule, the run was interrupted, every trial was invalid).

@@ -31,6 +31,9 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 	if h == 0 {
 		h = DefaultHeadroom
 	}
+	if in.PeakQPS == 0 && in.Traffic != nil {
+		in.PeakQPS = in.Traffic.Peak()
+	}
 	s := &Sizing{
 		Schema:                   Schema,
 		Scenario:                 res.Scenario,
@@ -42,16 +45,24 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 		Windows:                  c.Windows,
 		Simulated:                res.Simulated,
 	}
-	s.Instances = instancesFor(in.PeakQPS, h, c.MaxQPS)
+	// The per-instance capacity to size with: the knee, or with a
+	// response cache the knee's misses over the expected miss fraction.
+	var capQPS float64
+	s.Cache, capQPS = cachePlan(res, in, in.PeakQPS, c.MaxQPS)
+	s.Instances = instancesFor(in.PeakQPS, h, capQPS)
 	s.Formula = fmt.Sprintf("instances = ceil(%s × %s / %s) = %d",
 		num(in.PeakQPS), num(h), num(c.MaxQPS), s.Instances)
+	if cp := s.Cache; cp != nil && cp.Applied {
+		s.Formula = fmt.Sprintf("instances = ceil(%s × (1 − %s) × %s / (%s × (1 − %s))) = %d",
+			num(in.PeakQPS), num(cp.HitRate), num(h), num(c.MaxQPS), num(cp.MeasuredHitRate), s.Instances)
+	}
 
 	// The range: the high end is the plan; the low end assumes the knee is
 	// as high as the lowest failing rate.
 	s.InstancesRange = [2]int{s.Instances, s.Instances}
 	switch lf := c.Bracket[1]; {
 	case lf > c.MaxQPS:
-		s.InstancesRange[0] = instancesFor(in.PeakQPS, h, lf)
+		s.InstancesRange[0] = instancesFor(in.PeakQPS, h, lf*capQPS/c.MaxQPS)
 	case lf == 0:
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
 			"no probe failed (the search stopped at %s rps%s): the knee may be higher and fewer instances may do",
@@ -74,18 +85,40 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 			"the highest passing probe recorded no latency: concurrency and queue-depth targets are unknown")
 	}
 	s.ConcurrencyAtPeak = round(in.PeakQPS*w/1000, 1)
-	target := c.MaxQPS / h
+	target := capQPS / h
 	s.Autoscaler = Autoscaler{
 		TargetQPSPerInstance:  round(target, 1),
 		QueueDepthPerInstance: round(target*w/1000, 1),
 	}
-	s.Autoscaler.HPA = hpaYAML(res.Scenario, s.Instances, target)
-
 	if in.CostPerInstanceHour > 0 {
 		s.CostPerInstanceHour = in.CostPerInstanceHour
 		m := round(float64(s.Instances)*in.CostPerInstanceHour*HoursPerMonth, 2)
 		s.CostPerMonth = &m
 	}
+	if in.Traffic != nil {
+		planTraffic(s, in, capQPS)
+	}
+	if cp := s.Cache; cp != nil && !cp.Applied {
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"%s cache hit rate %s%% is in %s: its hits save prefill, not whole requests, so the plan uses the knee as measured",
+			cp.Source, num(100*cp.HitRate), cp.Unit))
+	} else if cp != nil && in.HitRate == nil {
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"the knee was measured at a %s%% cache hit rate: the plan holds only while production's hit rate is at least that (give the expected rate to plan on it)",
+			num(100*cp.MeasuredHitRate)))
+	}
+	if in.Whole != nil {
+		pp, err := partitionPlan(res, in.Whole, in.PeakQPS, h, in.CostPerInstanceHour)
+		if err != nil {
+			return nil, err
+		}
+		s.Partition = pp
+	}
+	hpa, err := s.HPAYAML()
+	if err != nil {
+		return nil, err
+	}
+	s.Autoscaler.HPA = hpa
 	if lc, err := littleAt(knee); err == nil {
 		s.Little = &lc
 		if !lc.OK {
@@ -219,6 +252,11 @@ func Compare(base, cand *Sizing) Diff {
 		b, c := *base.CostPerMonth, *cand.CostPerMonth
 		delta := round(c-b, 2)
 		d.BaselineCostPerMonth, d.CandidateCostPerMonth, d.CostPerMonthDelta = &b, &c, &delta
+	}
+	if base.CostPerDay != nil && cand.CostPerDay != nil {
+		b, c := *base.CostPerDay, *cand.CostPerDay
+		delta := round(c-b, 2)
+		d.BaselineCostPerDay, d.CandidateCostPerDay, d.CostPerDayDelta = &b, &c, &delta
 	}
 	if base.PeakQPS != cand.PeakQPS || base.Headroom != cand.Headroom {
 		d.Warnings = append(d.Warnings, fmt.Sprintf(

@@ -68,7 +68,7 @@ func (s *Sizing) lines() [][2]string {
 		rows = append(rows, [2]string{"Little's Law at the knee", fmt.Sprintf("measured %.1f in flight, λ·W %.1f (%+.1f%%): %s",
 			lc.MeasuredInFlight, lc.PredictedInFlight, 100*lc.RelGap, verdict)})
 	}
-	return rows
+	return append(rows, s.extraLines()...)
 }
 
 // WriteText writes s for a terminal: the formulas with their numbers, the
@@ -87,6 +87,7 @@ func (s *Sizing) WriteText(w io.Writer) error {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, r[0], r[1])
 	}
+	b.WriteString(s.scheduleText())
 	if len(s.Warnings) > 0 {
 		b.WriteString("warnings:\n")
 		for _, x := range s.Warnings {
@@ -118,6 +119,7 @@ func (s *Sizing) WriteMarkdown(w io.Writer) error {
 	for _, r := range s.lines() {
 		fmt.Fprintf(&b, "| %s | %s |\n", r[0], mdCell(r[1]))
 	}
+	b.WriteString(s.scheduleMarkdown())
 	if len(s.Warnings) > 0 {
 		b.WriteString("\n")
 		for _, x := range s.Warnings {
@@ -146,6 +148,9 @@ func (d Diff) Summary() string {
 			sign = "−"
 		}
 		fmt.Fprintf(&b, "; cost %s%s/month", sign, money(math.Abs(*d.CostPerMonthDelta)))
+	}
+	if d.CostPerDayDelta != nil {
+		fmt.Fprintf(&b, "; scheduled cost %s/day", signedMoneyDay(*d.CostPerDayDelta))
 	}
 	return b.String()
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
 )
 
 // Schema is the schema tag of a sizing document.
@@ -59,6 +62,23 @@ type Sizing struct {
 	Little *LittleCheck `json:"littles_law,omitempty"`
 	// Simulated is copied from the result: the target computed nothing real.
 	Simulated bool `json:"simulated,omitempty"`
+	// Traffic says how a traffic curve was planned, when one was given;
+	// Schedule is the fleet over the curve, in the curve's time zone, each
+	// step's instances already including the lead time and the scale-in
+	// window.
+	Traffic  *TrafficPlan `json:"traffic,omitempty"`
+	Schedule []Step       `json:"schedule,omitempty"`
+	// CostPerDay is what the schedule costs a day (its instance-hours ×
+	// price, scaled to 24 h); FlatCostPerDay a fleet sized for the peak
+	// all day (instances × price × 24). Both need a curve and a price.
+	CostPerDay     *float64 `json:"cost_per_day,omitempty"`
+	FlatCostPerDay *float64 `json:"flat_cost_per_day,omitempty"`
+	// Cache is the plan on the load that misses the server's cache, when
+	// the knee search measured a hit rate.
+	Cache *CachePlan `json:"cache,omitempty"`
+	// Partition compares a partitioned device with a whole one, when the
+	// result was measured on a partition and a whole-device result is given.
+	Partition *PartitionPlan `json:"partition,omitempty"`
 	// Warnings are the plan's caveats, in words a reader can act on.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -119,6 +139,11 @@ type Diff struct {
 	BaselineCostPerMonth  *float64 `json:"baseline_cost_per_month,omitempty"`
 	CandidateCostPerMonth *float64 `json:"candidate_cost_per_month,omitempty"`
 	CostPerMonthDelta     *float64 `json:"cost_per_month_delta,omitempty"`
+	// Cost per day of the two schedules and the change, when both plans
+	// were made on a traffic curve with a price.
+	BaselineCostPerDay  *float64 `json:"baseline_cost_per_day,omitempty"`
+	CandidateCostPerDay *float64 `json:"candidate_cost_per_day,omitempty"`
+	CostPerDayDelta     *float64 `json:"cost_per_day_delta,omitempty"`
 	// Overlap is true when the two plans' instance ranges overlap: the
 	// change in instance count may be measurement uncertainty.
 	Overlap  bool     `json:"overlap"`
@@ -133,11 +158,41 @@ type Input struct {
 	Headroom float64
 	// CostPerInstanceHour is the price of one instance; 0 means no cost.
 	CostPerInstanceHour float64
+	// Traffic is the traffic curve to schedule for; nil plans for PeakQPS
+	// alone. With a curve, PeakQPS may be 0: the curve's peak is used.
+	Traffic *Curve
+	// LeadTime is how long before a predicted rise the schedule scales out
+	// (0 means DefaultLeadTime); ScaleInAfter how long after a fall it
+	// scales in (0 means DefaultScaleInAfter). Use NoWindow for none.
+	LeadTime, ScaleInAfter time.Duration
+	// HitRate is the cache hit rate production will see, 0 to 1; nil means
+	// the hit rate measured during the knee search.
+	HitRate *float64
+	// Whole is the whole-device knee search of the same model, compared
+	// with a result measured on a partition of the device.
+	Whole *result.Result
 }
+
+// NoWindow asks for a zero lead time or scale-in window (the zero value
+// means the default).
+const NoWindow time.Duration = -1
 
 // Validate reports the first invalid field of in, naming it and its value.
 func (in Input) Validate() error {
+	if err := validWindow("lead time", max(in.LeadTime, 0)); err != nil {
+		return err
+	}
+	if err := validWindow("scale-in window", max(in.ScaleInAfter, 0)); err != nil {
+		return err
+	}
+	if in.LeadTime < NoWindow || in.ScaleInAfter < NoWindow {
+		return fmt.Errorf("lead time %v and scale-in window %v: want 0 to %v", in.LeadTime, in.ScaleInAfter, MaxScheduleWindow)
+	}
+	if h := in.HitRate; h != nil && !(*h >= 0 && *h < 1) {
+		return fmt.Errorf("hit rate is %v, want 0 to 1 (exclusive)", *h)
+	}
 	switch {
+	case in.Traffic != nil && in.PeakQPS == 0:
 	case !(in.PeakQPS > 0) || math.IsInf(in.PeakQPS, 0):
 		return fmt.Errorf("peak_qps is %v, want a finite number > 0", in.PeakQPS)
 	case in.Headroom != 0 && (!(in.Headroom >= 1) || math.IsInf(in.Headroom, 0)):
