@@ -10,6 +10,7 @@
 //	             [--duration 30s] [--warmup 5s] [--trials 3] [--body @FILE] [--out FILE]
 //	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
 //	perfgate size --result FILE --peak-qps N [--headroom 1.3] [--format text|markdown|json]
+//	perfgate size --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
 //	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR]
 //	perfgate run --config perfgate.yaml --part I/N [--list]
 //	perfgate run --url URL ... --generator I/N [--start-at RFC3339]

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/result"
@@ -18,6 +19,7 @@ import (
 // search and prints the capacity plan for a peak load.
 //
 //	perfgate size --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
+//	perfgate size --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
 func cmdSize(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("size", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -28,10 +30,20 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 		head    = fs.Float64("headroom", sizing.DefaultHeadroom, "safety margin: instances are sized for peak × headroom")
 		cost    = fs.Float64("cost-per-hour", 0, "price of one instance per hour; adds the cost per month (730 h)")
 		format  = fs.String("format", "text", "output format: text, markdown or json")
+		traffic = fs.String("traffic", "", "traffic curve `FILE` (timestamp,qps CSV or a Prometheus range-query JSON export): plan a schedule")
+		lead    = fs.Duration("lead-time", sizing.DefaultLeadTime, "with --traffic: scale out this long before each predicted rise (0 to 24h)")
+		after   = fs.Duration("scale-in-after", sizing.DefaultScaleInAfter, "with --traffic: scale in only this long after a fall (0 to 24h)")
+		tz      = fs.String("timezone", "", "with --traffic: convert the curve into this IANA zone (default: the curve's own offset)")
+		emit    = fs.String("emit", "", "print a manifest instead of the plan: keda (ScaledObject; needs --traffic) or hpa")
+		promURL = fs.String("prometheus-url", sizing.DefaultPrometheusURL, "with --emit keda: the Prometheus server of the reactive trigger")
+		promQ   = fs.String("prometheus-query", "", "with --emit keda: PromQL of the service's total request rate (default: sum(rate(http_requests_total{service=NAME}[2m])))")
+		hitRate = fs.Float64("hit-rate", -1, "cache hit rate production will see, 0 to 1 (default: the one measured)")
+		whole   = fs.String("whole", "", "result `FILE` of the whole-device knee, to compare with a --result measured on a partition")
 	)
 	fs.Float64Var(cost, "cost-per-instance-hour", 0, "alias of --cost-per-hour")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: perfgate size [--config perfgate.yaml] --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]")
+		fmt.Fprintln(fs.Output(), "       perfgate size [--config perfgate.yaml] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -50,13 +62,13 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *cfgPath != "" {
 		cfg, err := config.ReadFile(absPath(e, *cfgPath))
 		if err != nil {
 			return withCode(exitUsage, err)
 		}
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if !set["peak-qps"] {
 			*peak = cfg.Capacity.PeakQPS
 		}
@@ -67,29 +79,111 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 			*cost = cfg.Capacity.CostPerInstanceHour
 		}
 	}
-	in := sizing.Input{PeakQPS: *peak, Headroom: *head, CostPerInstanceHour: *cost}
-	if *peak == 0 {
-		return usageErr("size: --peak-qps is required (or --config with capacity.peak_qps): the peak traffic to size for, in requests per second")
+	in := sizing.Input{PeakQPS: *peak, Headroom: *head, CostPerInstanceHour: *cost,
+		LeadTime: windowFlag(*lead), ScaleInAfter: windowFlag(*after)}
+	if *hitRate != -1 {
+		in.HitRate = hitRate
+	}
+	if *peak == 0 && *traffic == "" {
+		return usageErr("size: --peak-qps is required (or --traffic, or --config with capacity.peak_qps or capacity.traffic): the peak traffic to size for, in requests per second")
+	}
+	if *emit != "" && *emit != "keda" && *emit != "hpa" {
+		return usageErr("size: --emit is %q, want keda or hpa", *emit)
+	}
+	if *emit == "keda" && *traffic == "" {
+		return usageErr("size: --emit keda needs --traffic: the cron triggers come from the traffic curve's schedule")
+	}
+	if *traffic != "" {
+		c, err := readTraffic(e, *traffic, *tz)
+		if err != nil {
+			return err
+		}
+		in.Traffic = c
 	}
 	if err := in.Validate(); err != nil || *head == 0 {
 		return usageErr("size: --%s", flagName(err, in))
 	}
-	path := *resPath
+	res, err := readResultFlag(e, "result", *resPath)
+	if err != nil {
+		return err
+	}
+	if *whole != "" {
+		if in.Whole, err = readResultFlag(e, "whole", *whole); err != nil {
+			return err
+		}
+	}
+	s, err := sizing.Plan(res, in)
+	if err != nil {
+		return usageErr("size: result %q: %v", *resPath, err)
+	}
+	switch *emit {
+	case "hpa":
+		_, err = io.WriteString(e.stdout, s.Autoscaler.HPA)
+		return err
+	case "keda":
+		doc, err := s.KEDAYAML(sizing.KEDAOptions{PrometheusURL: *promURL, Query: *promQ})
+		if err != nil {
+			return usageErr("size: %v", err)
+		}
+		_, err = io.WriteString(e.stdout, doc)
+		return err
+	}
+	return write(s, e.stdout)
+}
+
+// windowFlag maps a 0 duration flag to sizing.NoWindow (the flag's zero
+// means none; the Input's zero means the default).
+func windowFlag(d time.Duration) time.Duration {
+	if d == 0 {
+		return sizing.NoWindow
+	}
+	return d
+}
+
+// readResultFlag reads the result file a flag names, relative to the
+// working folder.
+func readResultFlag(e *env, flagName, p string) (*result.Result, error) {
+	path := p
 	if !filepath.IsAbs(path) && e.workdir != "" {
 		path = filepath.Join(e.workdir, path)
 	}
 	res, err := result.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return usageErr("size: --result %q: no such file", *resPath)
+			return nil, usageErr("size: --%s %q: no such file", flagName, p)
 		}
-		return usageErr("size: %v", err)
+		return nil, usageErr("size: --%s: %v", flagName, err)
 	}
-	s, err := sizing.Plan(res, in)
+	return res, nil
+}
+
+// readTraffic reads a --traffic curve, converted into zone tz if given.
+func readTraffic(e *env, p, tz string) (*sizing.Curve, error) {
+	var loc *time.Location
+	if tz != "" {
+		l, err := time.LoadLocation(tz)
+		if err != nil {
+			return nil, usageErr("size: --timezone %q: %v (want an IANA name such as Europe/Paris)", tz, err)
+		}
+		loc = l
+	}
+	path := p
+	if !filepath.IsAbs(path) && e.workdir != "" {
+		path = filepath.Join(e.workdir, path)
+	}
+	f, err := os.Open(path)
 	if err != nil {
-		return usageErr("size: result %q: %v", *resPath, err)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usageErr("size: --traffic %q: no such file", p)
+		}
+		return nil, usageErr("size: --traffic: %v", err)
 	}
-	return write(s, e.stdout)
+	defer f.Close()
+	c, err := sizing.ReadTraffic(p, f, loc)
+	if err != nil {
+		return nil, usageErr("size: %v", err)
+	}
+	return c, nil
 }
 
 // sizeWriter returns the renderer for a --format value.
@@ -108,8 +202,14 @@ func sizeWriter(format string) (func(*sizing.Sizing, io.Writer) error, error) {
 // flagName rewrites a sizing.Input validation error in terms of the flags.
 func flagName(err error, in sizing.Input) string {
 	switch {
-	case !(in.PeakQPS > 0):
+	case !(in.PeakQPS > 0) && (in.Traffic == nil || in.PeakQPS != 0):
 		return fmt.Sprintf("peak-qps is %v, want a number > 0", in.PeakQPS)
+	case in.HitRate != nil && !(*in.HitRate >= 0 && *in.HitRate < 1):
+		return fmt.Sprintf("hit-rate is %v, want 0 to 1 (exclusive)", *in.HitRate)
+	case in.LeadTime > sizing.MaxScheduleWindow || in.LeadTime < sizing.NoWindow:
+		return fmt.Sprintf("lead-time is %v, want 0 to %v", in.LeadTime, sizing.MaxScheduleWindow)
+	case in.ScaleInAfter > sizing.MaxScheduleWindow || in.ScaleInAfter < sizing.NoWindow:
+		return fmt.Sprintf("scale-in-after is %v, want 0 to %v", in.ScaleInAfter, sizing.MaxScheduleWindow)
 	case !(in.Headroom >= 1):
 		return fmt.Sprintf("headroom is %v, want a number >= 1 (1.3 plans 30%% spare)", in.Headroom)
 	case !(in.CostPerInstanceHour >= 0):

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
+	"sigs.k8s.io/yaml"
 )
 
 // writeSweep writes a result file with a knee at maxQPS and returns its path.
@@ -92,4 +95,79 @@ func TestCmdSize(t *testing.T) {
 func writeSweepTo(path string, c *result.Capacity) error {
 	r := &result.Result{Schema: result.Schema, Scenario: "svc", Protocol: "http", Valid: true, Capacity: c}
 	return r.WriteFile(path)
+}
+
+// size --traffic plans a schedule and --emit prints manifests that decode
+// strictly; bad curves and flags are usage errors naming what is wrong.
+func TestCmdSizeTraffic(t *testing.T) {
+	dir := t.TempDir()
+	good := writeSweep(t, dir, &result.Capacity{SLOP99Ms: 50, MaxQPS: 1000, Bracket: [2]float64{1000, 1030}, Found: true,
+		Points: []result.Point{{OfferedRPS: 1000, AchievedRPS: 1000, Pass: true, Latency: result.Latency{Mean: 10}}}})
+	curve := filepath.Join(dir, "curve.csv")
+	var b strings.Builder
+	b.WriteString("timestamp,qps\n")
+	for h := range 24 {
+		q := 500
+		if h >= 9 && h < 18 {
+			q = 3500
+		}
+		fmt.Fprintf(&b, "2026-11-30T%02d:00:00Z,%d\n", h, q)
+	}
+	if err := os.WriteFile(curve, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("timestamp,qps\n2026-11-30T00:00:00Z,fast\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		out     string
+		message string
+	}{
+		// 1 instance 00–08, 4 from 08 (an hour ahead of 09) to 19 (an hour
+		// after 18), 1 until midnight: 8 + 44 + 5 = 57 instance-hours × $2.
+		{"schedule", []string{"--result", good, "--traffic", curve, "--headroom", "1", "--cost-per-hour", "2"}, 0,
+			"$114.00 per day scheduled vs $192.00 flat (−$78.00)", ""},
+		{"json", []string{"--result", good, "--traffic", curve, "--headroom", "1", "--cost-per-hour", "2", "--format", "json"}, 0, `"cost_per_day": 114`, ""},
+		{"keda", []string{"--result", good, "--traffic", curve, "--emit", "keda", "--headroom", "1"}, 0, "kind: ScaledObject", ""},
+		{"hpa", []string{"--result", good, "--peak-qps", "100", "--emit", "hpa"}, 0, "kind: HorizontalPodAutoscaler", ""},
+		{"keda without curve", []string{"--result", good, "--peak-qps", "100", "--emit", "keda"}, exitUsage, "", "--emit keda needs --traffic"},
+		{"bad emit", []string{"--result", good, "--peak-qps", "100", "--emit", "yaml"}, exitUsage, "", `--emit is "yaml"`},
+		{"bad curve", []string{"--result", good, "--traffic", bad}, exitUsage, "", `bad.csv:2: bad traffic curve: qps "fast"`},
+		{"no curve", []string{"--result", good, "--traffic", filepath.Join(dir, "none.csv")}, exitUsage, "", "--traffic"},
+		{"lead too long", []string{"--result", good, "--traffic", curve, "--lead-time", "48h"}, exitUsage, "", "lead-time is 48h0m0s"},
+		{"bad zone", []string{"--result", good, "--traffic", curve, "--timezone", "Mars/Olympus"}, exitUsage, "", `--timezone "Mars/Olympus"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb, workdir: dir}
+			err := run(context.Background(), append([]string{"size"}, tt.args...), e)
+			if tt.code == 0 {
+				if err != nil {
+					t.Fatalf("size %v: %v", tt.args, err)
+				}
+				if !strings.Contains(out.String(), tt.out) {
+					t.Errorf("size %v output:\n%s\nwant it to contain %q", tt.args, out.String(), tt.out)
+				}
+				if tt.name == "keda" {
+					var so sizing.ScaledObject
+					if err := yaml.UnmarshalStrict(out.Bytes(), &so); err != nil || len(so.Spec.Triggers) != 2 {
+						t.Errorf("--emit keda: %v, %d triggers (want one cron, one prometheus):\n%s", err, len(so.Spec.Triggers), out.String())
+					}
+				}
+				return
+			}
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != tt.code {
+				t.Fatalf("size %v error = %v, want exit code %d", tt.args, err, tt.code)
+			}
+			if !strings.Contains(err.Error(), tt.message) {
+				t.Errorf("size %v error = %q, want it to contain %q", tt.args, err, tt.message)
+			}
+		})
+	}
 }
