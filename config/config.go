@@ -48,6 +48,15 @@ type Capacity struct {
 	PeakQPS             float64 `yaml:"peak_qps"`
 	Headroom            float64 `yaml:"headroom"`
 	CostPerInstanceHour float64 `yaml:"cost_per_instance_hour"`
+	// Traffic is a traffic curve (timestamp,qps CSV or a Prometheus
+	// range-query JSON export, relative to the config file): sizing then
+	// plans a schedule and its cost per day against a flat fleet.
+	Traffic string `yaml:"traffic"`
+	// LeadTime (default 1h) and ScaleInAfter (default 1h), 0s to 24h: how
+	// long before a predicted rise the schedule scales out, and how long
+	// after a fall it waits to scale in.
+	LeadTime     *Duration `yaml:"lead_time"`
+	ScaleInAfter *Duration `yaml:"scale_in_after"`
 }
 
 // Gate holds the regression thresholds.
@@ -112,6 +121,13 @@ type Scenario struct {
 	// variants are measured on the same runner. Without it, scenarios of
 	// the same layer and the same load form a group.
 	Group string `yaml:"group"`
+	// Partition declares that the target runs on a device partition (a MIG
+	// slice); sizing compares it with the whole-device scenario of the
+	// same model.
+	Partition *Partition `yaml:"partition"`
+	// Repeat is the fraction of requests that resend an earlier input
+	// (0% to 100%), so a server's cache sees known hits.
+	Repeat Percent `yaml:"repeat"`
 }
 
 // TLS is a scenario's TLS client settings. File paths are relative to the
@@ -126,6 +142,16 @@ type TLS struct {
 	ServerName string `yaml:"server_name"`
 	// Insecure skips verification of the server's certificate (warned).
 	Insecure bool `yaml:"insecure"`
+}
+
+// Partition is a device partition: its name (1g.10gb) and how many fit on
+// one device (1 to 64). Whole names the scenario measuring the whole
+// device; empty means the one sweep scenario with the same model and
+// protocol and no partition.
+type Partition struct {
+	Name      string `yaml:"name"`
+	PerDevice int    `yaml:"per_device"`
+	Whole     string `yaml:"whole"`
 }
 
 // Load is a scenario's load profile.

@@ -177,6 +177,9 @@ func (c *Config) validate() error {
 	if c.Capacity.CostPerInstanceHour < 0 {
 		return c.errAt("capacity.cost_per_instance_hour", "cannot be negative (%v)", c.Capacity.CostPerInstanceHour)
 	}
+	if err := c.validateCapacityPlan(); err != nil {
+		return err
+	}
 	if conf := c.Gate.Confidence; conf <= 0.5 || conf >= 1 {
 		return c.errAt("gate.confidence", "must be between 0.5 and 1 (got %v), for example 0.95", conf)
 	}
@@ -328,7 +331,7 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	if l.Rate < 0 || l.MaxRate < 0 || l.Start < 0 {
 		return c.errAt(lp, "rates cannot be negative")
 	}
-	return nil
+	return c.validatePlanKeys(sp, s)
 }
 
 // checkURL checks that raw is an http(s) URL with a host ({port} allowed).
