@@ -58,11 +58,13 @@ func Evaluate(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvM
 // knee that cannot be sized (no probe met the SLO) is a warning that says
 // so, never a zero.
 func Plans(cfg *config.Config, base, cand []*result.Result) (plans []report.Plan, warnings []string) {
-	if cfg.Capacity.PeakQPS <= 0 {
+	in, ok, err := planInput(cfg)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("capacity not planned: %v", err)}
+	}
+	if !ok {
 		return nil, nil
 	}
-	in := sizing.Input{PeakQPS: cfg.Capacity.PeakQPS, Headroom: cfg.Capacity.Headroom,
-		CostPerInstanceHour: cfg.Capacity.CostPerInstanceHour}
 	byName := map[string]*result.Result{}
 	for _, b := range base {
 		byName[b.Scenario] = b
@@ -72,12 +74,25 @@ func Plans(cfg *config.Config, base, cand []*result.Result) (plans []report.Plan
 			continue
 		}
 		p := report.Plan{Scenario: r.Scenario}
-		var err error
+		in := in
+		if w, err := wholeFor(cfg, r, cand); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: partition not compared: %v", r.Scenario, err))
+		} else {
+			in.Whole = w
+		}
 		if p.Candidate, err = sizing.Plan(r, in); err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: candidate not sized: %v", r.Scenario, err))
 		}
 		if b := byName[r.Scenario]; b != nil && b.Capacity != nil {
-			if p.Baseline, err = sizing.Plan(b, in); err != nil {
+			bin := in
+			bin.Whole = byName[wholeName(in.Whole)]
+			if bin.Whole == nil {
+				bin.Whole = in.Whole
+			}
+			if b.Partition == nil {
+				bin.Whole = nil
+			}
+			if p.Baseline, err = sizing.Plan(b, bin); err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: baseline not sized: %v", r.Scenario, err))
 			}
 		}

@@ -297,11 +297,12 @@ func (r *Report) mdRow(s compare.ScenarioComparison) string {
 func (r *Report) mdCapacity() (string, map[string]string) {
 	rows := map[string]string{}
 	var peak, headroom float64
-	cost := false
+	cost, daily := false, false
 	for _, p := range r.Plans {
 		if s := p.Candidate; s != nil {
 			peak, headroom = s.PeakQPS, s.Headroom
 			cost = cost || s.CostPerMonth != nil
+			daily = daily || s.CostPerDay != nil
 		}
 	}
 	if peak == 0 {
@@ -330,6 +331,9 @@ func (r *Report) mdCapacity() (string, map[string]string) {
 		if cost {
 			row += " " + money + " |"
 		}
+		if daily {
+			row += " " + dailyCost(p) + " |"
+		}
 		rows[p.Scenario] = row + "\n"
 	}
 	head := fmt.Sprintf("### Capacity at %s peak QPS (headroom %s)\n\n| scenario | max QPS per instance base → PR | instances base → PR |",
@@ -337,6 +341,10 @@ func (r *Report) mdCapacity() (string, map[string]string) {
 	sep := "| --- | --- | --- |"
 	if cost {
 		head += " cost per month base → PR |"
+		sep += " --- |"
+	}
+	if daily {
+		head += " scheduled cost per day base → PR (flat) |"
 		sep += " --- |"
 	}
 	return head + "\n" + sep + "\n", rows
