@@ -32,11 +32,18 @@ func (c *Config) validateCapacityPlan() error {
 
 // validatePlanKeys checks a scenario's partition and repeat.
 func (c *Config) validatePlanKeys(sp string, s *Scenario) error {
-	if r := float64(s.Repeat); r < 0 || r > 1 {
-		return c.errAt(sp+".repeat", "%v%% is out of range: want 0%% to 100%%", r*100)
+	if r := float64(s.Repeat); r < 0 || r >= 1 {
+		return c.errAt(sp+".repeat", "%v%% is out of range: want 0%% up to, not including, 100%% (a body file repeats every request)", r*100)
 	}
-	if s.Repeat > 0 && s.Body != "" && s.Protocol != "openai" {
-		return c.errAt(sp+".repeat", "scenario %q sends one body file: every request repeats it; drop body to send random inputs, a fraction of them repeated", s.Name)
+	if s.Repeat > 0 {
+		switch {
+		case s.Protocol != "kserve-http" && s.Protocol != "openai":
+			return c.errAt(sp+".repeat", "protocol %s: perfgate varies the inputs of kserve-http (random tensors) and openai (synthetic prompts) only", s.Protocol)
+		case s.Body != "":
+			return c.errAt(sp+".repeat", "scenario %q sends one body file: every request repeats it; drop body to send random inputs, a fraction of them repeated", s.Name)
+		case s.Dataset != "":
+			return c.errAt(sp+".repeat", "scenario %q sends a dataset's prompts as given; drop dataset to send synthetic prompts, a fraction of them repeated", s.Name)
+		}
 	}
 	p := s.Partition
 	if p == nil {

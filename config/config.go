@@ -126,7 +126,8 @@ type Scenario struct {
 	// same model.
 	Partition *Partition `yaml:"partition"`
 	// Repeat is the fraction of requests that resend an earlier input
-	// (0% to 100%), so a server's cache sees known hits.
+	// (0% up to 100%, exclusive; kserve-http without body, openai without
+	// dataset), so a server's cache sees a known hit rate.
 	Repeat Percent `yaml:"repeat"`
 }
 

@@ -150,6 +150,8 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		defer c.Close()
 	}
 	sim := simulated(ctx, tg.httpBase, s.Protocol, s.Model)
+	probe, metricsURL := probeMetrics(ctx, tg, s.URL == "")
+	cacheBefore, cacheOK := cacheScrape(ctx, metricsURL)
 	obs, closeObs := newObserver(ctx, o.GPU, tg.pgid, tg.metrics)
 	defer closeObs()
 
@@ -166,6 +168,8 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		if s.TLS != nil && s.TLS.Insecure {
 			res.Warnings = append(res.Warnings, protocol.InsecureWarning)
 		}
+		res.Metrics = probe
+		planFacts(ctx, res, s, metricsURL, cacheBefore, cacheOK)
 		var envs []map[string]string
 		if t := cfg.Targets[s.Target]; t != nil {
 			envs = append(envs, t.Env)

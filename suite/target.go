@@ -150,5 +150,9 @@ func newClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 		}
 		po.TLS = conf
 	}
-	return protocol.New(ctx, po)
+	c, err := protocol.New(ctx, po)
+	if err != nil || s.Repeat == 0 {
+		return c, err
+	}
+	return withRepeat(c, po, float64(s.Repeat))
 }

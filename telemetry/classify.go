@@ -8,12 +8,13 @@ import (
 
 // Next steps the method suggests for each class.
 const (
-	NextCompute   = "lower precision (fp16/int8/fp8), fuse or compile kernels (TensorRT, torch.compile), or add GPUs"
-	NextBandwidth = "batch requests or quantize"
-	NextServer    = "tune batching and concurrency (dynamic batching, more model instances or workers) and take CPU work off the request path"
-	NextIO        = "use a binary protocol (gRPC/protobuf), keep connections alive and shrink payloads"
-	NextGenerator = "the run is invalid: give perfgate more cores, lower the offered load or shard the generator"
-	NextUnknown   = "measure more: expose the server's metrics (metrics: URL) and run where NVML sees the GPU"
+	NextCompute    = "lower precision (fp16/int8/fp8), fuse or compile kernels (TensorRT, torch.compile), or add GPUs"
+	NextBandwidth  = "batch requests or quantize"
+	NextServer     = "tune batching and concurrency (dynamic batching, more model instances or workers) and take CPU work off the request path"
+	NextIO         = "use a binary protocol (gRPC/protobuf), keep connections alive and shrink payloads"
+	NextGenerator  = "the run is invalid: give perfgate more cores, lower the offered load or shard the generator"
+	NextComputeCPU = "quantize (int8), batch requests so the CPU's vector units stay full, give the server more cores, or move the model to a GPU"
+	NextUnknown    = "measure more: expose the server's metrics (metrics: URL) and run where NVML sees the GPU"
 )
 
 // ClassifyInput is everything Classify weighs: what the Collector sampled
@@ -67,6 +68,9 @@ func Classify(in ClassifyInput) *result.Bottleneck {
 			}}
 		}
 	}
+	if b := computeBoundOnCPU(in); b != nil {
+		return b
+	}
 	if in.TargetMeasured && in.TargetCores > 0 && in.TargetCPUCores >= ServerCPUFraction*float64(in.TargetCores) {
 		return &result.Bottleneck{Class: result.ServerSide, Next: NextServer, Evidence: []string{
 			fmt.Sprintf("target CPU %.2f of %d cores", in.TargetCPUCores, in.TargetCores),
@@ -109,6 +113,23 @@ func nagleBound(in ClassifyInput) *result.Bottleneck {
 		fmt.Sprintf("every latency sits near 40 ms (P50 %s, P99 %s, inside %s–%s): the signature of Nagle's algorithm meeting delayed ACKs on a server that writes headers and body separately",
 			ms(in.ClientP50Ms), ms(in.ClientP99Ms), ms(NagleBandLowMs), ms(NagleBandHighMs)),
 	}}
+}
+
+// computeBoundOnCPU applies rule 4a: without a GPU the target's model
+// computes on its CPU, so a target using ServerCPUFraction of its cores is
+// compute-bound on the CPU; its cores are the evidence.
+func computeBoundOnCPU(in ClassifyInput) *result.Bottleneck {
+	if !in.NoGPU || !in.TargetMeasured || in.TargetCores <= 0 || in.TargetCPUCores < ServerCPUFraction*float64(in.TargetCores) {
+		return nil
+	}
+	ev := []string{
+		fmt.Sprintf("CPU: target CPU %.2f of its %d cores, no GPU: the model computes on the CPU", in.TargetCPUCores, in.TargetCores),
+		fmt.Sprintf("threshold: ≥ %s of its cores", pct(100*ServerCPUFraction)),
+	}
+	if s := in.Server; s != nil {
+		ev = append(ev, fmt.Sprintf("server queue %s, compute %s per request%s", ms(s.Queue), ms(s.Compute), source(s)))
+	}
+	return &result.Bottleneck{Class: result.ComputeBound, Next: NextComputeCPU, Evidence: ev}
 }
 
 // generatorBound applies rule 1.
@@ -179,7 +200,11 @@ func unknown(in ClassifyInput, gpus []result.GPUStats) *result.Bottleneck {
 		if in.TargetCores > 0 {
 			cores = fmt.Sprintf("%d cores", in.TargetCores)
 		}
-		ev = append(ev, fmt.Sprintf("target CPU %.2f of %s", in.TargetCPUCores, cores))
+		line := fmt.Sprintf("target CPU %.2f of %s", in.TargetCPUCores, cores)
+		if in.NoGPU && in.TargetCores > 0 {
+			line += fmt.Sprintf(": below the %s that would make it compute-bound on the CPU", pct(100*ServerCPUFraction))
+		}
+		ev = append(ev, line)
 	} else {
 		ev = append(ev, "target CPU not measured")
 	}

@@ -112,8 +112,26 @@ func TestClassify(t *testing.T) {
 			in: ClassifyInput{NoGPU: true, TargetMeasured: true, TargetCPUCores: 0.3, TargetCores: 8,
 				Server: &result.ServerMs{Queue: 1, Compute: 3}, ClientP50Ms: 6},
 			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
-				"no GPU", "target CPU 0.30 of 8 cores",
+				"no GPU", "target CPU 0.30 of 8 cores: below the 85% that would make it compute-bound on the CPU",
 				"server queue 1.00 ms, compute 3.00 ms per request; client P50 6.00 ms"}},
+		},
+		{
+			// No GPU: a CPU model server using its cores is compute-bound
+			// on the CPU, whatever its queue, with its cores as evidence.
+			name: "compute-bound on CPU",
+			in: ClassifyInput{NoGPU: true, TargetMeasured: true, TargetCPUCores: 1.93, TargetCores: 2,
+				Server: &result.ServerMs{Queue: 4, Compute: 1.5, Source: "triton"}, ClientP50Ms: 6},
+			want: &result.Bottleneck{Class: result.ComputeBound, Next: NextComputeCPU, Evidence: []string{
+				"CPU: target CPU 1.93 of its 2 cores, no GPU: the model computes on the CPU",
+				"threshold: ≥ 85% of its cores",
+				"server queue 4.00 ms, compute 1.50 ms per request (triton)"}},
+		},
+		{
+			// The same CPU figures beside a GPU: CPU work around the model.
+			name: "busy CPU beside an idle GPU stays server-side",
+			in:   ClassifyInput{GPUs: gpuAt(5, 5), TargetMeasured: true, TargetCPUCores: 1.93, TargetCores: 2},
+			want: &result.Bottleneck{Class: result.ServerSide, Next: NextServer, Evidence: []string{
+				"target CPU 1.93 of 2 cores", "threshold: ≥ 85% of its cores"}},
 		},
 		{
 			// GPU not sampled (not the same as absent): idle cannot be shown.

@@ -36,15 +36,18 @@
 //     kernel reads as compute-bound (utilization rates cannot tell them
 //     apart; result.GPUStats.UtilSource says which figures were used).
 //  3. compute-bound: a GPU's mean SM utilization is at least ComputeSMPct.
-//  4. server-side: the target's CPU is at least ServerCPUFraction of the
+//  4. compute-bound on the CPU: with no GPU (NVML found none), a target
+//     using at least ServerCPUFraction of its cores computes its model on
+//     the CPU; the evidence names its cores.
+//  5. server-side: the target's CPU is at least ServerCPUFraction of the
 //     cores available to it, or requests waited in the server's queue
 //     longer than they computed.
-//  5. io-bound: the GPU is idle (SM and memory bandwidth both below
+//  6. io-bound: the GPU is idle (SM and memory bandwidth both below
 //     IdleGPUPct) or absent, the target's CPU is below IdleCPUFraction of
 //     its cores, and the client's P50 is more than IOClientFactor times the
 //     server's own queue+compute time: the time goes on the wire, in
 //     serialization or in connection handling.
-//  6. unknown: none of the above could be shown; the evidence says what
+//  7. unknown: none of the above could be shown; the evidence says what
 //     was and was not measured.
 //
 // Each class carries a Next step, the move the method suggests for it.
