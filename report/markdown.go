@@ -395,6 +395,7 @@ func (r *Report) mdLayers() (string, map[string]string) {
 		if t.Bottleneck.Next != "" {
 			line += ". Next: " + esc(t.Bottleneck.Next)
 		}
+		line += esc(cacheNote(res))
 		bn[s.Scenario] = line + "\n"
 	}
 	return b.String(), bn

@@ -64,6 +64,7 @@ func printResults(w io.Writer, outs []suite.Outcome) {
 			fmt.Fprintf(w, "%s: TTFT p50 %.1f / p99 %.1f ms · TPOT p50 %.2f / p99 %.2f ms · ITL p99 %.2f ms · %.0f tokens/s · goodput %.1f req/s\n",
 				r.Scenario, l.TTFT.P50, l.TTFT.P99, l.TPOT.P50, l.TPOT.P99, l.ITL.P99, l.OutputTokensPerS, l.GoodputRPS)
 		}
+		printPlanFacts(w, r)
 		if r.Simulated {
 			fmt.Fprintf(w, "%s: SIMULATED target: these figures come from a cost model, not real computation\n", r.Scenario)
 		}
