@@ -50,4 +50,25 @@
 // Cost per month, when a price per instance-hour is given, is
 // instances × price × 730 hours. Compare gives the change between a
 // baseline's and a candidate's plans for the PR report.
+//
+// # The daily curve
+//
+// With a traffic curve (ReadTraffic: timestamp,qps CSV or a Prometheus
+// range-query export), Plan also schedules the fleet: each point's
+// interval runs the most instances any point needs from one lead time
+// ahead (scale out before a predicted rise) to one stabilisation window
+// back (scale in only after it), see schedule. The plan carries the
+// schedule in the curve's time zone, the hour-by-hour plan, and the cost
+// per day of the schedule against a flat fleet sized for the peak.
+// KEDAObject and HPAObject turn a plan into typed manifests: a KEDA
+// ScaledObject with one cron trigger per step and a Prometheus trigger for
+// the reactive part, and an autoscaling/v2 HorizontalPodAutoscaler, both
+// with Behavior (up at once, down after 300 s).
+//
+// # Caches and partitions
+//
+// A knee measured while a response cache answered a share h of the
+// requests is sized on the misses (CachePlan); a knee measured on a device
+// partition is compared with the whole device's (PartitionPlan). Both are
+// documented on their types, with the arithmetic.
 package sizing
