@@ -93,10 +93,11 @@ func readCSV(name string, b []byte) (*Curve, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w: %v", name, line, ErrBadTraffic, err)
+			// A *csv.ParseError names its own line.
+			return nil, fmt.Errorf("%s: %w: %v", name, ErrBadTraffic, err)
 		}
+		line, _ := cr.FieldPos(0)
 		if len(rec) != 2 {
 			return nil, fmt.Errorf("%s:%d: %w: %d fields, want 2 (timestamp,qps)", name, line, ErrBadTraffic, len(rec))
 		}
