@@ -19,7 +19,9 @@ func printPlanFacts(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "%s: cache hit rate %.1f%% (%s: %.0f hits, %.0f misses, in %s%s) at P99 %.2f ms\n",
 			r.Scenario, 100*c.HitRate, c.Source, c.Hits, c.Misses, c.Unit, rep, r.Summary.Latency.P99)
 	}
-	if m := r.Metrics; m != nil {
+	// A configured endpoint that served timing is the expected case: say
+	// nothing. Say where a default probe found them, and what is missing.
+	if m := r.Metrics; m != nil && (m.Origin != "config" || !m.Found || m.Why != "") {
 		switch {
 		case m.Found && m.Why == "":
 			fmt.Fprintf(w, "%s: server metrics at %s (%s)\n", r.Scenario, m.URL, m.Origin)
