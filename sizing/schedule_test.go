@@ -290,6 +290,16 @@ func TestScheduleJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "day.txt", txt.Bytes())
+	var md bytes.Buffer
+	if err := s.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "day.md", md.Bytes())
+	keda, err := s.KEDAYAML(KEDAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "day.keda.yaml", []byte(keda))
 }
 
 // The PR comment's daily cost delta.
