@@ -126,7 +126,7 @@ type Scenario struct {
 	// same model.
 	Partition *Partition `yaml:"partition"`
 	// Repeat is the fraction of requests that resend an earlier input
-	// (0% up to 100%, exclusive; kserve-http without body, openai without
+	// (0% up to 100%, exclusive; KServe without body, openai without
 	// dataset), so a server's cache sees a known hit rate.
 	Repeat Percent `yaml:"repeat"`
 }

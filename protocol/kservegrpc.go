@@ -35,6 +35,7 @@ type KServeGRPCClient struct {
 	req     preEncoded
 	callOpt []grpc.CallOption
 	md      metadata.MD // Options.Headers, sent as request metadata
+	base    *kserve.InferRequest
 }
 
 var (
@@ -87,8 +88,12 @@ func NewKServeGRPC(ctx context.Context, o Options) (*KServeGRPCClient, error) {
 		c.Close()
 		return nil, fmt.Errorf("payload %s: %w", o.BodyPath, err)
 	}
+	c.base = req
 	return c, nil
 }
+
+// Request returns the request sent when a hit has no payload.
+func (c *KServeGRPCClient) Request() *kserve.InferRequest { return c.base }
 
 func (c *KServeGRPCClient) encode(r *kserve.InferRequest) (preEncoded, error) {
 	p, err := kserve.RequestToProto(c.o.Model, "", r, true)

@@ -26,9 +26,10 @@ const RepeatLag = 256
 // max(0, u − 1 − RepeatLag). Inputs are made from the wrapped client's
 // request:
 //
-//   - kserve-http: its random tensor with the first value replaced by u
-//     (exact in FP32 up to 2^24), so inputs differ and the rest of the
-//     payload, its size and its shape stay the same;
+//   - kserve-http and kserve-grpc: the random tensor with its first value
+//     replaced by u (exact in FP32 up to 2^24), so inputs differ and the
+//     rest of the payload, its size and its shape stay the same (gRPC
+//     converts each hit's JSON payload to protobuf, as for a trace);
 //   - openai: a synthetic prompt of the configured length seeded with u.
 //
 // With a cache large enough to hold RepeatLag inputs, and every original
@@ -50,7 +51,7 @@ var (
 var ErrRepeat = errors.New("cannot repeat a fraction of inputs")
 
 // NewRepeat wraps c, a client built by New from o, to repeat fraction (0
-// to 1) of its inputs. Only kserve-http with a random tensor (no body) and
+// to 1) of its inputs. Only KServe with a random tensor (no body) and
 // openai with synthetic prompts (no dataset) can be varied.
 func NewRepeat(c harness.Client, o Options, fraction float64) (*RepeatClient, error) {
 	if !(fraction >= 0 && fraction < 1) {
@@ -66,12 +67,20 @@ func NewRepeat(c harness.Client, o Options, fraction float64) (*RepeatClient, er
 		if err != nil {
 			return nil, err
 		}
-		r.input = func(u uint64) []byte {
-			b := make([]byte, 0, len(prefix)+len(suffix)+20)
-			b = append(b, prefix...)
-			b = strconv.AppendUint(b, u, 10)
-			return append(b, suffix...)
+		r.input = numbered(prefix, suffix)
+	case *KServeGRPCClient:
+		if len(o.Body) > 0 {
+			return nil, fmt.Errorf("%w: a body file is one input; drop it to send random tensors", ErrRepeat)
 		}
+		js, err := json.Marshal(kc.Request())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrRepeat, err)
+		}
+		prefix, suffix, err := splitFirstValue(js)
+		if err != nil {
+			return nil, err
+		}
+		r.input = numbered(prefix, suffix) // converted to protobuf per hit
 	case *OpenAIClient:
 		if o.Dataset != "" {
 			return nil, fmt.Errorf("%w: a dataset's prompts are sent as given; drop dataset to send synthetic prompts", ErrRepeat)
@@ -85,9 +94,19 @@ func NewRepeat(c harness.Client, o Options, fraction float64) (*RepeatClient, er
 			return b
 		}
 	default:
-		return nil, fmt.Errorf("%w: protocol %q: only kserve-http and openai inputs can be varied", ErrRepeat, o.Protocol)
+		return nil, fmt.Errorf("%w: protocol %q: only kserve-http, kserve-grpc and openai inputs can be varied", ErrRepeat, o.Protocol)
 	}
 	return r, nil
+}
+
+// numbered returns the inputs prefix + u + suffix.
+func numbered(prefix, suffix []byte) func(u uint64) []byte {
+	return func(u uint64) []byte {
+		b := make([]byte, 0, len(prefix)+len(suffix)+20)
+		b = append(b, prefix...)
+		b = strconv.AppendUint(b, u, 10)
+		return append(b, suffix...)
+	}
 }
 
 // splitFirstValue splits a KServe JSON request around the first value of

@@ -3,7 +3,9 @@ package protocol
 import (
 	"context"
 	"net/http"
+	"net"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/fixtures"
@@ -39,41 +41,54 @@ func TestRepeatPick(t *testing.T) {
 }
 
 // Against the reference server's response cache, which counts hits and
-// misses like Triton: 30% repeats give a 30% hit rate, the known answer.
+// misses like Triton: 30% repeats give a 30% hit rate, the known answer,
+// over HTTP and over gRPC.
 func TestRepeatHitsTheCache(t *testing.T) {
-	srv, err := fixtures.NewServer(fixtures.Options{Model: fixtures.ModelSim, Cache: true,
-		SimFixed: 1, SimPerItem: 1})
-	if err != nil {
-		t.Fatal(err)
+	for _, proto := range []string{KServeHTTP, KServeGRPC} {
+		t.Run(proto, func(t *testing.T) {
+			srv, err := fixtures.NewServer(fixtures.Options{Model: fixtures.ModelSim, Cache: true,
+				SimFixed: 1, SimPerItem: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(srv.Handler())
+			lis, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			go srv.ServeGRPC(lis)
+			t.Cleanup(func() { hs.Close(); srv.Close() })
+			o := Options{Protocol: proto, URL: hs.URL, Model: "mlp"}
+			if proto == KServeGRPC {
+				o.URL = lis.Addr().String()
+			}
+			c := newClient(t, o)
+			if _, err := NewRepeat(c, o, 1); err == nil {
+				t.Error("NewRepeat(1) succeeded; every request repeating is a body file")
+			}
+			r, err := NewRepeat(c, o, 0.3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const n = 1000
+			for i := range uint64(n) {
+				if s := r.Do(context.Background(), harness.Hit{Seq: i}); s.Err != "" {
+					t.Fatalf("hit %d: %s", i, s.Err)
+				}
+			}
+			cc, err := telemetry.ScrapeCache(context.Background(), http.DefaultClient, hs.URL+"/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := telemetry.CacheBetween(telemetry.CacheCount{Source: cc.Source}, cc)
+			if cc.Source != "triton" || cc.Hits != 300 || cc.Misses != 700 || got.HitRate != 0.3 {
+				t.Errorf("cache %+v (hit rate %v) after %d requests at 30%% repeats; want triton, 300 hits, 700 misses, 0.3", cc, got.HitRate, n)
+			}
+		})
 	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	o := Options{Protocol: KServeHTTP, URL: hs.URL, Model: "mlp"}
-	c, err := New(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := NewRepeat(c, o, 1); err == nil {
-		t.Error("NewRepeat(1) succeeded; every request repeating is a body file")
-	}
-	r, err := NewRepeat(c, o, 0.3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	const n = 1000
-	for i := range uint64(n) {
-		s := r.Do(context.Background(), harness.Hit{Seq: i})
-		if s.Err != "" {
-			t.Fatalf("hit %d: %s", i, s.Err)
-		}
-	}
-	cc, err := telemetry.ScrapeCache(context.Background(), http.DefaultClient, hs.URL+"/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := telemetry.CacheBetween(telemetry.CacheCount{Source: cc.Source}, cc)
-	if cc.Source != "triton" || cc.Hits != 300 || cc.Misses != 700 || got.HitRate != 0.3 {
-		t.Errorf("cache %+v (hit rate %v) after %d requests at 30%% repeats; want triton, 300 hits, 700 misses, 0.3", cc, got.HitRate, n)
+	// A body file is one input: nothing to vary.
+	o := Options{Protocol: KServeHTTP, Body: []byte(`{"inputs":[{"name":"x","datatype":"FP32","shape":[1],"data":[1]}]}`)}
+	if _, err := NewRepeat(&KServeHTTPClient{body: o.Body}, o, 0.3); err == nil || !strings.Contains(err.Error(), "body file") {
+		t.Errorf("repeat with a body: %v", err)
 	}
 }
