@@ -2,8 +2,8 @@ package protocol
 
 import (
 	"context"
-	"net/http"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
