@@ -35,7 +35,7 @@ func TestClassify(t *testing.T) {
 			name: "40 ms of work with a tail",
 			in:   ClassifyInput{NoGPU: true, ClientP50Ms: 40, ClientP99Ms: 71, TargetMeasured: true, TargetCPUCores: 0.5, TargetCores: 2},
 			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
-				"no GPU", "target CPU 0.50 of 2 cores", "server metrics not scraped"}},
+				"no GPU", "target CPU 0.50 of 2 cores: below the 85% that would make it compute-bound on the CPU", "server metrics not scraped"}},
 		},
 		{
 			name: "compute-bound",

@@ -78,6 +78,16 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 		if !set["cost-per-hour"] && !set["cost-per-instance-hour"] {
 			*cost = cfg.Capacity.CostPerInstanceHour
 		}
+		// capacity.traffic is relative to the config file.
+		if !set["traffic"] && cfg.Capacity.Traffic != "" {
+			*traffic = cfg.TrafficPath()
+		}
+		if d := cfg.Capacity.LeadTime; !set["lead-time"] && d != nil {
+			*lead = d.D()
+		}
+		if d := cfg.Capacity.ScaleInAfter; !set["scale-in-after"] && d != nil {
+			*after = d.D()
+		}
 	}
 	in := sizing.Input{PeakQPS: *peak, Headroom: *head, CostPerInstanceHour: *cost,
 		LeadTime: windowFlag(*lead), ScaleInAfter: windowFlag(*after)}

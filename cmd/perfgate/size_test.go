@@ -116,6 +116,15 @@ func TestCmdSizeTraffic(t *testing.T) {
 	if err := os.WriteFile(curve, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	conf := filepath.Join(dir, "perfgate.yaml")
+	if err := os.WriteFile(conf, []byte(`version: 1
+slo: {p99: 50ms}
+capacity: {headroom: 1, cost_per_instance_hour: 2, traffic: curve.csv, lead_time: 0s}
+scenarios:
+  - {name: svc, layer: service, url: "http://127.0.0.1:1/", load: {mode: sweep}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(dir, "bad.csv")
 	if err := os.WriteFile(bad, []byte("timestamp,qps\n2026-11-30T00:00:00Z,fast\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -132,6 +141,8 @@ func TestCmdSizeTraffic(t *testing.T) {
 		{"schedule", []string{"--result", good, "--traffic", curve, "--headroom", "1", "--cost-per-hour", "2"}, 0,
 			"$114.00 per day scheduled vs $192.00 flat (−$78.00)", ""},
 		{"json", []string{"--result", good, "--traffic", curve, "--headroom", "1", "--cost-per-hour", "2", "--format", "json"}, 0, `"cost_per_day": 114`, ""},
+		// The config's curve, no lead time: 1 × 9 h + 4 × 10 h (09–19) + 1 × 5 h = 54 × $2.
+		{"config", []string{"--config", conf, "--result", good}, 0, "$108.00 per day scheduled vs $192.00 flat", ""},
 		{"keda", []string{"--result", good, "--traffic", curve, "--emit", "keda", "--headroom", "1"}, 0, "kind: ScaledObject", ""},
 		{"hpa", []string{"--result", good, "--peak-qps", "100", "--emit", "hpa"}, 0, "kind: HorizontalPodAutoscaler", ""},
 		{"keda without curve", []string{"--result", good, "--peak-qps", "100", "--emit", "keda"}, exitUsage, "", "--emit keda needs --traffic"},
