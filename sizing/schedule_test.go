@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,6 +155,27 @@ func TestSchedulePrometheus(t *testing.T) {
 	// Not daily: the cron triggers name the date.
 	if got := so.Spec.Triggers[0].Metadata["start"]; got != "30 1 30 11 *" {
 		t.Errorf("first cron start %q, want \"30 1 30 11 *\"", got)
+	}
+}
+
+// A range query from midnight to midnight holds both ends: the closing
+// sample is the next day's first, folded in, and the curve is daily.
+func TestReadTrafficClosedDay(t *testing.T) {
+	var b strings.Builder
+	for h := 0; h <= 24; h++ {
+		q := 100
+		if h == 24 {
+			q = 150 // the next midnight, busier
+		}
+		b.WriteString(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC).Add(time.Duration(h) * time.Hour).Format(time.RFC3339))
+		b.WriteString("," + strconv.Itoa(q) + "\n")
+	}
+	c, err := ReadTraffic("day.csv", strings.NewReader(b.String()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Points) != 24 || !c.Daily() || c.Points[0].QPS != 150 {
+		t.Errorf("%d points, daily %v, first %v; want 24, daily, 150", len(c.Points), c.Daily(), c.Points[0].QPS)
 	}
 }
 

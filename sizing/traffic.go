@@ -193,10 +193,18 @@ func readPromJSON(name string, b []byte) (*Curve, error) {
 	return c, nil
 }
 
-// finish checks the curve and sets its step.
+// finish checks the curve and sets its step. A curve whose last point
+// lies exactly one day after its first (a range query from midnight to
+// midnight includes both ends) is one day plus the next day's first
+// sample: that sample is folded into the first (the higher rate kept),
+// so the curve is daily.
 func (c *Curve) finish() error {
 	if len(c.Points) < 2 {
 		return fmt.Errorf("traffic %s: %w: %d points, want at least 2", c.Source, ErrBadTraffic, len(c.Points))
+	}
+	if n := len(c.Points); n >= 3 && c.Points[n-1].At.Sub(c.Points[0].At) == 24*time.Hour {
+		c.Points[0].QPS = max(c.Points[0].QPS, c.Points[n-1].QPS)
+		c.Points = c.Points[:n-1]
 	}
 	c.Step = 0
 	for i := 1; i < len(c.Points); i++ {
