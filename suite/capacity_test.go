@@ -34,6 +34,36 @@ func TestReferenceServer(t *testing.T) {
 	t.Run("partition", func(t *testing.T) { testPartitionOnCPU(t, bin) })
 }
 
+// A started target that serves no /metrics: the result says the default
+// probe found nothing, and why.
+func TestMetricsNotFound(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "target")
+	if out, err := exec.Command("go", "build", "-o", bin, "../harness/testdata/target").CombinedOutput(); err != nil {
+		t.Fatalf("building the test target: %v\n%s", err, out)
+	}
+	cfg := parse(t, `version: 1
+targets:
+  svc:
+    command: ["{perfgate}", "--port", "{port}"]
+    ready: "http://127.0.0.1:{port}/ready"
+    ready_timeout: 20s
+scenarios:
+  - name: plain
+    layer: system
+    target: svc
+    path: /env?name=X
+    load: {mode: concurrency, concurrency: 1, duration: 200ms, warmup: 0s, trials: 1}
+`)
+	outs, err := Run(context.Background(), cfg, Options{Self: bin})
+	if err != nil || outs[0].Err != nil {
+		t.Fatalf("run: %v, %v", err, outs[0].Err)
+	}
+	m := outs[0].Result.Metrics
+	if m == nil || m.Origin != "default" || m.Found || !strings.Contains(m.Why, "404") {
+		t.Errorf("metrics probe %+v; want default, not found, with the 404 as the reason", m)
+	}
+}
+
 // refTarget is the reference server as a started target, without a
 // metrics: key (so /metrics is probed by default).
 const refTarget = `version: 1
