@@ -79,7 +79,7 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 
 // SimulatedHeader is the response header with which a target declares that
 // its timing is simulated (the reference server's --model sim and its
-// tiny-llm): such a result is marked Simulated and every report says so.
+// sim-llm): such a result is marked Simulated and every report says so.
 const SimulatedHeader = "X-Perfgate-Simulated"
 
 // simulated asks the target's model endpoint whether its timing is
@@ -90,7 +90,7 @@ func simulated(ctx context.Context, httpBase, protocol, model string) bool {
 	case "kserve-http", "kserve-grpc":
 		path = "/v2/models/" + url.PathEscape(model)
 	case "openai":
-		path = "/v1/models"
+		path = "/v1/models/" + url.PathEscape(model)
 	default:
 		return false
 	}

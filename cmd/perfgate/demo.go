@@ -25,6 +25,8 @@ var demoPairs = []struct{ layer, base, cand string }{
 	{"model: fp32 → int8", "model-fp32", "model-int8"},
 	{"service: batching off → on", "service-batch1", "service-batch32"},
 	{"system: JSON/HTTP → protobuf/gRPC", "system-json-http", "system-protobuf-grpc"},
+	{"LLM model: fp32 → int8", "llm-fp32", "llm-int8"},
+	{"LLM service: continuous batching off → on", "llm-batching-off", "llm-batching-on"},
 }
 
 // cmdDemo is `perfgate demo`: the embedded default. It starts the

@@ -105,8 +105,12 @@
 // model mlp (--model mlp: a real MLP on the CPU; large: an image-sized
 // input where serialization dominates; sim: a declared, deterministic cost
 // model whose every response says it is simulated), and OpenAI-compatible
-// streaming for tiny-llm (continuous batching; its timing is simulated and
-// says so), with Prometheus /metrics under Triton's and vLLM's names.
+// streaming for two models: tiny-llm, a real decoder-only transformer
+// computed on the CPU (--precision int8 quantizes its weights), and sim-llm,
+// a cost model whose responses say they are simulated; both with continuous
+// batching (--max-num-seqs; 1 turns it off) and tiny-llm with chunked
+// prefill (--max-num-batched-tokens). Prometheus /metrics uses Triton's and
+// vLLM's names.
 // Layers: --precision fp32|int8 (model), --max-batch and --batch-window
 // (Triton-style dynamic batching), --instances, --queue (rejects with 429 /
 // RESOURCE_EXHAUSTED when full), --cache (exact-match response cache). Every

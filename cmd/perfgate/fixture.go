@@ -37,12 +37,14 @@ func cmdFixture(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.Codec, "codec", d.Codec, "HTTP infer body when Content-Type does not say: json or protobuf")
 	fs.DurationVar(&o.SimFixed, "sim-fixed", d.SimFixed, "sim model: fixed cost per batch")
 	fs.DurationVar(&o.SimPerItem, "sim-per-item", d.SimPerItem, "sim model: cost per item in a batch")
-	fs.Float64Var(&o.Int8Factor, "int8-factor", d.Int8Factor, "sim model and LLM: cost factor in int8")
-	fs.IntVar(&o.LLMMaxSeqs, "llm-max-seqs", d.LLMMaxSeqs, "tiny-llm: most sequences decoded together")
-	fs.DurationVar(&o.LLMStep, "llm-step", d.LLMStep, "tiny-llm: fixed cost of a decode step")
-	fs.DurationVar(&o.LLMStepPerSeq, "llm-step-per-seq", d.LLMStepPerSeq, "tiny-llm: step cost per running sequence")
-	fs.DurationVar(&o.LLMPrefillPerToken, "llm-prefill-per-token", d.LLMPrefillPerToken, "tiny-llm: prefill cost per prompt token")
-	fs.IntVar(&o.LLMMaxTokens, "llm-max-tokens", d.LLMMaxTokens, "tiny-llm: completion length when a request gives no max_tokens")
+	fs.Float64Var(&o.Int8Factor, "int8-factor", d.Int8Factor, "sim model and sim-llm: cost factor in int8")
+	fs.IntVar(&o.LLMMaxSeqs, "max-num-seqs", d.LLMMaxSeqs, "tiny-llm and sim-llm: most sequences decoded together (1: continuous batching off)")
+	fs.IntVar(&o.LLMMaxSeqs, "llm-max-seqs", d.LLMMaxSeqs, "the same as --max-num-seqs")
+	fs.IntVar(&o.LLMMaxBatchedTokens, "max-num-batched-tokens", 0, "tiny-llm: most tokens one step computes, prompts prefilled in chunks (0: no bound, no chunking)")
+	fs.DurationVar(&o.LLMStep, "llm-step", d.LLMStep, "sim-llm: fixed cost of a decode step")
+	fs.DurationVar(&o.LLMStepPerSeq, "llm-step-per-seq", d.LLMStepPerSeq, "sim-llm: step cost per running sequence")
+	fs.DurationVar(&o.LLMPrefillPerToken, "llm-prefill-per-token", d.LLMPrefillPerToken, "sim-llm: prefill cost per prompt token")
+	fs.IntVar(&o.LLMMaxTokens, "llm-max-tokens", d.LLMMaxTokens, "tiny-llm and sim-llm: completion length when a request gives no max_tokens")
 	// Every flag may also come from FIXTURE_<NAME> in the environment (a
 	// scenario's env variant, e.g. FIXTURE_PRECISION=int8); flags win.
 	var envErr error
@@ -89,9 +91,9 @@ func cmdFixture(ctx context.Context, e *env, args []string) error {
 	if srv.Simulated() {
 		sim = " simulated=true"
 	}
-	fmt.Fprintf(e.stdout, "perfgate fixture: ready http=http://%s grpc=%s model=%s precision=%s max_batch=%d batch_window=%s instances=%d%s\n",
+	fmt.Fprintf(e.stdout, "perfgate fixture: ready http=http://%s grpc=%s model=%s precision=%s max_batch=%d batch_window=%s instances=%d max_num_seqs=%d max_num_batched_tokens=%d%s\n",
 		hl.Addr(), grpcShown, srv.ModelName(), srv.Options().Precision, srv.Options().MaxBatch,
-		srv.Options().BatchWindow, srv.Options().Instances, sim)
+		srv.Options().BatchWindow, srv.Options().Instances, srv.Options().LLMMaxSeqs, srv.Options().LLMMaxBatchedTokens, sim)
 	if err := srv.Serve(ctx, hl, gl); err != nil {
 		return withCode(exitRunFailed, err)
 	}
