@@ -26,7 +26,7 @@ var demoPairs = []struct{ layer, base, cand string }{
 	{"service: batching off → on", "service-batch1", "service-batch32"},
 	{"system: JSON/HTTP → protobuf/gRPC", "system-json-http", "system-protobuf-grpc"},
 	{"LLM model: fp32 → int8", "llm-fp32", "llm-int8"},
-	{"LLM service: continuous batching off → on", "llm-batching-off", "llm-int8"},
+	{"LLM service: continuous batching off → on", "llm-batching-off", "llm-batching-on"},
 }
 
 // cmdDemo is `perfgate demo`: the embedded default. It starts the
@@ -85,9 +85,6 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		// Compare the two variants as one scenario, named for the change.
 		bb, cc := *b, *c
 		bb.Scenario, cc.Scenario = p.layer, p.layer
-		// A pair belongs to its baseline variant's layer: a candidate may
-		// be shared by pairs of two layers (llm-int8).
-		cc.Layer = bb.Layer
 		base, cand = append(base, &bb), append(cand, &cc)
 	}
 	if len(cand) > 0 {
