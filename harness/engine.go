@@ -195,12 +195,18 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	} else {
 		e.closedLoop(loadCtx, reqCtx, samples)
 	}
-	// Wait for in-flight requests, at most Drain, then abandon them.
+	// Wait for in-flight requests, at most Drain past the end of the last
+	// window, then abandon them. The closed loop's workers return only at
+	// the end, so the drain must be counted from there, not from now: a
+	// drain counted from the launch of the workers cancelled every request
+	// of a run longer than it, mid-run.
 	waitDone := make(chan struct{})
 	go func() { e.workers.Wait(); close(waitDone) }()
+	drain := time.NewTimer(max(time.Until(end), 0) + o.Drain)
+	defer drain.Stop()
 	select {
 	case <-waitDone:
-	case <-time.After(o.Drain):
+	case <-drain.C:
 		cancelReqs()
 		<-waitDone
 	case <-ctx.Done():

@@ -55,7 +55,7 @@ type recorder struct {
 	trialDur     time.Duration
 	windows      []*window
 	done, errs   atomic.Int64
-	canceled     int64
+	canceled     int64 // outstanding at the end, counted as timeouts
 	warmup       int64
 	mu           sync.Mutex // guards stats (written by the clock goroutine)
 	stats        []trialStats
@@ -97,10 +97,12 @@ func (r *recorder) consume(in <-chan Sample) {
 
 func (r *recorder) add(s *Sample) {
 	if s.Class == ErrCanceled {
-		// Abandoned at the end of an interrupted run: neither a success nor a
-		// server error.
+		// Still outstanding when the run ended (the drain ran out, or the
+		// run was interrupted): the target never answered in time, so it
+		// is a timeout in the window of its intended send, never dropped.
 		r.canceled++
-		return
+		s.Class = ErrTimeout
+		s.Err = "still outstanding when the run ended: abandoned after the drain"
 	}
 	r.done.Add(1)
 	if !s.OK() {
@@ -287,6 +289,9 @@ func (r *recorder) result() *result.Result {
 		// The summary's histograms are the trials' merged: kept per trial only.
 		res.LLM.TTFTHistogram, res.LLM.TPOTHistogram = "", ""
 		res.LLM.ITLHistogram, res.LLM.E2EHistogram = "", ""
+	}
+	if r.canceled > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d requests were still outstanding when the run ended: each is counted as a timeout in the window it was due in", r.canceled))
 	}
 	if r.warmup == 0 && r.o.Warmup > 0 {
 		res.Warnings = append(res.Warnings, "no request completed during the warm-up")
