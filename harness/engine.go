@@ -31,6 +31,24 @@ const (
 // target cannot make perfgate open connections without end.
 const DefaultMaxConns = 4096
 
+// PoolSize is the connection pool a load needs when the user gave no cap
+// (connections 0): the concurrency in closed loop, so that every worker
+// has a connection of its own, and DefaultMaxConns in open loop (or the
+// concurrency, if larger). Pools open connections lazily, so an open loop
+// opens only as many as its requests keep busy at once: the pool is sized
+// by the load. A user's cap is returned as given; one below a closed
+// loop's concurrency makes requests queue inside perfgate, which Run
+// warns about and measures (Sample.Wait, MaxWaitShare).
+func PoolSize(mode string, concurrency, connections int) int {
+	if connections > 0 {
+		return connections
+	}
+	if mode == ModeConcurrency {
+		return max(concurrency, 1)
+	}
+	return max(DefaultMaxConns, concurrency)
+}
+
 // TrialObserver samples telemetry around each measurement window. The
 // engine calls BeginTrial when trial i's window opens and EndTrial when it
 // closes, from one goroutine.
@@ -61,6 +79,8 @@ type Options struct {
 	Duration time.Duration
 	Trials   int
 	// MaxConns caps concurrent requests in open loop (default DefaultMaxConns).
+	// It should be the client's connection pool too (see PoolSize); in
+	// closed loop a cap below Concurrency gets a warning.
 	MaxConns int
 	// MaxRequests bounds the number of requests sent (0: bounded by time
 	// only, plus a safety cap of 50 million).
@@ -149,6 +169,11 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	var capWarning string
+	if o.Mode == ModeConcurrency && o.MaxConns > 0 && o.MaxConns < o.Concurrency {
+		capWarning = fmt.Sprintf("connections %d is below concurrency %d: %d requests at a time wait inside perfgate for a connection; the wait is measured (conn_wait_*) and a trial where it exceeds %.0f%% of latency is invalid",
+			o.MaxConns, o.Concurrency, o.Concurrency-o.MaxConns, 100*MaxWaitShare)
+	}
 	if o.MaxConns <= 0 {
 		o.MaxConns = DefaultMaxConns
 	}
@@ -219,6 +244,9 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	<-recDone
 
 	res := rec.result()
+	if capWarning != "" {
+		res.Warnings = append([]string{capWarning}, res.Warnings...)
+	}
 	res.Schema = result.Schema
 	res.StartedAt = start.UTC()
 	res.Load = result.Load{
@@ -368,6 +396,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	defer tick.Stop()
 	trial := -1 // -1: warm-up
 	cpu0, wall0 := cpuTime(), time.Now()
+	sched0 := readSched()
 	lastProgress := time.Time{}
 	report := func(now time.Time, phase string, done bool) {
 		if o.Progress == nil {
@@ -380,6 +409,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	closeTrial := func(now time.Time) {
 		cpu := cpuTime()
 		st := trialStats{cpuCores: (cpu - cpu0).Seconds() / now.Sub(wall0).Seconds()}
+		st.schedP99, _ = schedP99Since(sched0)
 		st.exhausted = e.exhausted.Swap(0)
 		if o.Observer != nil {
 			st.telemetry = o.Observer.EndTrial(trial)
@@ -390,6 +420,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	openTrial := func(now time.Time, i int) {
 		trial = i
 		cpu0, wall0 = cpuTime(), now
+		sched0 = readSched()
 		e.exhausted.Store(0)
 		if o.Observer != nil {
 			o.Observer.BeginTrial(i)

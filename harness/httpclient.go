@@ -108,8 +108,9 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 // Do implements Client.
 func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 	if c.lean != nil {
-		s := Sample{Start: time.Now()}
-		code, err := c.lean.Do(ctx, h.Payload)
+		t0 := time.Now()
+		code, wait, err := c.lean.DoWait(ctx, h.Payload)
+		s := Sample{Start: t0.Add(wait), Wait: wait}
 		s.End, s.Code = time.Now(), code
 		switch {
 		case err != nil:
@@ -143,9 +144,12 @@ func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 			req.Header.Set("Content-Type", "application/json")
 		}
 	}
-	req = req.WithContext(ctx)
+	var cw ConnWait
+	req = req.WithContext(cw.WithConnWait(ctx))
 	s := Sample{Start: time.Now()}
 	resp, err := c.client.Do(req)
+	s.Wait = cw.Wait()
+	s.Start = s.Start.Add(s.Wait)
 	if err != nil {
 		s.End = time.Now()
 		s.Class, s.Err = ClassifyError(ctx, err), err.Error()

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/perfgate/perfgate/harness"
 )
 
 // netPoster sends a fixed POST with net/http: the https path of the KServe
@@ -32,24 +34,25 @@ func newNetPoster(url string, headers map[string]string, body []byte, timeout ti
 	}}
 }
 
-// DoAppend implements poster.
-func (p *netPoster) DoAppend(ctx context.Context, body, dst []byte) (int, []byte, error) {
+// DoAppendWait implements poster.
+func (p *netPoster) DoAppendWait(ctx context.Context, body, dst []byte) (int, []byte, time.Duration, error) {
 	if body == nil {
 		body = p.body
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	var cw harness.ConnWait
+	req, err := http.NewRequestWithContext(cw.WithConnWait(ctx), http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
-		return 0, dst, err
+		return 0, dst, 0, err
 	}
 	req.Header = p.headers.Clone()
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return 0, dst, err
+		return 0, dst, cw.Wait(), err
 	}
 	defer resp.Body.Close()
 	buf := bytes.NewBuffer(dst)
 	_, err = io.Copy(buf, resp.Body)
-	return resp.StatusCode, buf.Bytes(), err
+	return resp.StatusCode, buf.Bytes(), cw.Wait(), err
 }
 
 // Close implements poster.
