@@ -34,8 +34,8 @@ const (
 	// records are late by more than the figures can bear. With the
 	// generator busy (BusyCPUShare of its cores or more) the trial is
 	// generator-bound and the run invalid; with the generator mostly idle
-	// the cores were taken by other processes and the trial gets a
-	// warning (the host was busy).
+	// the cores were taken by other processes and the trial is invalid
+	// (the machine was busy) but not generator-bound.
 	MaxSchedP99 = 5 * time.Millisecond
 	// BusyCPUShare is the share of its cores above which a generator
 	// whose goroutines queue is the cause of its own delays.
@@ -380,8 +380,11 @@ func (r *recorder) judge(i int, t *result.Trial, st trialStats, res *result.Resu
 		invalid(true, "the generator could not keep up: its goroutines waited %.1f ms at P99 to run (limit %v) while it used %.2f of %.0f cores, so its timestamps are late; give it more cores or split the load (--generator I/N)",
 			float64(st.schedP99)/float64(time.Millisecond), MaxSchedP99, st.cpuCores, cores)
 	case st.set && st.schedP99 > MaxSchedP99:
-		res.Warnings = append(res.Warnings, fmt.Sprintf("trial %d: the generator's goroutines waited %.1f ms at P99 to run while it used only %.2f of %.0f cores: other processes took its CPU (is the machine busy?)",
-			i+1, float64(st.schedP99)/float64(time.Millisecond), st.cpuCores, cores))
+		// The timestamps are as late as when the generator was the cause,
+		// but the target is not to blame either: the trial is flagged,
+		// not generator-bound.
+		invalid(false, "the machine was busy: the generator's goroutines waited %.1f ms at P99 to run (limit %v) while it used only %.2f of %.0f cores, so its timestamps are late",
+			float64(st.schedP99)/float64(time.Millisecond), MaxSchedP99, st.cpuCores, cores)
 	}
 	switch {
 	case st.exhausted > 0:
