@@ -41,6 +41,7 @@ func TestClosedLoopHoldsConcurrency(t *testing.T) {
 	sse := httptest.NewServer(stub)
 	t.Cleanup(sse.Close)
 	ks, _ := kserveServer(t, &kserveHandler{delay: 100 * time.Millisecond})
+	grpcAddr, _ := startGRPC(t, &grpcServer{delay: 100 * time.Millisecond})
 	tests := []struct {
 		name string
 		o    Options
@@ -50,6 +51,8 @@ func TestClosedLoopHoldsConcurrency(t *testing.T) {
 		{"openai stream", Options{Protocol: OpenAI, URL: sse.URL, Model: "stub", MaxTokens: 10}, 190 * time.Millisecond},
 		{"kserve-http", Options{Protocol: KServeHTTP, URL: ks.URL, Model: "mlp"}, 100 * time.Millisecond},
 		{"kserve-http net/http", Options{Protocol: KServeHTTP, URL: ks.URL, Model: "mlp", StdHTTP: true}, 100 * time.Millisecond},
+		// Streams multiplexed over DefaultGRPCConns HTTP/2 connections.
+		{"kserve-grpc", Options{Protocol: KServeGRPC, URL: grpcAddr, Model: "mlp"}, 100 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
