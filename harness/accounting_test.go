@@ -180,3 +180,27 @@ func TestSweepCountsHungRequests(t *testing.T) {
 		t.Errorf("SearchKnee() found a knee at %.1f rps against a target that hangs 10%% of requests", c.MaxQPS)
 	}
 }
+
+// An open loop of long requests keeps its schedule: rate × duration in
+// flight. The dispatcher used to start a worker only when every worker was
+// counted inside a request, and a worker just started was not yet: the
+// next hit then waited for a request to finish, so 2 s streams at 200/s
+// ran a handful at a time, seconds late. Poisson arrivals bring the
+// bursts that hit that window.
+func TestOpenLoopLongRequestsKeepSchedule(t *testing.T) {
+	const rate, delay = 200, 300 * time.Millisecond
+	srv := hangServer(t, delay, 0)
+	res, err := Run(context.Background(), Options{Client: newHTTP(t, srv.URL), Mode: ModeRate, Rate: rate,
+		Arrival: ArrivalPoisson, Seed: 1, Warmup: 500 * time.Millisecond, Duration: time.Second, Trials: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary
+	want := rate * delay.Seconds() // Little's Law: 60 in flight
+	if s.InFlightMean < 0.7*want {
+		t.Errorf("in-flight mean %.1f, want about %.0f (rate × latency): the open loop fell behind its schedule (lag P99 %.1f ms)", s.InFlightMean, want, s.LagP99Ms)
+	}
+	if s.AchievedRPS < 0.8*rate {
+		t.Errorf("achieved %.1f rps of %d offered", s.AchievedRPS, rate)
+	}
+}

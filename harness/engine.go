@@ -306,11 +306,36 @@ func (e *engine) do(ctx context.Context, h Hit, out chan<- Sample) {
 func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule, out chan<- Sample) {
 	work := make(chan Hit)
 	defer close(work)
+	// idle counts workers that have finished their request and are (or are
+	// about to be) waiting on work. Workers increment it, only the
+	// dispatcher decrements it, when it claims one of them for a hit: a
+	// claimed worker is certain to receive soon, so the dispatcher never
+	// blocks on a worker that is still inside a request. (Counting workers
+	// "inside a request" instead raced with a worker just started, not yet
+	// counted: the next hit then waited for a request to finish, which
+	// for 2 s streams held an open loop to a few streams.)
+	var idle atomic.Int64
 	worker := func(first Hit) {
 		defer e.workers.Done()
 		e.do(reqCtx, first, out)
-		for h := range work {
+		for {
+			idle.Add(1)
+			h, ok := <-work
+			if !ok {
+				return
+			}
 			e.do(reqCtx, h, out)
+		}
+	}
+	claim := func() bool {
+		for {
+			v := idle.Load()
+			if v <= 0 {
+				return false
+			}
+			if idle.CompareAndSwap(v, v-1) {
+				return true
+			}
 		}
 	}
 	timer := time.NewTimer(time.Hour)
@@ -336,23 +361,25 @@ func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule, out chan<
 		}
 		h := Hit{Seq: seq, Intended: due, Payload: payload}
 		e.sent.Add(1)
-		select {
-		case work <- h:
-			continue
-		default:
-		}
-		// No worker is waiting. Start one only when every worker is inside
-		// a request: one that is between requests (recording, looping)
-		// will take the hit in a moment, and starting workers for those
-		// would open connections a starved generator does not need.
-		if n := e.nworkers.Load(); e.inFlight.Load() >= n {
-			if n < int64(e.o.MaxConns) {
+		if !claim() {
+			// Every worker is inside a request: start one, up to the cap.
+			if n := e.nworkers.Load(); n < int64(e.o.MaxConns) {
 				e.nworkers.Add(1)
 				e.workers.Add(1)
 				go worker(h)
 				continue
 			}
+			// At the cap: wait for the first worker to finish (the wait
+			// shows in latency, counted from the intended time) and take
+			// the idle count it added.
 			e.exhausted.Add(1)
+			select {
+			case work <- h:
+				idle.Add(-1)
+			case <-ctx.Done():
+				return
+			}
+			continue
 		}
 		select {
 		case work <- h:
