@@ -8,52 +8,48 @@ import (
 )
 
 // ConnWait measures, for one net/http request, how long it waited inside
-// the client for a connection: from asking the transport for one (GetConn)
-// to getting it (GotConn), less the time spent dialling a new one
-// (ConnectStart to ConnectDone), which is the target's cost. What is left
-// is the queue behind a full pool (Transport.MaxConnsPerHost): time inside
-// perfgate, never the server's. Use one ConnWait per request.
+// the client for a connection slot: from asking the transport for one
+// (GetConn) until a dial was started for it (ConnectStart) or, when none
+// was, until it got an idle one (GotConn). A dial is the target's cost (and
+// a connection freed while it ran is taken at once), so it is never wait;
+// what is left is the queue behind a full pool (Transport.MaxConnsPerHost):
+// time inside perfgate, never the server's. Use one ConnWait per request.
 type ConnWait struct {
 	// The trace's hooks may run on the transport's dialling goroutine,
 	// possibly after the request got another connection.
-	mu                  sync.Mutex
-	get, got, dialStart time.Time
-	dial                time.Duration
+	mu             sync.Mutex
+	get, got, dial time.Time
 }
 
 // WithConnWait returns ctx carrying a client trace that fills w.
 func (w *ConnWait) WithConnWait(ctx context.Context) context.Context {
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GetConn:      func(string) { w.set(&w.get) },
-		GotConn:      func(httptrace.GotConnInfo) { w.set(&w.got) },
-		ConnectStart: func(string, string) { w.set(&w.dialStart) },
-		ConnectDone: func(string, string, error) {
+		GetConn: func(string) { w.set(&w.get) },
+		GotConn: func(httptrace.GotConnInfo) { w.set(&w.got) },
+		ConnectStart: func(string, string) {
+			now := time.Now()
 			w.mu.Lock()
-			if !w.dialStart.IsZero() && w.got.IsZero() {
-				w.dial += time.Since(w.dialStart)
+			if w.dial.IsZero() && w.got.IsZero() {
+				w.dial = now
 			}
 			w.mu.Unlock()
 		},
 	})
 }
 
-// Wait returns the time waited for a connection, excluding dials; zero
-// when the request never asked for or never got one.
+// Wait returns the time waited for a connection slot; zero when the
+// request never asked for or never got a connection.
 func (w *ConnWait) Wait() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.get.IsZero() || w.got.IsZero() {
 		return 0
 	}
-	return max(w.got.Sub(w.get)-w.dial, 0)
-}
-
-// Got returns when the request got its connection (zero if it did not):
-// the moment it could actually be sent.
-func (w *ConnWait) Got() time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.got
+	end := w.got
+	if !w.dial.IsZero() && w.dial.Before(end) {
+		end = w.dial
+	}
+	return max(end.Sub(w.get), 0)
 }
 
 func (w *ConnWait) set(t *time.Time) {
