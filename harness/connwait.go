@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,3 +59,20 @@ func (w *ConnWait) set(t *time.Time) {
 	*t = now
 	w.mu.Unlock()
 }
+
+// PoolCount counts the requests of one client that hold or seek one of its
+// Max connections. Only a request that finds them all taken can queue for
+// one; for the others, a gap between asking for a connection and the dial
+// starting is the transport's goroutines waiting to run (a starved
+// generator, measured apart as its scheduling delay), not a queue, and
+// Sample.Wait stays zero.
+type PoolCount struct {
+	Max int64
+	n   atomic.Int64
+}
+
+// Enter counts a request in and reports whether the pool was full.
+func (p *PoolCount) Enter() (full bool) { return p.n.Add(1) > p.Max }
+
+// Leave counts a request out, once its connection is released.
+func (p *PoolCount) Leave() { p.n.Add(-1) }

@@ -45,6 +45,7 @@ type HTTPClient struct {
 	url    *url.URL
 	client *http.Client
 	tr     *http.Transport
+	pool   *PoolCount
 	// lean is the h1 client, when used: one pre-built request written per
 	// hit and the response parsed in place, with no allocation per request.
 	lean *h1.Client
@@ -102,7 +103,7 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 			return http.ErrUseLastResponse
 		},
 	}
-	return &HTTPClient{o: o, url: u, client: c, tr: tr}, nil
+	return &HTTPClient{o: o, url: u, client: c, tr: tr, pool: &PoolCount{Max: int64(o.MaxConns)}}, nil
 }
 
 // Do implements Client.
@@ -146,10 +147,14 @@ func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 	}
 	var cw ConnWait
 	req = req.WithContext(cw.WithConnWait(ctx))
+	full := c.pool.Enter()
+	defer c.pool.Leave()
 	s := Sample{Start: time.Now()}
 	resp, err := c.client.Do(req)
-	s.Wait = cw.Wait()
-	s.Start = s.Start.Add(s.Wait)
+	if full {
+		s.Wait = cw.Wait()
+		s.Start = s.Start.Add(s.Wait)
+	}
 	if err != nil {
 		s.End = time.Now()
 		s.Class, s.Err = ClassifyError(ctx, err), err.Error()

@@ -377,7 +377,7 @@ func (r *recorder) judge(i int, t *result.Trial, st trialStats, res *result.Resu
 	case st.set && st.cpuCores >= SaturatedCPUShare*cores:
 		invalid(true, "the generator was saturated: it used %.2f of %.0f cores", st.cpuCores, cores)
 	case st.set && st.schedP99 > MaxSchedP99 && st.cpuCores >= BusyCPUShare*cores:
-		invalid(true, "the generator could not keep up: its goroutines waited %.1f ms at P99 to run (limit %v) while it used %.2f of %.0f cores, so its timestamps are late; give it more cores or split the load (--generator I/N)",
+		invalid(true, "the generator could not keep up: its goroutines waited %.1f ms at P99 to run (limit %v) while it used %.2f of %.0f cores, so its timestamps are late; give it more cores or split the load over more generators",
 			float64(st.schedP99)/float64(time.Millisecond), MaxSchedP99, st.cpuCores, cores)
 	case st.set && st.schedP99 > MaxSchedP99:
 		// The timestamps are as late as when the generator was the cause,

@@ -19,6 +19,7 @@ type netPoster struct {
 	body    []byte
 	client  *http.Client
 	tr      *http.Transport
+	pool    *harness.PoolCount
 }
 
 func newNetPoster(url string, headers map[string]string, body []byte, timeout time.Duration, maxConns int, tlsConf *tls.Config) *netPoster {
@@ -28,7 +29,7 @@ func newNetPoster(url string, headers map[string]string, body []byte, timeout ti
 	}
 	tr := &http.Transport{Proxy: nil, MaxIdleConns: maxConns, MaxIdleConnsPerHost: maxConns,
 		MaxConnsPerHost: maxConns, IdleConnTimeout: 90 * time.Second, DisableCompression: true, TLSClientConfig: tlsConf}
-	return &netPoster{url: url, headers: h, body: body, tr: tr, client: &http.Client{
+	return &netPoster{url: url, headers: h, body: body, tr: tr, pool: &harness.PoolCount{Max: int64(maxConns)}, client: &http.Client{
 		Transport: tr, Timeout: timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
@@ -45,14 +46,22 @@ func (p *netPoster) DoAppendWait(ctx context.Context, body, dst []byte) (int, []
 		return 0, dst, 0, err
 	}
 	req.Header = p.headers.Clone()
+	full := p.pool.Enter()
+	defer p.pool.Leave()
+	wait := func() time.Duration {
+		if !full {
+			return 0
+		}
+		return cw.Wait()
+	}
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return 0, dst, cw.Wait(), err
+		return 0, dst, wait(), err
 	}
 	defer resp.Body.Close()
 	buf := bytes.NewBuffer(dst)
 	_, err = io.Copy(buf, resp.Body)
-	return resp.StatusCode, buf.Bytes(), cw.Wait(), err
+	return resp.StatusCode, buf.Bytes(), wait(), err
 }
 
 // Close implements poster.
