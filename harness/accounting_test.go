@@ -131,8 +131,11 @@ func TestClosedLoopLongerThanDrainHoldsConcurrency(t *testing.T) {
 	if n := len(sc.intended); n > 110 {
 		t.Errorf("%d requests sent in 1.3 s by %d workers of 50 ms requests, want at most 104: the loop spun", n, c)
 	}
+	// Between two requests a worker records and loops: on a loaded
+	// machine that takes a few ms of its 50, hence the loose bound (the
+	// spin left 0.6 and 0).
 	for i, tr := range res.Trials {
-		if tr.InFlightMean < 0.9*c {
+		if tr.InFlightMean < 0.75*c {
 			t.Errorf("trial %d: in-flight mean %.2f, want about %d", i+1, tr.InFlightMean, c)
 		}
 	}
