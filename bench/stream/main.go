@@ -92,8 +92,9 @@ func run(args []string, out io.Writer) error {
 	e2e := truth.E2E(*tokens)
 	fmt.Fprintf(out, "server %s: TTFT %v, TPOT %v, %d tokens (%.2f s a stream); perfgate %s, --duration %v --warmup %v, gen cpu %q, GOMAXPROCS %d\n",
 		addr, *ttft, *tpot, *tokens, e2e.Seconds(), *bin, *duration, *warmup, *genCPU, *procs)
-	fmt.Fprintf(out, "%-9s %9s %8s %8s %8s %9s %9s %9s %8s %8s %9s %9s %9s %7s %6s  %s\n",
+	fmt.Fprintf(out, "%-9s %9s %8s %8s %8s %9s %9s %9s %8s %8s %9s %9s %9s %7s %10s  %s\n",
 		"load", "inflight", "requests", "expect", "errors", "ttft_p50", "tpot_p50", "err%", "lag99", "sched99", "cpu/strm", "cpu/tok", "selfcpu", "rss_MB", "valid", "why")
+	fmt.Fprintln(out, "(valid: the result's validity / how many trials were valid; err%: TTFT/TPOT P50 against the truth; lag99, sched99: ms)")
 	loads, closed := *cs, true
 	if *rates != "" {
 		loads, closed = *rates, false
@@ -230,9 +231,20 @@ func row(out io.Writer, name string, r *result.Result, u usage, expect float64, 
 	if len(why) > 160 {
 		why = why[:160] + "…"
 	}
-	fmt.Fprintf(out, "%-9s %9.1f %8d %8.0f %8d %9s %9s %9s %8.2f %8.2f %9s %9s %9.2f %7.0f %6v  %s\n",
+	fmt.Fprintf(out, "%-9s %9.1f %8d %8.0f %8d %9s %9s %9s %8.2f %8.2f %9s %9s %9.2f %7.0f %10s  %s\n",
 		name, s.InFlightMean, s.Requests, expect, s.Errors, ttft, tpot, errPct, s.LagP99Ms, s.GeneratorSchedP99Ms,
-		perStream, perTok, s.GeneratorCPU, float64(u.maxRSS)/(1<<20), r.Valid, why)
+		perStream, perTok, s.GeneratorCPU, float64(u.maxRSS)/(1<<20), validity(r), why)
+}
+
+// validity is "true 1/1": the result's validity and its valid trials.
+func validity(r *result.Result) string {
+	n := 0
+	for _, t := range r.Trials {
+		if t.Valid {
+			n++
+		}
+	}
+	return fmt.Sprintf("%v %d/%d", r.Valid, n, len(r.Trials))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
