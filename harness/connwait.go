@@ -16,16 +16,26 @@ import (
 // what is left is the queue behind a full pool (Transport.MaxConnsPerHost):
 // time inside perfgate, never the server's. Use one ConnWait per request.
 type ConnWait struct {
+	// Pool, if set, counts the client's requests: only a request that
+	// asks for a connection while they outnumber the pool can queue for
+	// one, and only its wait is counted (see PoolCount).
+	Pool *PoolCount
 	// The trace's hooks may run on the transport's dialling goroutine,
 	// possibly after the request got another connection.
 	mu             sync.Mutex
 	get, got, dial time.Time
+	full           bool
 }
 
 // WithConnWait returns ctx carrying a client trace that fills w.
 func (w *ConnWait) WithConnWait(ctx context.Context) context.Context {
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GetConn: func(string) { w.set(&w.get) },
+		GetConn: func(string) {
+			full := w.Pool == nil || w.Pool.n.Load() > w.Pool.Max
+			w.mu.Lock()
+			w.get, w.full = time.Now(), full
+			w.mu.Unlock()
+		},
 		GotConn: func(httptrace.GotConnInfo) { w.set(&w.got) },
 		ConnectStart: func(string, string) {
 			now := time.Now()
@@ -43,7 +53,7 @@ func (w *ConnWait) WithConnWait(ctx context.Context) context.Context {
 func (w *ConnWait) Wait() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.get.IsZero() || w.got.IsZero() {
+	if w.get.IsZero() || w.got.IsZero() || !w.full {
 		return 0
 	}
 	end := w.got
@@ -61,18 +71,19 @@ func (w *ConnWait) set(t *time.Time) {
 }
 
 // PoolCount counts the requests of one client that hold or seek one of its
-// Max connections. Only a request that finds them all taken can queue for
-// one; for the others, a gap between asking for a connection and the dial
-// starting is the transport's goroutines waiting to run (a starved
-// generator, measured apart as its scheduling delay), not a queue, and
-// Sample.Wait stays zero.
+// Max connections. Only a request that asks for a connection while they
+// outnumber Max can queue for one; for the others, a gap between asking
+// for a connection and the dial starting is the transport's goroutines
+// waiting to run (a starved generator, measured apart as its scheduling
+// delay), not a queue, and their wait is zero. Call Enter before the
+// request and Leave once its connection is released.
 type PoolCount struct {
 	Max int64
 	n   atomic.Int64
 }
 
-// Enter counts a request in and reports whether the pool was full.
-func (p *PoolCount) Enter() (full bool) { return p.n.Add(1) > p.Max }
+// Enter counts a request in.
+func (p *PoolCount) Enter() { p.n.Add(1) }
 
 // Leave counts a request out, once its connection is released.
 func (p *PoolCount) Leave() { p.n.Add(-1) }

@@ -145,16 +145,14 @@ func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 			req.Header.Set("Content-Type", "application/json")
 		}
 	}
-	var cw ConnWait
+	cw := ConnWait{Pool: c.pool}
 	req = req.WithContext(cw.WithConnWait(ctx))
-	full := c.pool.Enter()
+	c.pool.Enter()
 	defer c.pool.Leave()
 	s := Sample{Start: time.Now()}
 	resp, err := c.client.Do(req)
-	if full {
-		s.Wait = cw.Wait()
-		s.Start = s.Start.Add(s.Wait)
-	}
+	s.Wait = cw.Wait()
+	s.Start = s.Start.Add(s.Wait)
 	if err != nil {
 		s.End = time.Now()
 		s.Class, s.Err = ClassifyError(ctx, err), err.Error()

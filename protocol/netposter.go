@@ -40,28 +40,22 @@ func (p *netPoster) DoAppendWait(ctx context.Context, body, dst []byte) (int, []
 	if body == nil {
 		body = p.body
 	}
-	var cw harness.ConnWait
+	cw := harness.ConnWait{Pool: p.pool}
 	req, err := http.NewRequestWithContext(cw.WithConnWait(ctx), http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
 		return 0, dst, 0, err
 	}
 	req.Header = p.headers.Clone()
-	full := p.pool.Enter()
+	p.pool.Enter()
 	defer p.pool.Leave()
-	wait := func() time.Duration {
-		if !full {
-			return 0
-		}
-		return cw.Wait()
-	}
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return 0, dst, wait(), err
+		return 0, dst, cw.Wait(), err
 	}
 	defer resp.Body.Close()
 	buf := bytes.NewBuffer(dst)
 	_, err = io.Copy(buf, resp.Body)
-	return resp.StatusCode, buf.Bytes(), wait(), err
+	return resp.StatusCode, buf.Bytes(), cw.Wait(), err
 }
 
 // Close implements poster.

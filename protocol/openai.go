@@ -128,24 +128,22 @@ func (c *OpenAIClient) Do(ctx context.Context, h harness.Hit) harness.Sample {
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
-	var cw harness.ConnWait
+	cw := harness.ConnWait{Pool: c.pool}
 	req, err := http.NewRequestWithContext(cw.WithConnWait(rctx), http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		now := time.Now()
 		return harness.Sample{Hit: h, Start: now, End: now, Class: harness.ErrProtocol, Err: err.Error()}
 	}
 	req.Header = c.header
-	full := c.pool.Enter()
+	c.pool.Enter()
 	defer c.pool.Leave()
 	s := harness.Sample{Hit: h, Start: time.Now()}
 	resp, err := c.client.Do(req)
 	// A request that queued for a connection (a pool smaller than the
 	// load) was sent when it got one: the queue is perfgate's, measured
 	// apart as Wait, not the server's time to first token.
-	if full {
-		s.Wait = cw.Wait()
-		s.Start = s.Start.Add(s.Wait)
-	}
+	s.Wait = cw.Wait()
+	s.Start = s.Start.Add(s.Wait)
 	if err != nil {
 		s.End = time.Now()
 		s.Class, s.Err = streamClass(ctx, rctx, err), err.Error()
