@@ -40,33 +40,36 @@ func TestConnWait(t *testing.T) {
 				go func() { defer wg.Done(); samples[i] = c.Do(context.Background(), Hit{}) }()
 			}
 			wg.Wait()
-			// On a starved machine one goroutine may run only after the
-			// other's request ended: then nothing could wait.
-			call := func(s Sample) time.Time { return s.Start.Add(-s.Wait) }
-			a, b := samples[0], samples[1]
-			if call(b).Before(call(a)) {
-				a, b = b, a
-			}
-			if tt.wantWait && !call(b).Before(a.End) {
-				t.Skipf("the two requests did not overlap (busy machine): %v to %v, then from %v", call(a), a.End, call(b))
-			}
-			long, short := b.Wait, a.Wait
-			// b waited for a's connection: until a ended.
-			blocked := a.End.Sub(call(b))
 			for _, s := range samples {
 				if !s.OK() {
 					t.Fatalf("request failed: %s %s", s.Class, s.Err)
 				}
-				// The service time is the server's own, wait or not.
-				if svc := s.End.Sub(s.Start); svc > delay+delay/2 && tt.wantWait {
-					t.Errorf("service time %v includes the wait %v", svc, s.Wait)
+			}
+			// On a starved machine one goroutine may run only after the
+			// other's request ended: then nothing could wait.
+			call := func(s Sample) time.Time { return s.Start.Add(-s.Wait) }
+			w, o := samples[0], samples[1] // the waiter (longer wait), the other
+			if o.Wait > w.Wait {
+				w, o = o, w
+			}
+			if !tt.wantWait {
+				if w.Wait > delay/2 {
+					t.Errorf("waits %v and %v, want none with a connection each", w.Wait, o.Wait)
 				}
+				return
 			}
-			if tt.wantWait && (long < blocked/2 || short > delay/2) {
-				t.Errorf("waits %v (first) and %v (second), want about 0 and %v (until the first ended)", short, long, blocked)
+			if !call(w).Before(o.End) || !call(o).Before(w.End) {
+				t.Skipf("the two requests did not overlap (busy machine)")
 			}
-			if !tt.wantWait && max(long, short) > delay/2 {
-				t.Errorf("waits %v and %v, want none with a connection each", short, long)
+			// The waiter waited until the other's request ended, and its
+			// Start is when it was sent: its service time is the
+			// server's alone, without the wait.
+			blocked := o.End.Sub(call(w))
+			if w.Wait < blocked/2 || o.Wait > delay/2 {
+				t.Errorf("waits %v and %v, want about %v (until the other request ended) and about 0", w.Wait, o.Wait, blocked)
+			}
+			if svc := w.End.Sub(w.Start); svc > delay+w.Wait/2 {
+				t.Errorf("service time %v of the request that waited %v includes its wait", svc, w.Wait)
 			}
 		})
 	}
