@@ -53,14 +53,20 @@ func (w *ConnWait) WithConnWait(ctx context.Context) context.Context {
 func (w *ConnWait) Wait() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.get.IsZero() || w.got.IsZero() || !w.full {
+	if w.get.IsZero() || w.got.IsZero() {
 		return 0
 	}
-	end := w.got
-	if !w.dial.IsZero() && w.dial.Before(end) {
-		end = w.dial
+	if w.dial.IsZero() || !w.dial.Before(w.got) {
+		// It got a connection another request had used: all of the gap
+		// was spent waiting for one to come free.
+		return max(w.got.Sub(w.get), 0)
 	}
-	return max(end.Sub(w.get), 0)
+	// A dial was started for it: before that it queued only if the pool
+	// was full; otherwise the gap was the dialling goroutine's start.
+	if !w.full {
+		return 0
+	}
+	return max(w.dial.Sub(w.get), 0)
 }
 
 func (w *ConnWait) set(t *time.Time) {

@@ -169,6 +169,7 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	capped := o.MaxConns > 0 // the user's cap, not the default
 	var capWarning string
 	if o.Mode == ModeConcurrency && o.MaxConns > 0 && o.MaxConns < o.Concurrency {
 		capWarning = fmt.Sprintf("connections %d is below concurrency %d: %d requests at a time wait inside perfgate for a connection; the wait is measured (conn_wait_*) and a trial where it exceeds %.0f%% of latency is invalid",
@@ -206,6 +207,7 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 
 	e := &engine{o: o, start: start, end: end}
 	rec := newRecorder(&o, measureStart, o.Duration, o.Trials)
+	rec.capped = capped
 	samples := make(chan Sample, 8192)
 	recDone := make(chan struct{})
 	go func() { rec.consume(samples); close(recDone) }()

@@ -61,6 +61,7 @@ func TestJudgeGeneratorAndWait(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &Options{Mode: ModeConcurrency, Concurrency: 1}
 			r := newRecorder(o, time.Now(), time.Second, 1)
+			r.capped = true
 			res := &result.Result{Valid: true}
 			tr := result.Trial{Valid: true, DurationS: 1, ConnWaitShare: tt.waitShare}
 			r.judge(0, &tr, tt.st, res)
