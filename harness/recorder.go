@@ -80,13 +80,13 @@ type recorder struct {
 	canceled     int64 // outstanding at the end, counted as timeouts
 	// capped is true when the user capped the connections (MaxConns):
 	// only then can the pool, rather than the load, shape the figures.
-	capped bool
-	warmup       int64
-	mu           sync.Mutex // guards stats (written by the clock goroutine)
-	stats        []trialStats
-	firstErrs    map[string]string // first error text per class; the consumer's own
-	allLLM       *LLMRecorder      // every measured streaming sample, for the summary
-	timelines    []*seconds        // per trial, second by second (persecond.go)
+	capped    bool
+	warmup    int64
+	mu        sync.Mutex // guards stats (written by the clock goroutine)
+	stats     []trialStats
+	firstErrs map[string]string // first error text per class; the consumer's own
+	allLLM    *LLMRecorder      // every measured streaming sample, for the summary
+	timelines []*seconds        // per trial, second by second (persecond.go)
 }
 
 func newRecorder(o *Options, measureStart time.Time, trialDur time.Duration, trials int) *recorder {
