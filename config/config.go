@@ -165,8 +165,11 @@ type Load struct {
 	Duration    Duration `yaml:"duration"`
 	Warmup      Duration `yaml:"warmup"`
 	Trials      int      `yaml:"trials"`
-	// Connections caps the open-loop connection pool (default: enough to
-	// hold the schedule, up to 4096).
+	// Connections caps the connection pool (default 0: sized from the
+	// load, harness.PoolSize: the concurrency in closed loop, up to 4096
+	// opened as needed in open loop). A cap below a closed loop's
+	// concurrency is a warning, and a trial whose requests waited for a
+	// connection more than 5% of their latency is invalid.
 	Connections int `yaml:"connections"`
 	// Trace and Speed drive replay mode.
 	Trace string  `yaml:"trace"`

@@ -31,8 +31,15 @@ const (
 // Sample is what one request did. A zero Class means success.
 type Sample struct {
 	Hit Hit
-	// Start is the actual send time, End when the response was complete.
+	// Start is the actual send time (after any Wait), End when the
+	// response was complete.
 	Start, End time.Time
+	// Wait is how long the request waited inside the client for a
+	// connection before it could be sent (a full pool): time inside
+	// perfgate, not at the target. It is measured apart, like the
+	// schedule lag, and a trial where it is a large share of the latency
+	// is invalid (see MaxWaitShare).
+	Wait time.Duration
 	// Class is empty on success, else the error class.
 	Class string
 	// Err is a short description of a failure, for the first few per class.

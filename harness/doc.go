@@ -8,7 +8,9 @@
 // worker, starting a new worker (one connection's worth of concurrency)
 // when none is idle, up to Options.MaxConns. Each worker calls the
 // protocol Client, which reports a Sample; failures are data (Sample.Class),
-// never errors. One recorder goroutine consumes the samples and owns every
+// never errors. Clients' connection pools are sized from the load
+// (PoolSize: the concurrency in closed loop) unless the user caps them; a
+// request that waits for a connection reports the wait (Sample.Wait). One recorder goroutine consumes the samples and owns every
 // HdrHistogram, so none needs a lock.
 //
 // # Timing
@@ -31,6 +33,13 @@
 // for the summary. The achieved rate counts responses that arrived inside
 // the window.
 //
+// # Accounting
+//
+// Every request sent is in exactly one window's requests, as a success or
+// an error with a class: a request still outstanding when the run ends
+// (the drain, counted from the end of the last window, ran out, or the run
+// was interrupted) is a timeout in the window of its intended send time.
+//
 // # Validity
 //
 // A trial is invalid when its achieved rate is significantly under 95% of
@@ -39,6 +48,11 @@
 // last makes the whole result invalid (generator-bound), and an invalid
 // result never passes or fails a gate. Sends late by more than MaxLagP99 at
 // P99 get a warning: they stay correctly timed from their intended time.
+// A trial whose requests spent more than MaxWaitShare of their latency
+// waiting for a connection is invalid (the pool shaped it), and one whose
+// goroutines waited more than MaxSchedP99 at P99 to run while the
+// generator was busy is generator-bound (its timestamps are late); see
+// docs/streaming.md.
 //
 // # Targets
 //

@@ -31,6 +31,24 @@ const (
 // target cannot make perfgate open connections without end.
 const DefaultMaxConns = 4096
 
+// PoolSize is the connection pool a load needs when the user gave no cap
+// (connections 0): the concurrency in closed loop, so that every worker
+// has a connection of its own, and DefaultMaxConns in open loop (or the
+// concurrency, if larger). Pools open connections lazily, so an open loop
+// opens only as many as its requests keep busy at once: the pool is sized
+// by the load. A user's cap is returned as given; one below a closed
+// loop's concurrency makes requests queue inside perfgate, which Run
+// warns about and measures (Sample.Wait, MaxWaitShare).
+func PoolSize(mode string, concurrency, connections int) int {
+	if connections > 0 {
+		return connections
+	}
+	if mode == ModeConcurrency {
+		return max(concurrency, 1)
+	}
+	return max(DefaultMaxConns, concurrency)
+}
+
 // TrialObserver samples telemetry around each measurement window. The
 // engine calls BeginTrial when trial i's window opens and EndTrial when it
 // closes, from one goroutine.
@@ -61,6 +79,8 @@ type Options struct {
 	Duration time.Duration
 	Trials   int
 	// MaxConns caps concurrent requests in open loop (default DefaultMaxConns).
+	// It should be the client's connection pool too (see PoolSize); in
+	// closed loop a cap below Concurrency gets a warning.
 	MaxConns int
 	// MaxRequests bounds the number of requests sent (0: bounded by time
 	// only, plus a safety cap of 50 million).
@@ -149,6 +169,12 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	capped := o.MaxConns > 0 // the user's cap, not the default
+	var capWarning string
+	if o.Mode == ModeConcurrency && o.MaxConns > 0 && o.MaxConns < o.Concurrency {
+		capWarning = fmt.Sprintf("connections %d is below concurrency %d: %d requests at a time wait inside perfgate for a connection; the wait is measured (conn_wait_*) and a trial where it exceeds %.0f%% of latency is invalid",
+			o.MaxConns, o.Concurrency, o.Concurrency-o.MaxConns, 100*MaxWaitShare)
+	}
 	if o.MaxConns <= 0 {
 		o.MaxConns = DefaultMaxConns
 	}
@@ -181,6 +207,7 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 
 	e := &engine{o: o, start: start, end: end}
 	rec := newRecorder(&o, measureStart, o.Duration, o.Trials)
+	rec.capped = capped
 	samples := make(chan Sample, 8192)
 	recDone := make(chan struct{})
 	go func() { rec.consume(samples); close(recDone) }()
@@ -195,12 +222,18 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	} else {
 		e.closedLoop(loadCtx, reqCtx, samples)
 	}
-	// Wait for in-flight requests, at most Drain, then abandon them.
+	// Wait for in-flight requests, at most Drain past the end of the last
+	// window, then abandon them. The closed loop's workers return only at
+	// the end, so the drain must be counted from there, not from now: a
+	// drain counted from the launch of the workers cancelled every request
+	// of a run longer than it, mid-run.
 	waitDone := make(chan struct{})
 	go func() { e.workers.Wait(); close(waitDone) }()
+	drain := time.NewTimer(max(time.Until(end), 0) + o.Drain)
+	defer drain.Stop()
 	select {
 	case <-waitDone:
-	case <-time.After(o.Drain):
+	case <-drain.C:
 		cancelReqs()
 		<-waitDone
 	case <-ctx.Done():
@@ -213,6 +246,9 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	<-recDone
 
 	res := rec.result()
+	if capWarning != "" {
+		res.Warnings = append([]string{capWarning}, res.Warnings...)
+	}
 	res.Schema = result.Schema
 	res.StartedAt = start.UTC()
 	res.Load = result.Load{
@@ -272,11 +308,36 @@ func (e *engine) do(ctx context.Context, h Hit, out chan<- Sample) {
 func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule, out chan<- Sample) {
 	work := make(chan Hit)
 	defer close(work)
+	// idle counts workers that have finished their request and are (or are
+	// about to be) waiting on work. Workers increment it, only the
+	// dispatcher decrements it, when it claims one of them for a hit: a
+	// claimed worker is certain to receive soon, so the dispatcher never
+	// blocks on a worker that is still inside a request. (Counting workers
+	// "inside a request" instead raced with a worker just started, not yet
+	// counted: the next hit then waited for a request to finish, which
+	// for 2 s streams held an open loop to a few streams.)
+	var idle atomic.Int64
 	worker := func(first Hit) {
 		defer e.workers.Done()
 		e.do(reqCtx, first, out)
-		for h := range work {
+		for {
+			idle.Add(1)
+			h, ok := <-work
+			if !ok {
+				return
+			}
 			e.do(reqCtx, h, out)
+		}
+	}
+	claim := func() bool {
+		for {
+			v := idle.Load()
+			if v <= 0 {
+				return false
+			}
+			if idle.CompareAndSwap(v, v-1) {
+				return true
+			}
 		}
 	}
 	timer := time.NewTimer(time.Hour)
@@ -302,23 +363,25 @@ func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule, out chan<
 		}
 		h := Hit{Seq: seq, Intended: due, Payload: payload}
 		e.sent.Add(1)
-		select {
-		case work <- h:
-			continue
-		default:
-		}
-		// No worker is waiting. Start one only when every worker is inside
-		// a request: one that is between requests (recording, looping)
-		// will take the hit in a moment, and starting workers for those
-		// would open connections a starved generator does not need.
-		if n := e.nworkers.Load(); e.inFlight.Load() >= n {
-			if n < int64(e.o.MaxConns) {
+		if !claim() {
+			// Every worker is inside a request: start one, up to the cap.
+			if n := e.nworkers.Load(); n < int64(e.o.MaxConns) {
 				e.nworkers.Add(1)
 				e.workers.Add(1)
 				go worker(h)
 				continue
 			}
+			// At the cap: wait for the first worker to finish (the wait
+			// shows in latency, counted from the intended time) and take
+			// the idle count it added.
 			e.exhausted.Add(1)
+			select {
+			case work <- h:
+				idle.Add(-1)
+			case <-ctx.Done():
+				return
+			}
+			continue
 		}
 		select {
 		case work <- h:
@@ -362,6 +425,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	defer tick.Stop()
 	trial := -1 // -1: warm-up
 	cpu0, wall0 := cpuTime(), time.Now()
+	sched0 := readSched()
 	lastProgress := time.Time{}
 	report := func(now time.Time, phase string, done bool) {
 		if o.Progress == nil {
@@ -374,6 +438,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	closeTrial := func(now time.Time) {
 		cpu := cpuTime()
 		st := trialStats{cpuCores: (cpu - cpu0).Seconds() / now.Sub(wall0).Seconds()}
+		st.schedP99, _ = schedP99Since(sched0)
 		st.exhausted = e.exhausted.Swap(0)
 		if o.Observer != nil {
 			st.telemetry = o.Observer.EndTrial(trial)
@@ -384,6 +449,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	openTrial := func(now time.Time, i int) {
 		trial = i
 		cpu0, wall0 = cpuTime(), now
+		sched0 = readSched()
 		e.exhausted.Store(0)
 		if o.Observer != nil {
 			o.Observer.BeginTrial(i)

@@ -45,6 +45,7 @@ type HTTPClient struct {
 	url    *url.URL
 	client *http.Client
 	tr     *http.Transport
+	pool   *PoolCount
 	// lean is the h1 client, when used: one pre-built request written per
 	// hit and the response parsed in place, with no allocation per request.
 	lean *h1.Client
@@ -102,14 +103,15 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 			return http.ErrUseLastResponse
 		},
 	}
-	return &HTTPClient{o: o, url: u, client: c, tr: tr}, nil
+	return &HTTPClient{o: o, url: u, client: c, tr: tr, pool: &PoolCount{Max: int64(o.MaxConns)}}, nil
 }
 
 // Do implements Client.
 func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 	if c.lean != nil {
-		s := Sample{Start: time.Now()}
-		code, err := c.lean.Do(ctx, h.Payload)
+		t0 := time.Now()
+		code, wait, err := c.lean.DoWait(ctx, h.Payload)
+		s := Sample{Start: t0.Add(wait), Wait: wait}
 		s.End, s.Code = time.Now(), code
 		switch {
 		case err != nil:
@@ -143,9 +145,14 @@ func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 			req.Header.Set("Content-Type", "application/json")
 		}
 	}
-	req = req.WithContext(ctx)
+	cw := ConnWait{Pool: c.pool}
+	req = req.WithContext(cw.WithConnWait(ctx))
+	c.pool.Enter()
+	defer c.pool.Leave()
 	s := Sample{Start: time.Now()}
 	resp, err := c.client.Do(req)
+	s.Wait = cw.Wait()
+	s.Start = s.Start.Add(s.Wait)
 	if err != nil {
 		s.End = time.Now()
 		s.Class, s.Err = ClassifyError(ctx, err), err.Error()

@@ -24,11 +24,29 @@ const (
 	// MaxLagP99 is the schedule lag (actual send − intended send) above which
 	// a trial gets a warning when the connection pool was not the cause.
 	MaxLagP99 = 10 * time.Millisecond
+	// MaxWaitShare: a trial whose successful requests spent more than this
+	// share of their latency waiting inside perfgate for a connection
+	// (Σ Sample.Wait / Σ latency), with the connections capped by the
+	// user (Options.MaxConns), is invalid: the pool, not the target,
+	// shaped its figures.
+	MaxWaitShare = 0.05
+	// MaxSchedP99 is the scheduling delay of the generator's goroutines
+	// (runnable → running, P99 over a trial) past which the times it
+	// records are late by more than the figures can bear. With the
+	// generator busy (BusyCPUShare of its cores or more) the trial is
+	// generator-bound and the run invalid; with the generator mostly idle
+	// the cores were taken by other processes and the trial is invalid
+	// (the machine was busy) but not generator-bound.
+	MaxSchedP99 = 5 * time.Millisecond
+	// BusyCPUShare is the share of its cores above which a generator
+	// whose goroutines queue is the cause of its own delays.
+	BusyCPUShare = 0.5
 )
 
 // trialStats are measured by the clock at a trial's end.
 type trialStats struct {
 	cpuCores  float64
+	schedP99  time.Duration
 	exhausted int64
 	telemetry *result.Telemetry
 	set       bool
@@ -37,11 +55,15 @@ type trialStats struct {
 // window accumulates one trial. The recorder is its single writer.
 type window struct {
 	latency, service, lag *hdrhistogram.Histogram
-	requests, errors      int64
-	completed             int64 // responses whose End fell inside the window
-	errorsBy              map[string]int64
-	llm                   *LLMRecorder
-	streamed              int64
+	// wait is the time successful requests waited for a connection;
+	// waitSum and latSum give its share of their latency.
+	wait             *hdrhistogram.Histogram
+	waitSum, latSum  time.Duration
+	requests, errors int64
+	completed        int64 // responses whose End fell inside the window
+	errorsBy         map[string]int64
+	llm              *LLMRecorder
+	streamed         int64
 	// busy is the total time requests spent in flight inside the window:
 	// busy / window length is the mean number in flight (Little's L).
 	busy time.Duration
@@ -55,13 +77,16 @@ type recorder struct {
 	trialDur     time.Duration
 	windows      []*window
 	done, errs   atomic.Int64
-	canceled     int64
-	warmup       int64
-	mu           sync.Mutex // guards stats (written by the clock goroutine)
-	stats        []trialStats
-	firstErrs    map[string]string // first error text per class; the consumer's own
-	allLLM       *LLMRecorder      // every measured streaming sample, for the summary
-	timelines    []*seconds        // per trial, second by second (persecond.go)
+	canceled     int64 // outstanding at the end, counted as timeouts
+	// capped is true when the user capped the connections (MaxConns):
+	// only then can the pool, rather than the load, shape the figures.
+	capped    bool
+	warmup    int64
+	mu        sync.Mutex // guards stats (written by the clock goroutine)
+	stats     []trialStats
+	firstErrs map[string]string // first error text per class; the consumer's own
+	allLLM    *LLMRecorder      // every measured streaming sample, for the summary
+	timelines []*seconds        // per trial, second by second (persecond.go)
 }
 
 func newRecorder(o *Options, measureStart time.Time, trialDur time.Duration, trials int) *recorder {
@@ -70,7 +95,7 @@ func newRecorder(o *Options, measureStart time.Time, trialDur time.Duration, tri
 		allLLM: NewLLMRecorder(o.SLOTTFT, o.SLOTPOT)}
 	for range trials {
 		w := &window{latency: result.NewHistogram(), service: result.NewHistogram(),
-			lag: result.NewHistogram(), errorsBy: map[string]int64{}}
+			lag: result.NewHistogram(), wait: result.NewHistogram(), errorsBy: map[string]int64{}}
 		w.llm = NewLLMRecorder(o.SLOTTFT, o.SLOTPOT)
 		r.windows = append(r.windows, w)
 	}
@@ -97,10 +122,12 @@ func (r *recorder) consume(in <-chan Sample) {
 
 func (r *recorder) add(s *Sample) {
 	if s.Class == ErrCanceled {
-		// Abandoned at the end of an interrupted run: neither a success nor a
-		// server error.
+		// Still outstanding when the run ended (the drain ran out, or the
+		// run was interrupted): the target never answered in time, so it
+		// is a timeout in the window of its intended send, never dropped.
 		r.canceled++
-		return
+		s.Class = ErrTimeout
+		s.Err = "still outstanding when the run ended: abandoned after the drain"
 	}
 	r.done.Add(1)
 	if !s.OK() {
@@ -109,7 +136,9 @@ func (r *recorder) add(s *Sample) {
 	if j := r.index(s.End); j >= 0 && j < len(r.windows) {
 		r.windows[j].completed++
 	}
-	r.addBusy(s.enter, s.exit)
+	// In flight at the target: from the send on a connection, not from
+	// the start of a wait for one.
+	r.addBusy(s.enter.Add(s.Wait), s.exit)
 	r.perSecond(s)
 	i := r.index(s.Hit.Intended)
 	if i < 0 {
@@ -131,9 +160,15 @@ func (r *recorder) add(s *Sample) {
 	}
 	// Latency counts from the intended send time: a request that had to
 	// wait for the generator still waited, from its user's point of view.
-	result.RecordDuration(w.latency, s.End.Sub(s.Hit.Intended))
+	lat := s.End.Sub(s.Hit.Intended)
+	result.RecordDuration(w.latency, lat)
 	result.RecordDuration(w.service, s.End.Sub(s.Start))
-	if lag := s.Start.Sub(s.Hit.Intended); lag > 0 {
+	result.RecordDuration(w.wait, s.Wait)
+	w.waitSum += s.Wait
+	w.latSum += lat
+	// The schedule lag is the dispatcher's: the connection wait, which
+	// Start includes, is kept apart.
+	if lag := s.Start.Sub(s.Hit.Intended) - s.Wait; lag > 0 {
 		result.RecordDuration(w.lag, lag)
 	} else {
 		_ = w.lag.RecordValue(0)
@@ -204,6 +239,8 @@ func (r *recorder) result() *result.Result {
 	res := &result.Result{Valid: true}
 	secs := r.trialDur.Seconds()
 	all, allSvc, allLag := result.NewHistogram(), result.NewHistogram(), result.NewHistogram()
+	allWait := result.NewHistogram()
+	var waitSum, latSum time.Duration
 	sum := &res.Summary
 	sum.ErrorsBy = map[string]int64{}
 	var completed int64
@@ -226,6 +263,11 @@ func (r *recorder) result() *result.Result {
 		svc := result.LatencyOf(w.service)
 		t.Service = &svc
 		t.LagP99Ms = float64(w.lag.ValueAtQuantile(99)) / 1000
+		t.ConnWaitP99Ms = float64(w.wait.ValueAtQuantile(99)) / 1000
+		if w.latSum > 0 {
+			t.ConnWaitShare = w.waitSum.Seconds() / w.latSum.Seconds()
+		}
+		waitSum, latSum = waitSum+w.waitSum, latSum+w.latSum
 		if len(w.errorsBy) > 0 {
 			t.ErrorsBy = w.errorsBy
 		}
@@ -245,12 +287,14 @@ func (r *recorder) result() *result.Result {
 		inflSum += t.InFlightMean
 		if st.set {
 			t.GeneratorCPU = st.cpuCores
+			t.GeneratorSchedP99Ms = float64(st.schedP99) / float64(time.Millisecond)
+			sum.GeneratorSchedP99Ms = max(sum.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
 			t.Telemetry = st.telemetry
 			cpuSum += st.cpuCores
 			nStats++
 		}
 		r.judge(i, &t, st, res)
-		for _, h := range []struct{ dst, src *hdrhistogram.Histogram }{{all, w.latency}, {allSvc, w.service}, {allLag, w.lag}} {
+		for _, h := range []struct{ dst, src *hdrhistogram.Histogram }{{all, w.latency}, {allSvc, w.service}, {allLag, w.lag}, {allWait, w.wait}} {
 			if err := result.Merge(h.dst, h.src); err != nil {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("trial %d: %v", i+1, err))
 			}
@@ -278,6 +322,10 @@ func (r *recorder) result() *result.Result {
 	svc := result.LatencyOf(allSvc)
 	sum.Service = &svc
 	sum.LagP99Ms = float64(allLag.ValueAtQuantile(99)) / 1000
+	sum.ConnWaitP99Ms = float64(allWait.ValueAtQuantile(99)) / 1000
+	if latSum > 0 {
+		sum.ConnWaitShare = waitSum.Seconds() / latSum.Seconds()
+	}
 	if nStats > 0 {
 		sum.GeneratorCPU = cpuSum / float64(nStats)
 	}
@@ -287,6 +335,9 @@ func (r *recorder) result() *result.Result {
 		// The summary's histograms are the trials' merged: kept per trial only.
 		res.LLM.TTFTHistogram, res.LLM.TPOTHistogram = "", ""
 		res.LLM.ITLHistogram, res.LLM.E2EHistogram = "", ""
+	}
+	if r.canceled > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d requests were still outstanding when the run ended: each is counted as a timeout in the window it was due in", r.canceled))
 	}
 	if r.warmup == 0 && r.o.Warmup > 0 {
 		res.Warnings = append(res.Warnings, "no request completed during the warm-up")
@@ -321,9 +372,26 @@ func (r *recorder) judge(i int, t *result.Trial, st trialStats, res *result.Resu
 			invalid(false, "achieved %.1f rps, under %.0f%% of the offered %.1f rps", t.AchievedRPS, MinAchievedRatio*100, t.OfferedRPS)
 		}
 	}
+	// A pool sized from the load never holds a request back for long:
+	// what wait it shows is a connection on its way back to the pool, or
+	// a starved generator (judged below by its scheduling delay).
+	if r.capped && t.ConnWaitShare > MaxWaitShare {
+		invalid(false, "requests waited inside perfgate for a connection for %.1f%% of their latency (limit %.0f%%; P99 wait %.1f ms): the connection cap is below the load and shaped these figures; raise load.connections (--connections) or leave it unset",
+			100*t.ConnWaitShare, 100*MaxWaitShare, t.ConnWaitP99Ms)
+	}
 	cores := float64(generatorCores())
-	if st.set && st.cpuCores >= SaturatedCPUShare*cores {
+	switch {
+	case st.set && st.cpuCores >= SaturatedCPUShare*cores:
 		invalid(true, "the generator was saturated: it used %.2f of %.0f cores", st.cpuCores, cores)
+	case st.set && st.schedP99 > MaxSchedP99 && st.cpuCores >= BusyCPUShare*cores:
+		invalid(true, "the generator could not keep up: its goroutines waited %.1f ms at P99 to run (limit %v) while it used %.2f of %.0f cores, so its timestamps are late; give it more cores or split the load over more generators",
+			float64(st.schedP99)/float64(time.Millisecond), MaxSchedP99, st.cpuCores, cores)
+	case st.set && st.schedP99 > MaxSchedP99:
+		// The timestamps are as late as when the generator was the cause,
+		// but the target is not to blame either: the trial is flagged,
+		// not generator-bound.
+		invalid(false, "the machine was busy: the generator's goroutines waited %.1f ms at P99 to run (limit %v) while it used only %.2f of %.0f cores, so its timestamps are late",
+			float64(st.schedP99)/float64(time.Millisecond), MaxSchedP99, st.cpuCores, cores)
 	}
 	switch {
 	case st.exhausted > 0:

@@ -188,6 +188,10 @@ func mergeTrial(ts []result.Trial, shards []*result.Result) (result.Trial, error
 		// The lag histograms are not kept: the worst shard's P99 bounds
 		// the merged one from above.
 		out.LagP99Ms = math.Max(out.LagP99Ms, t.LagP99Ms)
+		// So do the worst shard's connection wait and scheduling delay.
+		out.ConnWaitP99Ms = math.Max(out.ConnWaitP99Ms, t.ConnWaitP99Ms)
+		out.ConnWaitShare = math.Max(out.ConnWaitShare, t.ConnWaitShare)
+		out.GeneratorSchedP99Ms = math.Max(out.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
 		out.ErrorsBy = addCounts(out.ErrorsBy, t.ErrorsBy)
 		out.Valid = out.Valid && t.Valid
 		out.GeneratorLimited = out.GeneratorLimited || t.GeneratorLimited
@@ -333,6 +337,9 @@ func summarize(out *result.Result, shards []*result.Result) error {
 		sum.GeneratorCPU += s.Summary.GeneratorCPU
 		sum.InFlightMean += s.Summary.InFlightMean
 		sum.LagP99Ms = math.Max(sum.LagP99Ms, s.Summary.LagP99Ms)
+		sum.ConnWaitP99Ms = math.Max(sum.ConnWaitP99Ms, s.Summary.ConnWaitP99Ms)
+		sum.ConnWaitShare = math.Max(sum.ConnWaitShare, s.Summary.ConnWaitShare)
+		sum.GeneratorSchedP99Ms = math.Max(sum.GeneratorSchedP99Ms, s.Summary.GeneratorSchedP99Ms)
 	}
 	sum.Latency = result.LatencyOf(lat)
 	if haveSvc && len(out.Trials) > 0 {

@@ -20,7 +20,9 @@ import (
 // poster sends a prepared POST and appends the response body to dst.
 // h1.Client is one; netPoster (net/http, for https) is the other.
 type poster interface {
-	DoAppend(ctx context.Context, body, dst []byte) (status int, out []byte, err error)
+	// DoAppendWait also returns how long the request waited for a free
+	// connection before it was sent (see harness.Sample.Wait).
+	DoAppendWait(ctx context.Context, body, dst []byte) (status int, out []byte, wait time.Duration, err error)
 	Close() error
 }
 
@@ -116,8 +118,9 @@ func (c *KServeHTTPClient) Do(ctx context.Context, h harness.Hit) harness.Sample
 		body = h.Payload
 	}
 	bp := c.bufs.Get().(*[]byte)
-	s := harness.Sample{Hit: h, Start: time.Now()}
-	status, out, err := c.post.DoAppend(ctx, body, (*bp)[:0])
+	t0 := time.Now()
+	status, out, wait, err := c.post.DoAppendWait(ctx, body, (*bp)[:0])
+	s := harness.Sample{Hit: h, Start: t0.Add(wait), Wait: wait}
 	s.End = time.Now()
 	s.Code = status
 	switch {

@@ -196,15 +196,15 @@ func TestNetPoster(t *testing.T) {
 	body := []byte(`{"inputs":[{"name":"x","datatype":"FP32","shape":[1,16],"data":[` + strings.Repeat("1,", 15) + `1]}]}`)
 	p := newNetPoster(srv.URL+"/v2/models/mlp/infer", map[string]string{"Content-Type": "application/json"}, body, time.Second, 2, nil)
 	defer p.Close()
-	status, out, err := p.DoAppend(context.Background(), body, nil)
+	status, out, _, err := p.DoAppendWait(context.Background(), body, nil)
 	if err != nil || status != http.StatusOK || !isInferResponse(out) {
-		t.Fatalf("DoAppend = %d, %q, %v; want 200 and an infer response", status, out, err)
+		t.Fatalf("DoAppendWait = %d, %q, %v; want 200 and an infer response", status, out, err)
 	}
 	bad, _ := kserveServer(t, &kserveHandler{status: http.StatusBadGateway})
 	p = newNetPoster(bad.URL+"/v2/models/mlp/infer", nil, body, time.Second, 2, nil)
 	defer p.Close()
-	if status, out, _ = p.DoAppend(context.Background(), body, nil); status != http.StatusBadGateway || errorMessage(out) != "model overloaded" {
-		t.Errorf("DoAppend = %d, %q; want 502 with the error message", status, out)
+	if status, out, _, _ = p.DoAppendWait(context.Background(), body, nil); status != http.StatusBadGateway || errorMessage(out) != "model overloaded" {
+		t.Errorf("DoAppendWait = %d, %q; want 502 with the error message", status, out)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/perfgate/perfgate/harness"
 )
 
 // netPoster sends a fixed POST with net/http: the https path of the KServe
@@ -17,6 +19,7 @@ type netPoster struct {
 	body    []byte
 	client  *http.Client
 	tr      *http.Transport
+	pool    *harness.PoolCount
 }
 
 func newNetPoster(url string, headers map[string]string, body []byte, timeout time.Duration, maxConns int, tlsConf *tls.Config) *netPoster {
@@ -26,30 +29,33 @@ func newNetPoster(url string, headers map[string]string, body []byte, timeout ti
 	}
 	tr := &http.Transport{Proxy: nil, MaxIdleConns: maxConns, MaxIdleConnsPerHost: maxConns,
 		MaxConnsPerHost: maxConns, IdleConnTimeout: 90 * time.Second, DisableCompression: true, TLSClientConfig: tlsConf}
-	return &netPoster{url: url, headers: h, body: body, tr: tr, client: &http.Client{
+	return &netPoster{url: url, headers: h, body: body, tr: tr, pool: &harness.PoolCount{Max: int64(maxConns)}, client: &http.Client{
 		Transport: tr, Timeout: timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
 }
 
-// DoAppend implements poster.
-func (p *netPoster) DoAppend(ctx context.Context, body, dst []byte) (int, []byte, error) {
+// DoAppendWait implements poster.
+func (p *netPoster) DoAppendWait(ctx context.Context, body, dst []byte) (int, []byte, time.Duration, error) {
 	if body == nil {
 		body = p.body
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	cw := harness.ConnWait{Pool: p.pool}
+	req, err := http.NewRequestWithContext(cw.WithConnWait(ctx), http.MethodPost, p.url, bytes.NewReader(body))
 	if err != nil {
-		return 0, dst, err
+		return 0, dst, 0, err
 	}
 	req.Header = p.headers.Clone()
+	p.pool.Enter()
+	defer p.pool.Leave()
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return 0, dst, err
+		return 0, dst, cw.Wait(), err
 	}
 	defer resp.Body.Close()
 	buf := bytes.NewBuffer(dst)
 	_, err = io.Copy(buf, resp.Body)
-	return resp.StatusCode, buf.Bytes(), err
+	return resp.StatusCode, buf.Bytes(), cw.Wait(), err
 }
 
 // Close implements poster.

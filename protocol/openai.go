@@ -41,6 +41,7 @@ type OpenAIClient struct {
 	header http.Header
 	client *http.Client
 	tr     *http.Transport
+	pool   *harness.PoolCount
 }
 
 var (
@@ -62,7 +63,8 @@ func NewOpenAI(o Options) (*OpenAIClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
-	c := &OpenAIClient{o: o, chat: o.Endpoint != "completions", header: http.Header{}}
+	c := &OpenAIClient{o: o, chat: o.Endpoint != "completions", header: http.Header{},
+		pool: &harness.PoolCount{Max: int64(o.MaxConns)}}
 	c.url = base + "/v1/completions"
 	if c.chat {
 		c.url = base + "/v1/chat/completions"
@@ -126,14 +128,22 @@ func (c *OpenAIClient) Do(ctx context.Context, h harness.Hit) harness.Sample {
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	cw := harness.ConnWait{Pool: c.pool}
+	req, err := http.NewRequestWithContext(cw.WithConnWait(rctx), http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		now := time.Now()
 		return harness.Sample{Hit: h, Start: now, End: now, Class: harness.ErrProtocol, Err: err.Error()}
 	}
 	req.Header = c.header
+	c.pool.Enter()
+	defer c.pool.Leave()
 	s := harness.Sample{Hit: h, Start: time.Now()}
 	resp, err := c.client.Do(req)
+	// A request that queued for a connection (a pool smaller than the
+	// load) was sent when it got one: the queue is perfgate's, measured
+	// apart as Wait, not the server's time to first token.
+	s.Wait = cw.Wait()
+	s.Start = s.Start.Add(s.Wait)
 	if err != nil {
 		s.End = time.Now()
 		s.Class, s.Err = streamClass(ctx, rctx, err), err.Error()

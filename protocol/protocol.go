@@ -27,8 +27,12 @@ const (
 
 // Defaults for zero Options fields.
 const (
-	DefaultTimeout      = 30 * time.Second
-	DefaultMaxConns     = 64
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxConns is the pool cap when none is given: the harness's,
+	// so that the pool never caps a load the engine can drive. Pools open
+	// connections lazily (as many as requests are in flight at once);
+	// callers size it from the load with harness.PoolSize.
+	DefaultMaxConns     = harness.DefaultMaxConns
 	DefaultPromptTokens = 128
 	DefaultMaxTokens    = 64
 	// DefaultGRPCConns is the most gRPC connections a client opens; each

@@ -139,6 +139,16 @@ type Summary struct {
 	// generator; with AchievedRPS and Latency.Mean it checks Little's Law
 	// (L = λW).
 	InFlightMean float64 `json:"in_flight_mean,omitempty"`
+	// ConnWaitP99Ms is the P99 of the time successful requests waited
+	// inside perfgate for a connection before they were sent, and
+	// ConnWaitShare that wait's share of their latency (Σ wait / Σ
+	// latency); both absent when no request waited. See docs/streaming.md.
+	ConnWaitP99Ms float64 `json:"conn_wait_p99_ms,omitempty"`
+	ConnWaitShare float64 `json:"conn_wait_share,omitempty"`
+	// GeneratorSchedP99Ms is the P99 of the time the generator's
+	// goroutines waited to run (Go's /sched/latencies), the worst trial's:
+	// how late its own timestamps may be.
+	GeneratorSchedP99Ms float64 `json:"generator_sched_p99_ms,omitempty"`
 }
 
 // Trial is one measurement window.
@@ -154,6 +164,11 @@ type Trial struct {
 	LagP99Ms     float64          `json:"schedule_lag_p99_ms,omitempty"`
 	GeneratorCPU float64          `json:"generator_cpu_cores,omitempty"`
 	InFlightMean float64          `json:"in_flight_mean,omitempty"`
+	// ConnWaitP99Ms and ConnWaitShare: as in Summary, for this trial.
+	ConnWaitP99Ms float64 `json:"conn_wait_p99_ms,omitempty"`
+	ConnWaitShare float64 `json:"conn_wait_share,omitempty"`
+	// GeneratorSchedP99Ms: as in Summary, for this trial.
+	GeneratorSchedP99Ms float64 `json:"generator_sched_p99_ms,omitempty"`
 	// Histogram is the trial's latency histogram (µs), V2 compressed base64.
 	Histogram string `json:"histogram"`
 	// ServiceHistogram is the uncorrected service-time histogram (µs).

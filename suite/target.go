@@ -126,7 +126,7 @@ func newClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 		Protocol: s.Protocol, URL: base, Model: s.Model, Endpoint: s.Endpoint,
 		Method: s.Method, Headers: s.Headers, Shape: s.Shape, Datatype: s.Datatype,
 		PromptTokens: s.PromptTokens, MaxTokens: s.MaxTokens, Timeout: s.Timeout.D(),
-		MaxConns: s.Load.Connections, StdHTTP: s.Client == "std",
+		MaxConns: harness.PoolSize(s.Load.Mode, s.Load.Concurrency, s.Load.Connections), StdHTTP: s.Client == "std",
 	}
 	if s.Protocol == "http" && s.Path != "" {
 		po.URL = strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(s.Path, "/")

@@ -192,7 +192,7 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&q.warmup, "warmup", 5*time.Second, "warm-up, excluded from every figure")
 	fs.IntVar(&q.trials, "trials", config.Defaults().Trials, "measurement windows (the same default as the config's)")
 	fs.DurationVar(&q.timeout, "timeout", 30*time.Second, "per-request timeout")
-	fs.IntVar(&q.connections, "connections", 0, "open loop: connection cap (default 4096)")
+	fs.IntVar(&q.connections, "connections", 0, "connection cap (default: sized from the load: the concurrency, or up to 4096 in open loop)")
 	fs.StringVar(&q.dataset, "dataset", "", "openai: JSONL prompts (prompt or messages, max_tokens)")
 	fs.IntVar(&q.promptTokens, "prompt-tokens", 0, "openai: synthetic prompt length in tokens")
 	fs.IntVar(&q.maxTokens, "max-tokens", 0, "openai: tokens to generate")

@@ -110,41 +110,67 @@ func New(o Options) (*Client, error) {
 // allocation per request, pass the same ctx to many calls: each
 // connection registers a cancellation watch once per distinct context.
 func (cl *Client) Do(ctx context.Context, body []byte) (status int, err error) {
-	status, _, err = cl.do(ctx, body, false, nil)
+	status, _, _, err = cl.do(ctx, body, false, nil)
 	return status, err
 }
 
 // DoAppend is Do, keeping the response body: it is appended to dst, and
 // the extended slice returned (also on error, with what had arrived).
 func (cl *Client) DoAppend(ctx context.Context, body, dst []byte) (status int, out []byte, err error) {
+	status, out, _, err = cl.do(ctx, body, true, dst)
+	return status, out, err
+}
+
+// DoWait is Do, also returning how long the request waited for a free
+// connection slot before it could be sent (zero when one was idle): time
+// spent inside the client, not at the server.
+func (cl *Client) DoWait(ctx context.Context, body []byte) (status int, wait time.Duration, err error) {
+	status, _, wait, err = cl.do(ctx, body, false, nil)
+	return status, wait, err
+}
+
+// DoAppendWait is DoAppend, also returning the wait for a connection slot
+// (see DoWait).
+func (cl *Client) DoAppendWait(ctx context.Context, body, dst []byte) (status int, out []byte, wait time.Duration, err error) {
 	return cl.do(ctx, body, true, dst)
 }
 
-func (cl *Client) do(ctx context.Context, body []byte, keep bool, dst []byte) (int, []byte, error) {
+func (cl *Client) do(ctx context.Context, body []byte, keep bool, dst []byte) (int, []byte, time.Duration, error) {
 	if cl.closed.Load() {
-		return 0, dst, ErrClosed
+		return 0, dst, 0, ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
-		return 0, dst, err
+		return 0, dst, 0, err
 	}
-	var c *conn
+	var (
+		c    *conn
+		wait time.Duration
+	)
+	// An idle slot, warm first, costs no clock read; only a request that
+	// must block for one is timed.
 	select {
 	case c = <-cl.warm:
 	default:
 		select {
-		case c = <-cl.warm:
 		case c = <-cl.cold:
-		case <-ctx.Done():
-			return 0, dst, ctx.Err()
+		default:
+			t0 := time.Now()
+			select {
+			case c = <-cl.warm:
+			case c = <-cl.cold:
+			case <-ctx.Done():
+				return 0, dst, time.Since(t0), ctx.Err()
+			}
+			wait = time.Since(t0)
 		}
 	}
 	if cl.closed.Load() { // closed while this request waited
 		cl.put(c)
-		return 0, dst, ErrClosed
+		return 0, dst, wait, ErrClosed
 	}
 	status, dst, err := c.roundTrip(ctx, body, keep, dst)
 	cl.put(c)
-	return status, dst, err
+	return status, dst, wait, err
 }
 
 // put returns a slot to the idle set it belongs to. It never blocks: each
