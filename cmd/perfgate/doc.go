@@ -21,6 +21,7 @@
 //	             [--batch-window 5ms] [--max-batch 32] [--model mlp|sim|large] ...
 //	perfgate action
 //	perfgate gpu-sample [--duration 8s] [--interval 100ms]
+//	perfgate version
 //
 // # demo
 //
@@ -122,6 +123,17 @@
 // Samples NVML for --duration and prints one telemetry JSON object (no_gpu
 // when libnvidia-ml or a device is missing), for checking perfgate's GPU
 // figures against nvidia-smi.
+//
+// # version
+//
+// Prints one line: the release tag, the commit, the commit's date, and the
+// Go toolchain and platform the binary was built for (cgo or not: without
+// cgo there is no NVML telemetry), for example
+//
+//	perfgate v1.2.3 (commit 0123456789ab, 2026-11-30T12:00:00Z, go1.26.8 linux/amd64, cgo)
+//
+// Release builds stamp the tag and commit; a build from source falls back
+// to the module version and VCS revision the Go toolchain recorded.
 //
 // # action
 //

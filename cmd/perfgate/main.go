@@ -19,8 +19,9 @@ const (
 	exitRunFailed  = 3
 )
 
-// version is set at build time with -ldflags "-X main.version=v0.1.0".
-var version = "v0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=v1.2.3"
+// (see version.go).
+var version = devVersion
 
 // env is what a subcommand may touch of the process: only main builds it.
 type env struct {
@@ -130,8 +131,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	case "gpu-sample":
 		return cmdGPUSample(ctx, e, rest)
 	case "version", "--version":
-		fmt.Fprintf(e.stdout, "perfgate %s\n", version)
-		return nil
+		return cmdVersion(e, rest)
 	case "help", "-h", "--help":
 		fmt.Fprint(e.stdout, usageText)
 		return nil
@@ -157,6 +157,7 @@ Usage:
   perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] ...
   perfgate action
   perfgate gpu-sample [--duration 8s] [--interval 100ms]
+  perfgate version
 
 Run "perfgate COMMAND -h" for a command's flags.
 `
