@@ -48,16 +48,16 @@ case "$runner_os" in
 Linux | linux) goos=linux ;;
 macOS | Darwin | darwin) goos=darwin ;;
 Windows | windows) goos=windows ;;
-*) goos=$(printf '%s' "$runner_os" | tr 'A-Z' 'a-z') ;;
+*) goos=$(printf '%s' "$runner_os" | tr '[:upper:]' '[:lower:]') ;;
 esac
 case "$runner_arch" in
 X64 | x64 | x86_64 | amd64) goarch=amd64 ;;
 ARM64 | arm64 | aarch64) goarch=arm64 ;;
 X86 | x86 | i386 | i686) goarch=386 ;;
 ARM | arm | armv7l) goarch=arm ;;
-*) goarch=$(printf '%s' "$runner_arch" | tr 'A-Z' 'a-z') ;;
+*) goarch=$(printf '%s' "$runner_arch" | tr '[:upper:]' '[:lower:]') ;;
 esac
-arch_dir=$(printf '%s' "$runner_arch" | tr 'A-Z' 'a-z')
+arch_dir=$(printf '%s' "$runner_arch" | tr '[:upper:]' '[:lower:]')
 
 if command -v sha256sum >/dev/null 2>&1; then
 	sha256() { sha256sum "$1" | cut -d' ' -f1; }
@@ -113,7 +113,7 @@ if [ -z "$installed" ]; then
 
 	fetch "$base/$tag/$archive" "$work/$archive"
 	got=$(sha256 "$work/$archive")
-	if [ "$got" != "$(printf '%s' "$want" | tr 'A-F' 'a-f')" ]; then
+	if [ "$got" != "$(printf '%s' "$want" | tr '[:upper:]' '[:lower:]')" ]; then
 		fail "checksum mismatch for $archive: checksums.txt says sha256 $want, the download hashes to $got. The file was altered or truncated on the way: it was not installed. Re-run the job; if it happens again, report it at https://github.com/$repo/issues"
 	fi
 	echo "verified sha256 $got of $archive against checksums.txt"

@@ -303,7 +303,7 @@ func TestInstallFailures(t *testing.T) {
 }
 
 // TestInstallRealBinary publishes a real perfgate, built with the release's
-// flags, from the fake server, installs it for this machine and checks the
+// -ldflags from .goreleaser.yaml, from the fake server, installs it for this machine and checks the
 // line it prints: the tag and commit the build stamped.
 func TestInstallRealBinary(t *testing.T) {
 	if testing.Short() {
@@ -318,10 +318,9 @@ func TestInstallRealBinary(t *testing.T) {
 		t.Skipf("no release archive is published for %s", platform)
 	}
 	bin := filepath.Join(t.TempDir(), "perfgate")
-	const sha = "0123456789abcdef0123456789abcdef01234567"
-	build := exec.Command("go", "build", "-trimpath", "-o", bin,
-		"-ldflags", "-s -w -X main.version=v1.2.3 -X main.commit="+sha+" -X main.date=2026-11-30T12:00:00Z",
-		"../cmd/perfgate")
+	// The release's own flags, from .goreleaser.yaml.
+	ldflags := releaseLdflags(t, readGoreleaser(t), "v1.2.3", "0123456789abcdef0123456789abcdef01234567", "2026-11-30T12:00:00Z")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "-ldflags", ldflags, "../cmd/perfgate")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
