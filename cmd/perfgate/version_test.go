@@ -3,10 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -110,27 +106,5 @@ func TestVersionCommand(t *testing.T) {
 	}
 }
 
-// TestVersionStamped builds perfgate with the release's ldflags (the ones
-// .goreleaser.yaml passes) and checks the binary prints the tag and commit.
-func TestVersionStamped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
-	bin := filepath.Join(t.TempDir(), "perfgate")
-	const tag, sha = "v9.8.7", "89abcdef0123456789abcdef0123456789abcdef"
-	build := exec.Command("go", "build", "-trimpath", "-o", bin,
-		"-ldflags", "-s -w -X main.version="+tag+" -X main.commit="+sha+" -X main.date=2026-11-30T12:00:00Z", ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command(bin, "version").Output()
-	if err != nil {
-		t.Fatalf("%s version: %v", bin, err)
-	}
-	want := regexp.MustCompile(`^perfgate v9\.8\.7 \(commit 89abcdef0123, 2026-11-30T12:00:00Z, go\S+ ` +
-		runtime.GOOS + `/` + runtime.GOARCH + `, no cgo \(no NVML telemetry\)\)\n$`)
-	if !want.Match(out) {
-		t.Errorf("stamped binary printed %q, want a match for %s", out, want)
-	}
-}
+// A binary built with the release's -ldflags (.goreleaser.yaml) is checked
+// end to end by action.TestInstallRealBinary.
