@@ -75,9 +75,9 @@ emit() { # method version
 		echo "repository=$repo"
 	} >>"$out"
 	if [ "$1" = release ]; then
-		echo "perfgate $2: the release binary from $repo"
+		echo "perfgate action: the $2 release binary from $repo"
 	else
-		echo "perfgate: building from the action's source ($repo${ref:+@$ref})"
+		echo "perfgate action: building from the action's source ($repo${ref:+@$ref})"
 	fi
 }
 
