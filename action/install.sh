@@ -107,7 +107,7 @@ if [ -z "$installed" ]; then
 	archive="perfgate_${version}_${goos}_${goarch}.tar.gz"
 	want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1; exit }' "$work/checksums.txt")
 	if [ -z "$want" ]; then
-		published=$(sed -n "s/^[0-9a-fA-F]*[ *]*perfgate_${version}_\([a-z0-9]*\)_\([a-z0-9]*\)\.tar\.gz\$/\1\/\2/p" "$work/checksums.txt" | sort | tr '\n' ' ')
+		published=$(sed -n "s/^[0-9a-fA-F]*[ *]*perfgate_${version}_\([a-z0-9]*\)_\([a-z0-9]*\)\.tar\.gz\$/\1\/\2/p" "$work/checksums.txt" | sort | tr '\n' ' ' | sed 's/ $//')
 		fail "perfgate $tag publishes no binary for $runner_os/$runner_arch ($goos/$goarch); published: ${published:-none}. Run on one of those, or set build-from-source: true to build it with Go"
 	fi
 
@@ -132,6 +132,7 @@ fi
 
 # The first perfgate line of the job, and proof the binary runs here.
 if ! "$bin" version; then
+	rm -f "$marker"
 	fail "$bin does not run on this runner ($runner_os/$runner_arch): set build-from-source: true to build it with Go"
 fi
 echo "bin=$bin" >>"$out"

@@ -67,6 +67,13 @@ func (v buildVersion) String() string {
 // resolveVersion combines the ldflags-stamped values with the toolchain's
 // build info (bi may be nil): stamped values win; build info fills the gaps.
 func resolveVersion(stampedVersion, stampedCommit, stampedDate string, bi *debug.BuildInfo) buildVersion {
+	// GoReleaser stamps "none" and the zero time when it could not read git.
+	if stampedCommit == "none" {
+		stampedCommit = ""
+	}
+	if strings.HasPrefix(stampedDate, "0001-01-01") {
+		stampedDate = ""
+	}
 	v := buildVersion{Version: stampedVersion, Commit: stampedCommit, Date: stampedDate,
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	if bi == nil {

@@ -52,6 +52,13 @@ func TestResolveVersion(t *testing.T) {
 			want: buildVersion{Version: "v1.4.0", Go: "go1.26.8", OS: "linux", Arch: "amd64", CGO: true},
 		},
 		{
+			// GoReleaser stamps these when git could not be read.
+			name:    "GoReleaser without git: none and the zero time are unknown",
+			version: "v0.0.1-snapshot", commit: "none", date: "0001-01-01T00:00:00Z",
+			bi:   &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}},
+			want: buildVersion{Version: "v0.0.1-snapshot", Go: "go1.26.8", OS: runtime.GOOS, Arch: runtime.GOARCH},
+		},
+		{
 			name:    "no build info: the stamped values and the runtime's platform",
 			version: devVersion,
 			want:    buildVersion{Version: devVersion, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH},
