@@ -123,7 +123,9 @@ if [ -z "$installed" ]; then
 		fail "$archive holds no perfgate binary: report it at https://github.com/$repo/issues"
 	chmod 0755 "$work/x/perfgate"
 
-	# Into the cache atomically: a half-written directory is never marked.
+	# Into the cache; the marker is written last, so a half-copied directory
+	# (RUNNER_TEMP and the tool cache may be on different file systems) is
+	# never trusted.
 	mkdir -p "$cache/perfgate/$version"
 	rm -rf "$dir" "$marker"
 	mv "$work/x" "$dir"
