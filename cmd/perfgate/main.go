@@ -78,7 +78,9 @@ func main() {
 	wd, _ := os.Getwd()
 	e := &env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		isTerminal: isTerminal(os.Stderr), workdir: wd}
+	stopDebug := startDebug(os.Getenv(debugAddrEnv), os.Stderr)
 	err := run(ctx, os.Args[1:], e)
+	stopDebug()
 	stop()
 	os.Exit(exitCode(err, e.stderr))
 }
