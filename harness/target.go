@@ -52,7 +52,13 @@ type TargetSpec struct {
 	Command []string
 	// BaseEnv is the environment the target inherits, as from os.Environ;
 	// nil means none. The library never reads its own process's environment.
+	// Variables SensitiveEnv marks (tokens, secrets, passwords, the
+	// Action's INPUT_* and ACTIONS_*) are withheld unless named in
+	// Passthrough; Target.Withheld lists the names withheld.
 	BaseEnv []string
+	// Passthrough names sensitive variables of BaseEnv the target may
+	// inherit all the same (perfgate.yaml's env_passthrough).
+	Passthrough []string
 	// Env is added to BaseEnv, overriding variables of the same name.
 	Env map[string]string
 	// Dir is the working directory; empty means the current one.
@@ -91,6 +97,7 @@ type Target struct {
 	logPath  string
 	log      *os.File
 	pgid     int
+	withheld []string
 
 	exited  chan struct{} // closed once the main process has been reaped
 	exitMsg string        // "exited with status 1", set before exited is closed
@@ -171,7 +178,9 @@ func StartTarget(ctx context.Context, s TargetSpec) (*Target, error) {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = s.Dir
-	cmd.Env = targetEnv(s.BaseEnv, s.Env, r)
+	base, withheld := scrubEnv(s.BaseEnv, s.Passthrough)
+	t.withheld = withheld
+	cmd.Env = targetEnv(base, s.Env, r)
 	cmd.Stdout = t.log // an *os.File: the child writes to it directly, no pipe
 	cmd.Stderr = t.log
 	cmd.SysProcAttr = sysProcAttr()
@@ -463,6 +472,10 @@ func (t *Target) Err() error {
 	}
 	return fmt.Errorf("target %q %s", t.name, t.exitMsg)
 }
+
+// Withheld lists the names of the sensitive variables of the spec's
+// BaseEnv the target did not inherit (never their values).
+func (t *Target) Withheld() []string { return t.withheld }
 
 // Port is the port filled into {port}.
 func (t *Target) Port() int { return t.port }

@@ -51,6 +51,7 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		Command:      command,
 		Env:          env,
 		BaseEnv:      o.Environ,
+		Passthrough:  t.EnvPassthrough,
 		Dir:          cfg.Resolve(t.Dir),
 		Ready:        t.Ready,
 		ReadyTimeout: t.ReadyTimeout.D(),
@@ -68,6 +69,10 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		// The command as it was started: placeholders filled.
 		r := strings.NewReplacer("{port}", strconv.Itoa(tg.Port()), "{grpc_port}", strconv.Itoa(tg.GRPCPort()))
 		fmt.Fprintf(o.Log, "scenario %s: started target %s: %s\n", s.Name, s.Target, r.Replace(strings.Join(spec.Command, " ")))
+	}
+	if w := tg.Withheld(); len(w) > 0 && o.Log != nil {
+		fmt.Fprintf(o.Log, "scenario %s: target %s does not inherit %d secret-looking variables (%s); list any it needs under env_passthrough\n",
+			s.Name, s.Target, len(w), strings.Join(w, ", "))
 	}
 	r := &running{base: tg.URL(), httpBase: tg.URL(), metrics: tg.MetricsURL(), pgid: tg.PGID(),
 		stop: func() { tg.Stop(5 * time.Second) }}
