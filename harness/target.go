@@ -59,6 +59,13 @@ type TargetSpec struct {
 	// Passthrough names sensitive variables of BaseEnv the target may
 	// inherit all the same (perfgate.yaml's env_passthrough).
 	Passthrough []string
+	// Supervisor, on Linux, is the command of a supervisor to put between
+	// perfgate and the target (perfgate's own `target-supervisor`), run as
+	// Supervisor, perfgate's pid, then Command: it ties the target's whole
+	// process tree to perfgate however perfgate dies (see Supervise). The
+	// group then holds the supervisor too, and PGID is the supervisor's
+	// pid. Empty, or on other platforms, the target is started directly.
+	Supervisor []string
 	// Env is added to BaseEnv, overriding variables of the same name.
 	Env map[string]string
 	// Dir is the working directory; empty means the current one.
@@ -175,6 +182,9 @@ func StartTarget(ctx context.Context, s TargetSpec) (*Target, error) {
 	args := make([]string, len(s.Command))
 	for i, a := range s.Command {
 		args[i] = r.Replace(a)
+	}
+	if len(s.Supervisor) > 0 && supervisorSupported {
+		args = append(append(append([]string{}, s.Supervisor...), strconv.Itoa(os.Getpid())), args...)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = s.Dir

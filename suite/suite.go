@@ -47,6 +47,10 @@ type Options struct {
 	// Part, if set, is recorded on every result: the part of a
 	// partitioned suite that measured it (see Partition).
 	Part *result.Part
+	// Supervisor is the command that supervises each target perfgate
+	// starts (harness.TargetSpec.Supervisor: perfgate target-supervisor);
+	// empty starts targets directly.
+	Supervisor []string
 }
 
 // Outcome is one scenario's result or failure.

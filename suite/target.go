@@ -58,6 +58,7 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		Metrics:      firstNonEmpty(s.Metrics, t.Metrics),
 		GRPCPort:     t.GRPCPort || s.Protocol == "kserve-grpc",
 	}
+	spec.Supervisor = o.Supervisor
 	if o.OutDir != "" {
 		spec.LogPath = filepath.Join(o.OutDir, strings.TrimSuffix(FileName(s.Name), ".json")+".target.log")
 	}

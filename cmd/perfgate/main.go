@@ -32,6 +32,9 @@ type env struct {
 	isTerminal bool
 	// workdir is the directory relative paths resolve against.
 	workdir string
+	// supervisor is the command that supervises targets (this binary's
+	// target-supervisor); main sets it, tests leave it empty.
+	supervisor []string
 }
 
 // exitError carries an exit code with its error.
@@ -78,6 +81,9 @@ func main() {
 	wd, _ := os.Getwd()
 	e := &env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		isTerminal: isTerminal(os.Stderr), workdir: wd}
+	if exe, err := os.Executable(); err == nil {
+		e.supervisor = []string{exe, supervisorCommand}
+	}
 	stopDebug := startDebug(os.Getenv(debugAddrEnv), os.Stderr)
 	err := run(ctx, os.Args[1:], e)
 	stopDebug()
@@ -131,6 +137,8 @@ func run(ctx context.Context, args []string, e *env) error {
 		return cmdAction(ctx, e, rest)
 	case "gpu-sample":
 		return cmdGPUSample(ctx, e, rest)
+	case supervisorCommand:
+		return cmdTargetSupervisor(ctx, e, rest)
 	case "version", "--version":
 		fmt.Fprintf(e.stdout, "perfgate %s\n", version)
 		return nil

@@ -95,7 +95,7 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	self, _ := os.Executable()
 	so := suite.Options{
 		Scenarios: names, OutDir: outDir, Environ: os.Environ(), Getenv: e.getenv,
-		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self,
+		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor,
 	}
 	for _, opt := range opts {
 		opt(&so)
