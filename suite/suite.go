@@ -2,6 +2,8 @@ package suite
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -89,9 +91,16 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 	if err := o.Generator.validate(selected); err != nil {
 		return nil, err
 	}
+	var manifest *baselines.Manifest
 	if o.OutDir != "" {
 		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating output folder: %w", err)
+		}
+		// A new manifest replaces any earlier run's at once: baseline
+		// update promotes only what this run lists.
+		manifest = baselines.NewManifest(runID(), time.Now())
+		if err := manifest.Write(o.OutDir); err != nil {
+			return nil, fmt.Errorf("writing the run manifest: %w", err)
 		}
 	}
 	env := harness.Environment(ctx, o.Version, gpuEnvironment(o.GPU))
@@ -111,7 +120,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 			}
 			if o.OutDir != "" {
 				out.Path = filepath.Join(o.OutDir, FileName(s.Name))
-				if werr := res.WriteFile(out.Path); werr != nil && out.Err == nil {
+				werr := res.WriteFile(out.Path)
+				if werr == nil {
+					if werr = manifest.Add(s.Name, out.Path); werr == nil {
+						werr = manifest.Write(o.OutDir)
+					}
+				}
+				if werr != nil && out.Err == nil {
 					out.Err = werr
 				}
 			}
@@ -121,7 +136,20 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 		// three times).
 		outs = append(outs, out)
 	}
+	if manifest != nil && ctx.Err() == nil && len(outs) == len(selected) {
+		manifest.Complete = true
+		if err := manifest.Write(o.OutDir); err != nil {
+			return outs, fmt.Errorf("writing the run manifest: %w", err)
+		}
+	}
 	return outs, nil
+}
+
+// runID is a random identifier for a run's manifest.
+func runID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b[:])
 }
 
 func (o *Options) getenv(k string) string {
