@@ -84,6 +84,10 @@ func main() {
 	if exe, err := os.Executable(); err == nil {
 		e.supervisor = []string{exe, supervisorCommand}
 	}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		// On a runner, no line of ours may act as a workflow command.
+		e.stdout, e.stderr = guardCommands(e.stdout), guardCommands(e.stderr)
+	}
 	stopDebug := startDebug(os.Getenv(debugAddrEnv), os.Stderr)
 	err := run(ctx, os.Args[1:], e)
 	stopDebug()
