@@ -3,7 +3,8 @@
 # that perfgate's own memory (RSS) and goroutine count stay flat: a leak per
 # request or per connection would grow with time.
 #
-#   bench/soak.sh                        # 10 minutes at 200 req/s, kserve-http
+#   bench/soak.sh                        # 10 minutes at 200 req/s, kserve-http, model mlp
+#   FIXTURE_ARGS="--model sim --instances 8" MODEL=mlp-sim bench/soak.sh   # a target that uses little CPU
 #   MINUTES=2 RATE=100 bench/soak.sh     # shorter
 #   PERFGATE=/path/to/perfgate bench/soak.sh
 #
@@ -16,6 +17,8 @@ set -euo pipefail
 RATE=${RATE:-200}           # fixed open-loop rate, req/s
 MINUTES=${MINUTES:-10}      # measured minutes (one trial of this length)
 PROTOCOL=${PROTOCOL:-kserve-http}
+MODEL=${MODEL:-mlp}         # the KServe model: mlp (computed), mlp-sim (declared cost, little CPU)
+FIXTURE_ARGS=${FIXTURE_ARGS:-}  # extra reference-server flags, e.g. "--model sim --instances 8"
 PORT=${PORT:-18391}
 DEBUG_PORT=${DEBUG_PORT:-18392}
 TOLERANCE=${TOLERANCE:-10}  # percent
@@ -39,7 +42,8 @@ if [[ -z $perfgate ]]; then
 	go build -o "$perfgate" ./cmd/perfgate
 fi
 
-"$perfgate" fixture serve --addr "127.0.0.1:$PORT" >"$tmp/server.log" 2>&1 &
+# shellcheck disable=SC2086
+"$perfgate" fixture serve --addr "127.0.0.1:$PORT" $FIXTURE_ARGS >"$tmp/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do
 	curl -fs "http://127.0.0.1:$PORT/v2/health/ready" >/dev/null 2>&1 && break
@@ -50,7 +54,7 @@ curl -fs "http://127.0.0.1:$PORT/v2/health/ready" >/dev/null || { log "reference
 warmup=5
 log "soak: $PROTOCOL at $RATE req/s for $MINUTES min (+${warmup}s warm-up) against the reference server on :$PORT"
 PERFGATE_DEBUG_ADDR=127.0.0.1:$DEBUG_PORT "$perfgate" run --url "http://127.0.0.1:$PORT" \
-	--protocol "$PROTOCOL" --model mlp --rate "$RATE" --duration "${MINUTES}m" \
+	--protocol "$PROTOCOL" --model "$MODEL" --rate "$RATE" --duration "${MINUTES}m" \
 	--warmup "${warmup}s" --trials 1 --out "$tmp/soak.json" >"$tmp/run.out" 2>"$tmp/run.err" &
 pg_pid=$!
 
@@ -89,7 +93,7 @@ verdict() { # name first last
 summary=$(jq -r '"requests \(.summary.requests), errors \(.summary.errors), achieved \(.summary.achieved_rps|floor) req/s, p99 \(.summary.latency_ms.p99) ms"' "$tmp/soak.json" 2>/dev/null || echo "no result file")
 {
 	echo "# perfgate soak, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -sr), $(nproc) cores"
-	echo "# $PROTOCOL at $RATE req/s for $MINUTES min against perfgate fixture serve; $perfgate"
+	echo "# $PROTOCOL model $MODEL at $RATE req/s for $MINUTES min against perfgate fixture serve $FIXTURE_ARGS; $perfgate"
 	echo "$header"
 	printf '%s\n' "${rows[@]}"
 	echo "# run: $summary"

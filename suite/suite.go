@@ -174,6 +174,9 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	if s.TLS != nil && s.TLS.Insecure && o.Log != nil {
 		fmt.Fprintf(o.Log, "scenario %s: WARNING: %s\n", s.Name, protocol.InsecureWarning)
 	}
+	// A target that dies mid-run stops the run (see deathWatch).
+	ctx, died, unwatch := watch(ctx, tg)
+	defer unwatch()
 	client, err := newClient(ctx, cfg, s, tg.base)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
@@ -207,6 +210,18 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 			envs = append(envs, t.Env)
 		}
 		annotate(res, obs, targetCores(append(envs, s.Env)...))
+	}
+	unwatch()
+	if at, ok := died.diedAt(); ok {
+		why := fmt.Sprintf("target %s ended", s.Target)
+		if terr := tg.err(); terr != nil {
+			why = terr.Error()
+		}
+		if res != nil {
+			res.Interrupted = false // not a signal to perfgate: the target died
+		}
+		keepTrialsBefore(res, at, why)
+		return res, fmt.Errorf("%w: scenario %s: %s during the run%s", ErrRunFailed, s.Name, why, quoteTail(tg.logPath, tg.logTail()))
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, ErrBadInput) {

@@ -25,6 +25,12 @@ type running struct {
 	metrics        string
 	pgid           int
 	stop           func()
+	// done is closed when a started target's process ends; err says how,
+	// logPath and logTail show its log. All unset for a given URL.
+	done    <-chan struct{}
+	err     func() error
+	logPath string
+	logTail func() string
 }
 
 // startTarget starts the scenario's target variant, or returns its URL.
@@ -76,7 +82,8 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 			s.Name, s.Target, len(w), strings.Join(w, ", "))
 	}
 	r := &running{base: tg.URL(), httpBase: tg.URL(), metrics: tg.MetricsURL(), pgid: tg.PGID(),
-		stop: func() { tg.Stop(5 * time.Second) }}
+		stop: func() { tg.Stop(5 * time.Second) },
+		done: tg.Done(), err: tg.Err, logPath: tg.LogPath(), logTail: tg.LogTail}
 	if s.Protocol == "kserve-grpc" {
 		r.base = fmt.Sprintf("127.0.0.1:%d", tg.GRPCPort())
 	}
