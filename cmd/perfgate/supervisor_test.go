@@ -14,7 +14,8 @@ import (
 	"time"
 )
 
-// buildPerfgate builds this command into a temporary folder.
+// buildPerfgate builds this command into the test's temporary folder
+// (the build cache makes the second build quick).
 func buildPerfgate(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "perfgate")
@@ -22,6 +23,51 @@ func buildPerfgate(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// A target that dies during the run ends the run at once: exit 3, the
+// trials measured before its death kept in the result (marked invalid),
+// and the end of its log quoted.
+func TestTargetKilledMidRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds perfgate")
+	}
+	bin := buildPerfgate(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	os.WriteFile(cfg, []byte(`version: 1
+targets:
+  server:
+    command: ["sh", "-c", "\"$0\" fixture serve --addr 127.0.0.1:$1 & sleep 6; echo 'fatal: CUDA out of memory' >&2; kill -9 $!; exit 137", "{perfgate}", "{port}"]
+    ready: "http://127.0.0.1:{port}/v2/health/ready"
+scenarios:
+  - {name: dies, layer: model, target: server, protocol: kserve-http, model: mlp,
+     load: {mode: concurrency, concurrency: 1, duration: 1s, warmup: 0s, trials: 60}}
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	start := time.Now()
+	cmd := exec.Command(bin, "run", "--config", cfg, "--out", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitRunFailed {
+		t.Fatalf("perfgate run = %v, want exit 3:\n%s", err, stderr.String())
+	}
+	if took := time.Since(start); took > 45*time.Second {
+		t.Errorf("the run took %v: it went on after the target died (60 trials of 1s)", took)
+	}
+	for _, want := range []string{`target "server" exited with status 137 during the run`, "fatal: CUDA out of memory", "dies.target.log"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	r := readResult(t, filepath.Join(out, "dies.json"))
+	if len(r.Trials) == 0 || len(r.Trials) >= 10 || r.Valid {
+		t.Errorf("result has %d trials, valid %v; want the few before the death, invalid", len(r.Trials), r.Valid)
+	}
+	if r.Summary.Errors != 0 {
+		t.Errorf("summary counts %d errors: requests to the dead target were kept", r.Summary.Errors)
+	}
 }
 
 // procDescendants lists the live processes below pid with their command
