@@ -158,7 +158,7 @@ scenarios:
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			if strings.Contains(sc.Text(), "starting target") {
+			if strings.Contains(sc.Text(), "started target") {
 				close(started)
 				for sc.Scan() {
 				}
