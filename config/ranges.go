@@ -173,10 +173,10 @@ func Bounds() []Bound {
 		{Key: "load.trials", Flag: "trials", Range: Range{Min: 1, Max: MaxTrials, Kind: Integer}, Zero: "the default when left out: 5 (1 for sweep and replay)"},
 		{Key: "load.connections", Flag: "connections", Range: Range{Min: 1, Max: MaxConcurrency, Kind: Integer}, Zero: "enough to hold the schedule, up to 4096"},
 		{Key: "load.speed", Flag: "speed", Range: Range{Min: 0, Max: 1000, MinOpen: true}, Zero: "the default, 1"},
-		{Key: "load.start", Range: rate, Zero: "the sweep's default start"},
-		{Key: "load.max_rate", Range: rate, Zero: "no cap below 1000000"},
+		{Key: "load.start", Flag: "start", Range: rate, Zero: "the sweep's default start"},
+		{Key: "load.max_rate", Flag: "max-rate", Range: rate, Zero: "no cap below 1000000"},
 		{Key: "load.resolution", Range: Range{Min: 0, Max: 1, MinOpen: true, Kind: Fraction}, Zero: "the default, 3%"},
-		{Key: "load.budget", Range: dur(0, true), Zero: "the default, 5m"},
+		{Key: "load.budget", Flag: "budget", Range: dur(0, true), Zero: "the default, 5m"},
 	}
 }
 
