@@ -5,7 +5,7 @@
 #
 #   bench/soak.sh                        # 10 minutes at 200 req/s, kserve-http, model mlp
 #   FIXTURE_ARGS="--model sim --instances 8" MODEL=mlp-sim bench/soak.sh   # a target that uses little CPU
-#   MINUTES=2 RATE=100 bench/soak.sh     # shorter
+#   MINUTES=2 RATE=100 bench/soak.sh     # shorter (WARMUP=60: minute 1 starts after a longer warm-up)
 #   PERFGATE=/path/to/perfgate bench/soak.sh
 #
 # Not part of CI. It samples perfgate's VmRSS (from /proc) and its goroutine
@@ -51,7 +51,7 @@ for _ in $(seq 100); do
 done
 curl -fs "http://127.0.0.1:$PORT/v2/health/ready" >/dev/null || { log "reference server did not start:"; cat "$tmp/server.log" >&2; exit 1; }
 
-warmup=5
+warmup=${WARMUP:-5}  # seconds of warm-up before minute 1 (the connection pool fills)
 log "soak: $PROTOCOL at $RATE req/s for $MINUTES min (+${warmup}s warm-up) against the reference server on :$PORT"
 PERFGATE_DEBUG_ADDR=127.0.0.1:$DEBUG_PORT "$perfgate" run --url "http://127.0.0.1:$PORT" \
 	--protocol "$PROTOCOL" --model "$MODEL" --rate "$RATE" --duration "${MINUTES}m" \
