@@ -32,6 +32,8 @@ const (
 type Range struct {
 	Min, Max float64
 	MinOpen  bool
+	// MaxOpen excludes Max itself (a repeat fraction below 100%).
+	MaxOpen bool
 	Kind     Kind
 	// Unit follows the numbers in messages ("requests per second").
 	Unit string
@@ -48,7 +50,7 @@ func (r Range) Contains(v float64) bool {
 	if r.Kind == Integer && v != math.Trunc(v) {
 		return false
 	}
-	return v <= r.Max
+	return v < r.Max || (!r.MaxOpen && v == r.Max)
 }
 
 // Format writes v as the setting is written: "30s", "5%", "200".
@@ -76,7 +78,10 @@ func (r Range) String() string {
 		lo = "more than " + r.Format(r.Min)
 	}
 	hi := " to " + r.Format(r.Max)
-	if r.MinOpen {
+	switch {
+	case r.MaxOpen:
+		hi = " and less than " + r.Format(r.Max)
+	case r.MinOpen:
 		hi = " and at most " + r.Format(r.Max)
 	}
 	s := lo + hi
@@ -157,6 +162,9 @@ func Bounds() []Bound {
 		{Key: "capacity.peak_qps", Flag: "peak-qps", Range: Range{Min: 0, Max: 1e9, Unit: "requests per second"}},
 		{Key: "capacity.headroom", Flag: "headroom", Range: Range{Min: 1, Max: 100}, Zero: "the default, 1.3"},
 		{Key: "capacity.cost_per_instance_hour", Flag: "cost-per-hour", Range: Range{Min: 0, Max: 1e6}},
+		// Checked in capacity.go, listed here for the reference.
+		{Key: "capacity.lead_time", Flag: "lead-time", Range: dur(0, false), Zero: "sizing's default"},
+		{Key: "capacity.scale_in_after", Flag: "scale-in-after", Range: dur(0, false), Zero: "sizing's default"},
 		{Key: "gate.p99_regression", Range: Range{Min: 0, Max: 10, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},
 		{Key: "gate.max_qps_regression", Range: Range{Min: 0, Max: 1, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},
 		{Key: "gate.confidence", Range: Range{Min: 0.5, Max: 0.999, MinOpen: true}, Zero: "the default, 0.95"},
@@ -165,6 +173,9 @@ func Bounds() []Bound {
 		{Key: "scenarios.max_tokens", Flag: "max-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},
 		{Key: "scenarios.shape", Flag: "shape", Range: Range{Min: 1, Max: MaxTensorElements, Kind: Integer, Unit: "elements (each dimension, and their product)"}},
 		{Key: "scenarios.timeout", Flag: "timeout", Range: dur(0, true), Zero: "the protocol's default, 30s"},
+		// Checked in capacity.go (repeat excludes 100%), listed here.
+		{Key: "scenarios.repeat", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "no repeats"},
+		{Key: "scenarios.partition.per_device", Range: Range{Min: 1, Max: MaxPartitionsPerDevice, Kind: Integer, Unit: "partitions per device"}},
 		{Key: "load.rate", Flag: "rate", Range: rate, Zero: "unset (modes other than rate)"},
 		{Key: "load.seed", Flag: "seed", Range: Range{Min: math.MinInt64, Max: math.MaxInt64, Kind: Integer}},
 		{Key: "load.concurrency", Flag: "concurrency", Range: Range{Min: 1, Max: MaxConcurrency, Kind: Integer, Unit: "requests in flight"}, Zero: "unset (modes other than concurrency)"},

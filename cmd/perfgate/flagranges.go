@@ -28,7 +28,7 @@ func flagRanges() []flagRange {
 	for _, b := range config.Bounds() {
 		switch b.Flag {
 		case "":
-		case "peak-qps", "headroom", "cost-per-hour":
+		case "peak-qps", "headroom", "cost-per-hour", "lead-time", "scale-in-after":
 			out = append(out, flagRange{"size", b.Flag, b.Range})
 		default:
 			out = append(out, flagRange{"run", b.Flag, b.Range})
@@ -42,6 +42,8 @@ func flagRanges() []flagRange {
 	anyUint := whole(0, math.MaxUint64)
 	return append(out,
 		flagRange{"size", "cost-per-instance-hour", cost.Range},
+		// -1, the default, means the measured hit rate; given, 0 to 1.
+		flagRange{"size", "hit-rate", config.Range{Min: 0, Max: 1}},
 		flagRange{"compare", "confidence", config.Range{Min: 0.5, Max: 0.999}},
 		flagRange{"compare", "resamples", whole(100, 1_000_000)},
 		flagRange{"compare", "seed", anyUint},
@@ -55,6 +57,8 @@ func flagRanges() []flagRange {
 		flagRange{"fixture serve", "sim-per-item", dur(0, time.Minute, false)},
 		flagRange{"fixture serve", "int8-factor", config.Range{Min: 0, Max: 10}},
 		flagRange{"fixture serve", "llm-max-seqs", whole(0, 4096)},
+		flagRange{"fixture serve", "max-num-seqs", whole(0, 4096)},
+		flagRange{"fixture serve", "max-num-batched-tokens", whole(0, 1<<20)},
 		flagRange{"fixture serve", "llm-step", dur(0, time.Minute, false)},
 		flagRange{"fixture serve", "llm-step-per-seq", dur(0, time.Minute, false)},
 		flagRange{"fixture serve", "llm-prefill-per-token", dur(0, time.Minute, false)},

@@ -149,7 +149,7 @@ scenarios:
 		{"bad emit", []string{"--result", good, "--peak-qps", "100", "--emit", "yaml"}, exitUsage, "", `--emit is "yaml"`},
 		{"bad curve", []string{"--result", good, "--traffic", bad}, exitUsage, "", `bad.csv:2: bad traffic curve: qps "fast"`},
 		{"no curve", []string{"--result", good, "--traffic", filepath.Join(dir, "none.csv")}, exitUsage, "", "--traffic"},
-		{"lead too long", []string{"--result", good, "--traffic", curve, "--lead-time", "48h"}, exitUsage, "", "lead-time is 48h0m0s"},
+		{"lead too long", []string{"--result", good, "--traffic", curve, "--lead-time", "48h"}, exitUsage, "", "--lead-time: 48h is out of range"},
 		{"bad zone", []string{"--result", good, "--traffic", curve, "--timezone", "Mars/Olympus"}, exitUsage, "", `--timezone "Mars/Olympus"`},
 	}
 	for _, tt := range tests {
