@@ -34,7 +34,7 @@ type Range struct {
 	MinOpen  bool
 	// MaxOpen excludes Max itself (a repeat fraction below 100%).
 	MaxOpen bool
-	Kind     Kind
+	Kind    Kind
 	// Unit follows the numbers in messages ("requests per second").
 	Unit string
 }
