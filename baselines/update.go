@@ -23,8 +23,10 @@ func HashConfig(b []byte) string {
 // Update stores the results of the run in folder from as the baselines in
 // folder to, stamped with prov, and returns the paths it wrote.
 //
-// Every *.json in from is a result of the run, except JSON documents of
-// other kinds (comparisons, sizing), which are skipped.
+// The results are exactly those the run's manifest (ManifestFile, written
+// by perfgate run --out) lists, each unchanged since the run wrote it;
+// any other file in from, a leftover of an earlier run, is ignored. A
+// folder without a manifest, or whose run did not complete, is refused.
 // If any result is invalid, interrupted, damaged, or two map to the same
 // file, or from holds no result, Update returns an error and writes
 // nothing. Otherwise each scenario's file is replaced atomically; baselines
@@ -91,12 +93,27 @@ func Update(from, to string, prov result.Provenance) ([]string, error) {
 	return written, nil
 }
 
-// readRun reads every result file of a run's output folder, failing on
-// the first that cannot become a baseline.
+// readRun reads the result files a run's manifest lists, failing on the
+// first that cannot become a baseline.
 func readRun(dir string) ([]*result.Result, error) {
-	paths, err := jsonFiles(dir)
+	m, err := ReadManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("updating baselines from %q: no results: %w", dir, err)
+		return nil, fmt.Errorf("updating baselines: %w: nothing written", err)
+	}
+	if !m.Complete {
+		return nil, fmt.Errorf("updating baselines from %q: run %s did not complete (its manifest says so): nothing written", dir, m.RunID)
+	}
+	var paths []string
+	for _, e := range m.Scenarios {
+		p := filepath.Join(dir, e.File)
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return nil, fmt.Errorf("updating baselines from %q: scenario %q: %w: nothing written", dir, e.Scenario, err)
+		}
+		if sum != e.SHA256 {
+			return nil, fmt.Errorf("updating baselines from %q: %s changed since run %s wrote it: nothing written", dir, e.File, m.RunID)
+		}
+		paths = append(paths, p)
 	}
 	rs, err := decodeFiles(paths, func(b []byte) (*result.Result, error) { return Decode(bytes.NewReader(b)) })
 	if err != nil {

@@ -24,6 +24,16 @@ func writeRun(t *testing.T, rs ...*result.Result) string {
 			t.Fatal(err)
 		}
 	}
+	m := NewManifest("test", time.Now())
+	for _, r := range rs {
+		if err := m.Add(r.Scenario, filepath.Join(dir, FileName(r.Scenario))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Complete = true
+	if err := m.Write(dir); err != nil {
+		t.Fatal(err)
+	}
 	cmp := `{"schema": "perfgate.comparison/v1", "verdict": "pass", "scenarios": []}`
 	if err := os.WriteFile(filepath.Join(dir, "comparison.json"), []byte(cmp), 0o644); err != nil {
 		t.Fatal(err)
@@ -110,15 +120,39 @@ func TestUpdateRefuses(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, b[:100], 0o644)
 			return dir
-		}, "truncated"},
+		}, "changed since"},
 		{"name collision", func(t *testing.T) string {
 			dir := t.TempDir()
 			dup1.WriteFile(filepath.Join(dir, "one.json"))
 			dup2.WriteFile(filepath.Join(dir, "two.json"))
+			m := NewManifest("dup", time.Now())
+			m.Add(dup1.Scenario, filepath.Join(dir, "one.json"))
+			m.Add(dup2.Scenario, filepath.Join(dir, "two.json"))
+			m.Complete = true
+			m.Write(dir)
 			return dir
 		}, "both map to"},
 		{"no results", func(t *testing.T) string { return writeRun(t) }, "no perfgate.result/v1 files"},
-		{"missing folder", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nope") }, "does not exist"},
+		{"missing folder", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nope") }, "no run manifest"},
+		// Result files alone, as an older perfgate or another tool left
+		// them: which run they belong to is unknown.
+		{"no manifest", func(t *testing.T) string {
+			dir := writeRun(t, good("a", 4))
+			os.Remove(filepath.Join(dir, ManifestFile))
+			return dir
+		}, "no run manifest"},
+		{"run did not complete", func(t *testing.T) string {
+			dir := writeRun(t, good("a", 4))
+			m, _ := ReadManifest(dir)
+			m.Complete = false
+			m.Write(dir)
+			return dir
+		}, "did not complete"},
+		{"result changed after the run", func(t *testing.T) string {
+			dir := writeRun(t, good("a", 4))
+			good("a", 9).WriteFile(filepath.Join(dir, "a.json"))
+			return dir
+		}, "a.json changed since run test wrote it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,4 +225,24 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed the baseline:\n%s\n---\n%s", buf.Bytes(), buf2.Bytes())
 		}
 	})
+}
+
+// Files of earlier runs left in the folder are not promoted: only the
+// scenarios the manifest lists are.
+func TestUpdateIgnoresLeftovers(t *testing.T) {
+	from := writeRun(t, good("a", 1))
+	if err := good("stale-from-last-week", 2).WriteFile(filepath.Join(from, "stale-from-last-week.json")); err != nil {
+		t.Fatal(err)
+	}
+	to := t.TempDir()
+	written, err := Update(from, to, prov)
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if len(written) != 1 || filepath.Base(written[0]) != "a.json" {
+		t.Errorf("Update wrote %v, want only a.json (the run's one scenario)", written)
+	}
+	if _, err := os.Stat(filepath.Join(to, "stale-from-last-week.json")); err == nil {
+		t.Error("a leftover of an earlier run was promoted")
+	}
 }

@@ -79,6 +79,11 @@ type Target struct {
 	Dir string `yaml:"dir"`
 	// GRPCPort asks for a second free port, filled into {grpc_port}.
 	GRPCPort bool `yaml:"grpc_port"`
+	// EnvPassthrough names variables of perfgate's environment that the
+	// target may inherit although they look secret (a token, a password,
+	// the Action's INPUT_* and ACTIONS_* variables): by default they are
+	// withheld. See harness.SensitiveEnv.
+	EnvPassthrough []string `yaml:"env_passthrough"`
 }
 
 // Scenario is one named measurement.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -84,7 +85,25 @@ func Parse(path string, data []byte) (*Config, error) {
 type parser struct {
 	file  string
 	lines map[string]int // key path → line
+	// seen holds the aliased nodes already checked, with the type they
+	// were checked against: an alias is walked once, however often it is
+	// used, so that a small file of nested aliases cannot make the walk
+	// (and its key paths) grow exponentially. yaml.v3's own guard then
+	// refuses the excessive aliasing when the document is decoded.
+	seen map[aliasVisit]bool
+	// nodes counts the nodes walked; more than maxNodes is refused.
+	nodes int
 }
+
+// aliasVisit is one aliased node checked against one type.
+type aliasVisit struct {
+	node *yaml.Node
+	t    reflect.Type
+}
+
+// maxNodes bounds the nodes the strict walk visits: far more than any
+// real configuration holds.
+const maxNodes = 1 << 20
 
 var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
@@ -131,7 +150,21 @@ func (p *parser) check(node *yaml.Node, t reflect.Type, path string) error {
 		t = t.Elem()
 	}
 	if node.Kind == yaml.AliasNode {
+		if node.Alias == nil {
+			return &Error{File: p.file, Line: node.Line, Key: path, Msg: fmt.Sprintf("alias *%s has no anchor", node.Value)}
+		}
+		v := aliasVisit{node.Alias, t}
+		if p.seen[v] {
+			return nil // checked already, at its first use
+		}
+		if p.seen == nil {
+			p.seen = map[aliasVisit]bool{}
+		}
+		p.seen[v] = true
 		node = node.Alias
+	}
+	if p.nodes++; p.nodes > maxNodes {
+		return &Error{File: p.file, Line: node.Line, Key: path, Msg: fmt.Sprintf("the file has more than %d values: refusing it", maxNodes)}
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -200,8 +233,62 @@ func (p *parser) check(node *yaml.Node, t reflect.Type, path string) error {
 			return &Error{File: p.file, Line: node.Line, Key: path, Msg: fmt.Sprintf("want a single value, got %s", describe(node))}
 		}
 		p.lines[path] = node.Line
+		return p.checkScalar(node, t, path)
 	}
 	return nil
+}
+
+// checkScalar decodes one value into its type, so that a wrong type is
+// reported at its own key: the YAML library's errors carry only a line,
+// and a flow mapping ({mode: rate, rate: fast, duration: 1s}) holds
+// several keys on one line.
+func (p *parser) checkScalar(node *yaml.Node, t reflect.Type, path string) error {
+	if node.Tag == "!!null" {
+		return nil
+	}
+	err := node.Decode(reflect.New(t).Interface())
+	if err == nil {
+		// yaml.v3 truncates a fraction into an integer (trials: 2.5 is 2).
+		if isInt(t.Kind()) && node.ShortTag() == "!!float" {
+			if f, ferr := strconv.ParseFloat(node.Value, 64); ferr == nil && f != math.Trunc(f) {
+				return &Error{File: p.file, Line: node.Line, Key: path, Msg: fmt.Sprintf("want a whole number, got %q", node.Value)}
+			}
+		}
+		return nil
+	}
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if sm := lineRE.FindStringSubmatch(msg); sm != nil {
+		msg = sm[2]
+	}
+	switch k := t.Kind(); {
+	case k == reflect.Float32 || k == reflect.Float64 || isInt(k):
+		if strings.Contains(msg, "cannot unmarshal") {
+			want := "a number"
+			if t.Kind() != reflect.Float32 && t.Kind() != reflect.Float64 {
+				want = "a whole number"
+			}
+			msg = fmt.Sprintf("want %s, got %q", want, node.Value)
+		}
+	case k == reflect.Bool:
+		if strings.Contains(msg, "cannot unmarshal") {
+			msg = fmt.Sprintf("want true or false, got %q", node.Value)
+		}
+	}
+	return &Error{File: p.file, Line: node.Line, Key: path, Msg: msg}
+}
+
+// isInt reports whether k is an integer kind.
+func isInt(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
 }
 
 func describe(n *yaml.Node) string {

@@ -4,11 +4,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -138,4 +140,60 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("parsed config does not validate again: %v", err)
 		}
 	})
+}
+
+// aliasBomb is a file of aliases whose expansion is N × M scalar uses:
+// 25 KB that a walk following every alias would expand into millions of
+// key paths.
+func aliasBomb(n, m int) []byte {
+	var b strings.Builder
+	b.WriteString("version: 1\nbaselines: &x b\nscenarios:\n  - &S {name: a, layer: model, url: 'http://127.0.0.1:1/', load: {mode: rate, rate: 1}, args: [")
+	for i := range m {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("*x")
+	}
+	b.WriteString("]}\n")
+	for range n {
+		b.WriteString("  - *S\n")
+	}
+	return []byte(b.String())
+}
+
+// The strict walk checks an aliased node once, whatever the number of its
+// uses: the nodes it visits are those of the file, not of the expansion.
+func TestAliasWalkedOnce(t *testing.T) {
+	data := aliasBomb(3000, 1500)
+	p := &parser{file: "bomb.yaml", lines: map[string]int{}}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.check(root.Content[0], reflect.TypeOf(Config{}), ""); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	// The file has about 4,500 alias uses and 1,500 + 20 other nodes; the
+	// expansion would be 4.5 million.
+	if p.nodes > 10_000 {
+		t.Errorf("the walk visited %d nodes, want at most 10000 (each alias once)", p.nodes)
+	}
+	if _, err := Parse("bomb.yaml", data); err == nil || !strings.Contains(err.Error(), "excessive aliasing") {
+		t.Errorf("Parse(bomb) = %v, want yaml's excessive aliasing error", err)
+	}
+}
+
+// BenchmarkParseAliasBomb measures the hostile file's refusal (time and
+// B/op); the goal is under 100 ms and 50 MB.
+//
+//	go test -run '^$' -bench ParseAliasBomb -benchmem ./config
+func BenchmarkParseAliasBomb(b *testing.B) {
+	data := aliasBomb(3000, 1500)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("bomb.yaml", data); err == nil {
+			b.Fatal("the alias bomb parsed")
+		}
+	}
+	b.ReportMetric(float64(len(data)), "file-bytes")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -55,20 +56,23 @@ var Modes = []string{"rate", "concurrency", "sweep", "replay"}
 
 var layers = []string{"model", "engine", "service", "system"}
 
+// envNameRE matches an environment variable name env_passthrough accepts.
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 func (c *Config) applyDefaults() {
-	if c.SLO.MaxErrorRate == 0 {
+	if c.SLO.MaxErrorRate == 0 && !c.has("slo.max_error_rate") {
 		c.SLO.MaxErrorRate = Percent(Defaults().MaxErrorRate)
 	}
-	if c.Capacity.Headroom == 0 {
+	if c.Capacity.Headroom == 0 && !c.has("capacity.headroom") {
 		c.Capacity.Headroom = Defaults().Headroom
 	}
-	if c.Gate.P99Regression == 0 {
+	if c.Gate.P99Regression == 0 && !c.has("gate.p99_regression") {
 		c.Gate.P99Regression = Percent(Defaults().P99Regression)
 	}
-	if c.Gate.MaxQPSRegression == 0 {
+	if c.Gate.MaxQPSRegression == 0 && !c.has("gate.max_qps_regression") {
 		c.Gate.MaxQPSRegression = Percent(Defaults().MaxQPSRegression)
 	}
-	if c.Gate.Confidence == 0 {
+	if c.Gate.Confidence == 0 && !c.has("gate.confidence") {
 		c.Gate.Confidence = Defaults().Confidence
 	}
 	if c.Baselines == "" {
@@ -79,7 +83,7 @@ func (c *Config) applyDefaults() {
 			continue
 		}
 		t.Name = name
-		if t.ReadyTimeout == 0 {
+		if t.ReadyTimeout == 0 && !c.has("targets."+name+".ready_timeout") {
 			t.ReadyTimeout = Duration(Defaults().ReadyTimeout)
 		}
 	}
@@ -91,30 +95,34 @@ func (c *Config) applyDefaults() {
 			s.Protocol = Defaults().Protocol
 		}
 		l := &s.Load
+		// Only keys left out get defaults: a zero written out is checked
+		// (and refused) by validate, never silently replaced.
+		lp := c.scenarioPath(s) + ".load"
+		unset := func(key string) bool { return !c.has(lp + "." + key) }
 		if l.Mode == "sweep" {
-			if l.Duration == 0 {
+			if l.Duration == 0 && unset("duration") {
 				l.Duration = Duration(Defaults().SweepDuration)
 			}
-			if l.Warmup == 0 && !c.has(fmt.Sprintf("%s.load.warmup", c.scenarioPath(s))) {
+			if l.Warmup == 0 && unset("warmup") {
 				l.Warmup = Duration(Defaults().SweepWarmup)
 			}
-			if l.Trials == 0 {
+			if l.Trials == 0 && unset("trials") {
 				l.Trials = 1
 			}
 		}
-		if l.Duration == 0 && l.Mode != "replay" {
+		if l.Duration == 0 && l.Mode != "replay" && unset("duration") {
 			l.Duration = Duration(Defaults().Duration)
 		}
-		if l.Warmup == 0 && l.Mode != "replay" && !c.has(fmt.Sprintf("%s.load.warmup", c.scenarioPath(s))) {
+		if l.Warmup == 0 && l.Mode != "replay" && unset("warmup") {
 			l.Warmup = Duration(Defaults().Warmup)
 		}
-		if l.Trials == 0 {
+		if l.Trials == 0 && unset("trials") {
 			l.Trials = Defaults().Trials
 			if l.Mode == "replay" {
 				l.Trials = 1
 			}
 		}
-		if l.Mode == "replay" && l.Speed == 0 {
+		if l.Mode == "replay" && l.Speed == 0 && unset("speed") {
 			l.Speed = Defaults().Speed
 		}
 	}
@@ -200,6 +208,11 @@ func (c *Config) validate() error {
 		if err := checkURL(t.Ready); err != nil {
 			return c.errAt(tp+".ready", "%v", err)
 		}
+		for i, n := range t.EnvPassthrough {
+			if !envNameRE.MatchString(n) {
+				return c.errAt(fmt.Sprintf("%s.env_passthrough[%d]", tp, i), "%q is not a variable name: want letters, digits and _ (an exact name, no patterns)", n)
+			}
+		}
 	}
 	if len(c.Scenarios) == 0 {
 		return c.errAt("scenarios", "missing: at least one scenario is needed")
@@ -223,7 +236,10 @@ func (c *Config) validate() error {
 			return c.errAt(fmt.Sprintf("ladder[%d]", i), "no scenario is named %q", n)
 		}
 	}
-	return nil
+	if err := c.checkFileNames(); err != nil {
+		return err
+	}
+	return c.validateRanges()
 }
 
 func (c *Config) validateScenario(sp string, s *Scenario) error {

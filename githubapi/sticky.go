@@ -47,17 +47,30 @@ type Sticky struct {
 	Number int
 	// Marker is the hidden text (see Marker) the comment carries.
 	Marker string
-	// Owned reports whether an author may own the comment; nil means
-	// User.IsBot. Whatever it says, only comments carrying Marker match.
+	// Login is the login of the account that writes the comment: the
+	// token's identity (DefaultBotLogin, the GITHUB_TOKEN's, when empty).
+	// A marked comment by anyone else, another bot or app included, is
+	// never taken for ours.
+	Login string
+	// Owned, when set, replaces the Login check: it reports whether an
+	// author may own the comment. Whatever it says, only comments
+	// carrying Marker match.
 	Owned func(User) bool
 }
 
+// DefaultBotLogin is the login of the GITHUB_TOKEN's comments.
+const DefaultBotLogin = "github-actions[bot]"
+
 // Find returns the first (oldest) comment among comments that carries s.Marker
-// and is written by an author s.Owned accepts, or nil.
+// and is written by s.Login (or an author s.Owned accepts), or nil.
 func (s Sticky) Find(comments []Comment) *Comment {
 	owned := s.Owned
 	if owned == nil {
-		owned = User.IsBot
+		login := s.Login
+		if login == "" {
+			login = DefaultBotLogin
+		}
+		owned = func(u User) bool { return strings.EqualFold(u.Login, login) }
 	}
 	for i := range comments {
 		c := &comments[i]

@@ -243,3 +243,32 @@ func TestGetPullRequest(t *testing.T) {
 		t.Errorf("GetPullRequest(6) error = %v, want ErrNotFound", err)
 	}
 }
+
+// The sticky comment is the one its author's login wrote: another bot's
+// marked comment is not ours, and a configured login replaces the default.
+func TestStickyFindMatchesLogin(t *testing.T) {
+	m := githubapi.Marker("")
+	comments := []githubapi.Comment{
+		{ID: 1, Body: m, User: githubapi.User{Login: "dependabot[bot]", Type: "Bot"}},
+		{ID: 2, Body: m, User: githubapi.User{Login: "github-actions", Type: "User"}},
+		{ID: 3, Body: m, User: githubapi.User{Login: "perfgate-app[bot]", Type: "Bot"}},
+		{ID: 4, Body: m, User: githubapi.User{Login: "github-actions[bot]", Type: "Bot"}},
+	}
+	tests := []struct {
+		login string
+		want  int64
+	}{
+		{"", 4},
+		{"perfgate-app[bot]", 3},
+		{"someone-else", 0},
+	}
+	for _, tt := range tests {
+		var got int64
+		if c := (githubapi.Sticky{Marker: m, Login: tt.login}).Find(comments); c != nil {
+			got = c.ID
+		}
+		if got != tt.want {
+			t.Errorf("Sticky{Login: %q}.Find = comment %d, want %d", tt.login, got, tt.want)
+		}
+	}
+}

@@ -52,7 +52,20 @@ type TargetSpec struct {
 	Command []string
 	// BaseEnv is the environment the target inherits, as from os.Environ;
 	// nil means none. The library never reads its own process's environment.
+	// Variables SensitiveEnv marks (tokens, secrets, passwords, the
+	// Action's INPUT_* and ACTIONS_*) are withheld unless named in
+	// Passthrough; Target.Withheld lists the names withheld.
 	BaseEnv []string
+	// Passthrough names sensitive variables of BaseEnv the target may
+	// inherit all the same (perfgate.yaml's env_passthrough).
+	Passthrough []string
+	// Supervisor, on Linux, is the command of a supervisor to put between
+	// perfgate and the target (perfgate's own `target-supervisor`), run as
+	// Supervisor, perfgate's pid, then Command: it ties the target's whole
+	// process tree to perfgate however perfgate dies (see Supervise). The
+	// group then holds the supervisor too, and PGID is the supervisor's
+	// pid. Empty, or on other platforms, the target is started directly.
+	Supervisor []string
 	// Env is added to BaseEnv, overriding variables of the same name.
 	Env map[string]string
 	// Dir is the working directory; empty means the current one.
@@ -91,6 +104,7 @@ type Target struct {
 	logPath  string
 	log      *os.File
 	pgid     int
+	withheld []string
 
 	exited  chan struct{} // closed once the main process has been reaped
 	exitMsg string        // "exited with status 1", set before exited is closed
@@ -169,9 +183,14 @@ func StartTarget(ctx context.Context, s TargetSpec) (*Target, error) {
 	for i, a := range s.Command {
 		args[i] = r.Replace(a)
 	}
+	if len(s.Supervisor) > 0 && supervisorSupported {
+		args = append(append(append([]string{}, s.Supervisor...), strconv.Itoa(os.Getpid())), args...)
+	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = s.Dir
-	cmd.Env = targetEnv(s.BaseEnv, s.Env, r)
+	base, withheld := scrubEnv(s.BaseEnv, s.Passthrough)
+	t.withheld = withheld
+	cmd.Env = targetEnv(base, s.Env, r)
 	cmd.Stdout = t.log // an *os.File: the child writes to it directly, no pipe
 	cmd.Stderr = t.log
 	cmd.SysProcAttr = sysProcAttr()
@@ -463,6 +482,10 @@ func (t *Target) Err() error {
 	}
 	return fmt.Errorf("target %q %s", t.name, t.exitMsg)
 }
+
+// Withheld lists the names of the sensitive variables of the spec's
+// BaseEnv the target did not inherit (never their values).
+func (t *Target) Withheld() []string { return t.withheld }
 
 // Port is the port filled into {port}.
 func (t *Target) Port() int { return t.port }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -523,5 +524,41 @@ func TestLogTail(t *testing.T) {
 	}
 	if got := (&Target{logPath: filepath.Join(t.TempDir(), "none")}).LogTail(); got != "" {
 		t.Errorf("LogTail() of a missing log = %q, want empty", got)
+	}
+}
+
+// A target does not inherit perfgate's secrets: the Action's inputs, the
+// runner's runtime and OIDC tokens, GITHUB_TOKEN and anything named like a
+// token, secret or password, unless the spec lets a name through.
+func TestStartTargetScrubsSecrets(t *testing.T) {
+	s := targetSpec(t)
+	s.BaseEnv = []string{
+		"PATH=/usr/bin", "HOME=/home/runner", "GITHUB_SHA=abc", "RUNNER_OS=Linux",
+		"INPUT_GITHUB-TOKEN=ghs_input", "INPUT_GITHUB_TOKEN=ghs_input2", "GITHUB_TOKEN=ghs_token",
+		"ACTIONS_RUNTIME_TOKEN=rt", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=oidc", "ACTIONS_ID_TOKEN_REQUEST_URL=https://oidc",
+		"AWS_SECRET_ACCESS_KEY=aws", "DB_PASSWORD=hunter2", "OPENAI_API_KEY=sk", "HF_TOKEN=hf", "MODEL_CREDENTIALS=c",
+	}
+	s.Passthrough = []string{"HF_TOKEN"} // the model download needs it
+	tg := startTarget(t, t.Context(), s)
+
+	got := map[string]string{}
+	for _, kv := range s.BaseEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		got[name] = get(t, tg.URL()+"/env?name="+url.QueryEscape(name))
+	}
+	want := map[string]string{
+		"PATH": "/usr/bin", "HOME": "/home/runner", "GITHUB_SHA": "abc", "RUNNER_OS": "Linux", "HF_TOKEN": "hf",
+		"INPUT_GITHUB-TOKEN": "", "INPUT_GITHUB_TOKEN": "", "GITHUB_TOKEN": "", "ACTIONS_RUNTIME_TOKEN": "",
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": "", "ACTIONS_ID_TOKEN_REQUEST_URL": "", "AWS_SECRET_ACCESS_KEY": "",
+		"DB_PASSWORD": "", "OPENAI_API_KEY": "", "MODEL_CREDENTIALS": "",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("target's environment (-want +got):\n%s", d)
+	}
+	wantWithheld := []string{"INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN",
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD",
+		"OPENAI_API_KEY", "MODEL_CREDENTIALS"}
+	if d := cmp.Diff(wantWithheld, tg.Withheld()); d != "" {
+		t.Errorf("Withheld() (-want +got):\n%s", d)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/result"
@@ -158,12 +159,22 @@ func WriteDir(dir string, rs []*result.Result) ([]string, error) {
 		return nil, fmt.Errorf("creating %q: %w", dir, err)
 	}
 	var paths []string
+	// The merged folder is one run for baseline update: its manifest
+	// lists exactly what this merge wrote.
+	m := baselines.NewManifest(fmt.Sprintf("merge-%d", time.Now().UnixNano()), time.Now())
 	for _, r := range rs {
 		p := filepath.Join(dir, baselines.FileName(r.Scenario))
 		if err := r.WriteFile(p); err != nil {
 			return paths, fmt.Errorf("writing %q: %w", p, err)
 		}
+		if err := m.Add(r.Scenario, p); err != nil {
+			return paths, err
+		}
 		paths = append(paths, p)
+	}
+	m.Complete = true
+	if err := m.Write(dir); err != nil {
+		return paths, fmt.Errorf("writing the manifest in %q: %w", dir, err)
 	}
 	return paths, nil
 }

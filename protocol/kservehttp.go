@@ -137,10 +137,13 @@ func (c *KServeHTTPClient) Do(ctx context.Context, h harness.Hit) harness.Sample
 }
 
 // isInferResponse is the cheap check made on every 200: valid JSON, an
-// object, with an "outputs" key. It allocates nothing.
+// object, with an "outputs" key. It allocates nothing. A body cut at
+// h1.MaxKeptBody (the rest was read and discarded) cannot be valid JSON:
+// its kept start is checked instead.
 func isInferResponse(b []byte) bool {
+	capped := len(b) >= h1.MaxKeptBody
 	b = bytes.TrimLeft(b, " \t\r\n")
-	return len(b) > 0 && b[0] == '{' && bytes.Contains(b, []byte(`"outputs"`)) && json.Valid(b)
+	return len(b) > 0 && b[0] == '{' && bytes.Contains(b, []byte(`"outputs"`)) && (capped || json.Valid(b))
 }
 
 // errorMessage returns the "error" of a KServe error body, else the body.

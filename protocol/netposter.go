@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/harness/h1"
 )
 
 // netPoster sends a fixed POST with net/http: the https path of the KServe
@@ -54,7 +55,7 @@ func (p *netPoster) DoAppendWait(ctx context.Context, body, dst []byte) (int, []
 	}
 	defer resp.Body.Close()
 	buf := bytes.NewBuffer(dst)
-	_, err = io.Copy(buf, resp.Body)
+	_, err = copyCapped(buf, resp.Body)
 	return resp.StatusCode, buf.Bytes(), cw.Wait(), err
 }
 
@@ -62,4 +63,15 @@ func (p *netPoster) DoAppendWait(ctx context.Context, body, dst []byte) (int, []
 func (p *netPoster) Close() error {
 	p.tr.CloseIdleConnections()
 	return nil
+}
+
+// copyCapped copies r to buf, keeping at most h1.MaxKeptBody bytes: the
+// rest is read and counted but discarded, as the h1 client does.
+func copyCapped(buf *bytes.Buffer, r io.Reader) (int64, error) {
+	n, err := io.Copy(buf, io.LimitReader(r, h1.MaxKeptBody))
+	if err != nil {
+		return n, err
+	}
+	m, err := io.Copy(io.Discard, r)
+	return n + m, err
 }

@@ -12,8 +12,11 @@ import (
 
 // esc makes an untrusted string (a name from perfgate.yaml) inert in
 // GitHub-flavoured markdown, table cells included: HTML metacharacters
-// become entities, markdown punctuation is backslash-escaped, '@' cannot
-// mention anyone, and line breaks and control characters become spaces.
+// become entities, markdown punctuation is backslash-escaped, '@' and '#'
+// are followed by a zero-width joiner so that GitHub neither mentions
+// anyone (@team) nor links an issue (#123, owner/repo#123) — GitHub
+// still mentions after "&#64;" and links after "\#" — and line breaks and
+// control characters become spaces.
 func esc(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -27,8 +30,10 @@ func esc(s string) string {
 		case '"':
 			b.WriteString("&quot;")
 		case '@':
-			b.WriteString("&#64;")
-		case '|', '\\', '`', '*', '_', '[', ']', '(', ')', '#', '~', '!', '$':
+			b.WriteString("@" + zwj)
+		case '#':
+			b.WriteString("\\#" + zwj)
+		case '|', '\\', '`', '*', '_', '[', ']', '(', ')', '~', '!', '$':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
@@ -41,6 +46,9 @@ func esc(s string) string {
 	}
 	return b.String()
 }
+
+// zwj is the zero-width joiner esc puts after '@' and '#'.
+const zwj = "\u200d"
 
 // plain makes an untrusted string safe for a terminal: control characters
 // (escape sequences among them) become '?', so a name cannot move the cursor

@@ -242,13 +242,20 @@ func TestNilComparison(t *testing.T) {
 }
 
 func FuzzEsc(f *testing.F) {
-	for _, s := range []string{"a|b", "<b>", "x\ny", "`*_[]", "@who", "\\|"} {
+	for _, s := range []string{"a|b", "<b>", "x\ny", "`*_[]", "@who", "\\|", "fixes #123", "acme/svc#9", "@org/team"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := esc(s)
-		if strings.ContainsAny(got, "<>\n\r\"@") {
+		if strings.ContainsAny(got, "<>\n\r\"") {
 			t.Errorf("esc(%q) = %q holds a raw metacharacter", s, got)
+		}
+		// No mention, no issue link: '@' and '#' are always joined to a
+		// zero-width joiner.
+		for i, r := range got {
+			if (r == '@' || r == '#') && !strings.HasPrefix(got[i+1:], zwj) {
+				t.Errorf("esc(%q) = %q leaves %q unjoined at %d", s, got, r, i)
+			}
 		}
 		// Every pipe is escaped by an odd run of backslashes.
 		for i := 0; i < len(got); i++ {
@@ -313,4 +320,20 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// Names from a pull request can neither mention nor link: GitHub still
+// mentions after "&#64;" and links after "\#", not across a zero-width
+// joiner.
+func TestEscMentionsAndIssueRefs(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"@octocat", "@\u200doctocat"},
+		{"fixes #123", "fixes \\#\u200d123"},
+		{"acme/svc#9 @org/team", "acme/svc\\#\u200d9 @\u200dorg/team"},
+	}
+	for _, tt := range tests {
+		if got := esc(tt.in); got != tt.want {
+			t.Errorf("esc(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }

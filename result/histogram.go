@@ -53,6 +53,10 @@ func DecodeHistogram(s string) (h *hdrhistogram.Histogram, err error) {
 			h, err = nil, fmt.Errorf("decoding histogram: malformed data (%v)", p)
 		}
 	}()
+	// The headers first: Decode allocates whatever they ask for.
+	if err := checkHistogram(s); err != nil {
+		return nil, err
+	}
 	h, err = hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("decoding histogram: %w", err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +126,37 @@ func FuzzDecodeHistogram(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A histogram whose header asks for a huge counts array is refused before
+// anything is allocated for it; perfgate's own shape decodes.
+func TestDecodeHistogramBoundsAllocation(t *testing.T) {
+	if got, want := countsLen(HistMinUs, HistMaxUs, HistSigFigs), len(NewHistogram().Export().Counts); got != want {
+		t.Fatalf("countsLen(perfgate's shape) = %d, want %d as hdrhistogram-go allocates", got, want)
+	}
+	for _, sh := range []struct {
+		low, high int64
+		digits    int
+	}{{1, 1 << 62, 5}, {1, 1000, 2}, {1000, 1 << 40, 3}} {
+		if got, want := countsLen(sh.low, sh.high, sh.digits), len(hdrhistogram.New(sh.low, sh.high, sh.digits).Export().Counts); got != want {
+			t.Errorf("countsLen(%v) = %d, want %d", sh, got, want)
+		}
+	}
+	hostile := hostileHistogram(t)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeHistogram(hostile)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("DecodeHistogram(%d-byte hostile header) = %v, want a refusal", len(hostile), err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("refusing a %d-byte histogram allocated %d bytes, want under 1 MiB", len(hostile), grew)
+	}
+	small := hdrhistogram.New(1, 1000, 2)
+	small.RecordValue(7)
+	enc, _ := small.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if h, err := DecodeHistogram(string(enc)); err != nil || h.TotalCount() != 1 {
+		t.Errorf("DecodeHistogram(a small shape) = %v, %v; want it decoded", h, err)
+	}
 }

@@ -2,6 +2,8 @@ package suite
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +49,10 @@ type Options struct {
 	// Part, if set, is recorded on every result: the part of a
 	// partitioned suite that measured it (see Partition).
 	Part *result.Part
+	// Supervisor is the command that supervises each target perfgate
+	// starts (harness.TargetSpec.Supervisor: perfgate target-supervisor);
+	// empty starts targets directly.
+	Supervisor []string
 }
 
 // Outcome is one scenario's result or failure.
@@ -85,9 +91,16 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 	if err := o.Generator.validate(selected); err != nil {
 		return nil, err
 	}
+	var manifest *baselines.Manifest
 	if o.OutDir != "" {
 		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating output folder: %w", err)
+		}
+		// A new manifest replaces any earlier run's at once: baseline
+		// update promotes only what this run lists.
+		manifest = baselines.NewManifest(runID(), time.Now())
+		if err := manifest.Write(o.OutDir); err != nil {
+			return nil, fmt.Errorf("writing the run manifest: %w", err)
 		}
 	}
 	env := harness.Environment(ctx, o.Version, gpuEnvironment(o.GPU))
@@ -107,7 +120,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 			}
 			if o.OutDir != "" {
 				out.Path = filepath.Join(o.OutDir, FileName(s.Name))
-				if werr := res.WriteFile(out.Path); werr != nil && out.Err == nil {
+				werr := res.WriteFile(out.Path)
+				if werr == nil {
+					if werr = manifest.Add(s.Name, out.Path); werr == nil {
+						werr = manifest.Write(o.OutDir)
+					}
+				}
+				if werr != nil && out.Err == nil {
 					out.Err = werr
 				}
 			}
@@ -117,7 +136,20 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 		// three times).
 		outs = append(outs, out)
 	}
+	if manifest != nil && ctx.Err() == nil && len(outs) == len(selected) {
+		manifest.Complete = true
+		if err := manifest.Write(o.OutDir); err != nil {
+			return outs, fmt.Errorf("writing the run manifest: %w", err)
+		}
+	}
 	return outs, nil
+}
+
+// runID is a random identifier for a run's manifest.
+func runID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b[:])
 }
 
 func (o *Options) getenv(k string) string {
@@ -142,6 +174,9 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	if s.TLS != nil && s.TLS.Insecure && o.Log != nil {
 		fmt.Fprintf(o.Log, "scenario %s: WARNING: %s\n", s.Name, protocol.InsecureWarning)
 	}
+	// A target that dies mid-run stops the run (see deathWatch).
+	ctx, died, unwatch := watch(ctx, tg)
+	defer unwatch()
 	client, err := newClient(ctx, cfg, s, tg.base)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
@@ -175,6 +210,18 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 			envs = append(envs, t.Env)
 		}
 		annotate(res, obs, targetCores(append(envs, s.Env)...))
+	}
+	unwatch()
+	if at, ok := died.diedAt(); ok {
+		why := fmt.Sprintf("target %s ended", s.Target)
+		if terr := tg.err(); terr != nil {
+			why = terr.Error()
+		}
+		if res != nil {
+			res.Interrupted = false // not a signal to perfgate: the target died
+		}
+		keepTrialsBefore(res, at, why)
+		return res, fmt.Errorf("%w: scenario %s: %s during the run%s", ErrRunFailed, s.Name, why, quoteTail(tg.logPath, tg.logTail()))
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, ErrBadInput) {

@@ -25,6 +25,12 @@ type running struct {
 	metrics        string
 	pgid           int
 	stop           func()
+	// done is closed when a started target's process ends; err says how,
+	// logPath and logTail show its log. All unset for a given URL.
+	done    <-chan struct{}
+	err     func() error
+	logPath string
+	logTail func() string
 }
 
 // startTarget starts the scenario's target variant, or returns its URL.
@@ -51,12 +57,14 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		Command:      command,
 		Env:          env,
 		BaseEnv:      o.Environ,
+		Passthrough:  t.EnvPassthrough,
 		Dir:          cfg.Resolve(t.Dir),
 		Ready:        t.Ready,
 		ReadyTimeout: t.ReadyTimeout.D(),
 		Metrics:      firstNonEmpty(s.Metrics, t.Metrics),
 		GRPCPort:     t.GRPCPort || s.Protocol == "kserve-grpc",
 	}
+	spec.Supervisor = o.Supervisor
 	if o.OutDir != "" {
 		spec.LogPath = filepath.Join(o.OutDir, strings.TrimSuffix(FileName(s.Name), ".json")+".target.log")
 	}
@@ -69,8 +77,13 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		r := strings.NewReplacer("{port}", strconv.Itoa(tg.Port()), "{grpc_port}", strconv.Itoa(tg.GRPCPort()))
 		fmt.Fprintf(o.Log, "scenario %s: started target %s: %s\n", s.Name, s.Target, r.Replace(strings.Join(spec.Command, " ")))
 	}
+	if w := tg.Withheld(); len(w) > 0 && o.Log != nil {
+		fmt.Fprintf(o.Log, "scenario %s: target %s does not inherit %d secret-looking variables (%s); list any it needs under env_passthrough\n",
+			s.Name, s.Target, len(w), strings.Join(w, ", "))
+	}
 	r := &running{base: tg.URL(), httpBase: tg.URL(), metrics: tg.MetricsURL(), pgid: tg.PGID(),
-		stop: func() { tg.Stop(5 * time.Second) }}
+		stop: func() { tg.Stop(5 * time.Second) },
+		done: tg.Done(), err: tg.Err, logPath: tg.LogPath(), logTail: tg.LogTail}
 	if s.Protocol == "kserve-grpc" {
 		r.base = fmt.Sprintf("127.0.0.1:%d", tg.GRPCPort())
 	}

@@ -98,6 +98,9 @@ type actionInputs struct {
 	// commentDir is where gate mode writes the comment bundle for the
 	// fork-safe workflow_run job; commentFrom is where comment mode reads it.
 	commentDir, commentFrom string
+	// commentAuthor is the login whose marked comment is ours to edit
+	// (githubapi.DefaultBotLogin when empty).
+	commentAuthor string
 }
 
 // actionInput reads an action input: INPUT_GITHUB-TOKEN as the runner sets it for
@@ -114,7 +117,7 @@ func actionInput(gha *githubactions.Action, getenv func(string) string, name str
 func readInputs(gha *githubactions.Action, getenv func(string) string, token string) (actionInputs, error) {
 	in := actionInputs{token: token, config: actionInput(gha, getenv, "config"), mode: actionInput(gha, getenv, "mode"),
 		baselines: actionInput(gha, getenv, "baselines"), commentDir: actionInput(gha, getenv, "comment-dir"),
-		commentFrom: actionInput(gha, getenv, "comment-from")}
+		commentFrom: actionInput(gha, getenv, "comment-from"), commentAuthor: actionInput(gha, getenv, "comment-author")}
 	if in.config == "" {
 		in.config = "perfgate.yaml"
 	}
@@ -145,7 +148,13 @@ func readInputs(gha *githubactions.Action, getenv func(string) string, token str
 
 // runAction is cmdAction with its pipelines given.
 func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
-	gha := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.stdout))
+	// The action's own workflow commands go straight to stdout; everything
+	// else it and its pipelines print passes a guard that keeps lines of
+	// pull-request text from acting as commands.
+	gha := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(unguarded(e.stdout)))
+	guarded := *e
+	guarded.stdout, guarded.stderr = guardCommands(e.stdout), guardCommands(e.stderr)
+	e = &guarded
 	// The token is masked before anything else is printed.
 	token := actionInput(gha, e.getenv, "github-token")
 	if token != "" {
@@ -272,7 +281,7 @@ func (a *action) printText(r *report.Report) {
 	a.gha.Group("perfgate report")
 	a.gha.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: tok})
 	fmt.Fprint(a.e.stdout, b.String())
-	fmt.Fprintf(a.e.stdout, "::%s::\n", tok)
+	fmt.Fprintf(unguarded(a.e.stdout), "::%s::\n", tok)
 	a.gha.EndGroup()
 }
 
@@ -323,7 +332,7 @@ func (a *action) comment(ctx context.Context, number int, r *report.Report) stri
 		a.gha.Warningf("perfgate: no comment: %s", err.Error())
 		return ""
 	}
-	c, created, err := client.Upsert(ctx, githubapi.Sticky{Repo: repo, Number: number, Marker: a.marker()}, body.String())
+	c, created, err := client.Upsert(ctx, githubapi.Sticky{Repo: repo, Number: number, Marker: a.marker(), Login: a.in.commentAuthor}, body.String())
 	switch {
 	case errors.Is(err, githubapi.ErrForbidden):
 		a.gha.Warningf("%s", fmt.Sprintf("perfgate: could not comment on #%d: the token may not write comments. On a pull request from a fork the workflow token is read-only: use the fork-safe pair (pull_request uploads comment-dir, a workflow_run job posts it). %v", number, err))
@@ -351,6 +360,11 @@ func (a *action) outputs(kv ...[2]string) {
 	}
 	var b strings.Builder
 	for _, p := range kv {
+		if p[0] == "verdict" && !slices.Contains(actionVerdicts(), p[1]) {
+			// Only a documented value: a later step may put it in a shell.
+			a.gha.Warningf("%s", fmt.Sprintf("perfgate: verdict %q is not one perfgate writes: the verdict output is \"error\"", p[1]))
+			p[1] = "error"
+		}
 		delim := "ghadelimiter_" + randomToken()
 		if strings.Contains(p[1], delim) {
 			a.gha.Warningf("perfgate: output %s holds its delimiter: not written", p[0])
@@ -684,4 +698,11 @@ func (a *action) checkedComment(ctx context.Context, info bundlePRInfo, r *repor
 		return ""
 	}
 	return a.comment(ctx, info.Number, r)
+}
+
+// actionVerdicts are the values the action writes to its verdict output:
+// a comparison's verdict, "baseline" (baseline mode) or "error". Nothing
+// else is ever written there, whatever a bundle says.
+func actionVerdicts() []string {
+	return []string{compare.Pass, compare.Fail, compare.NoBaseline, compare.Incomparable, "inconclusive", "baseline", "error"}
 }

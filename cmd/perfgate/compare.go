@@ -54,6 +54,9 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr("compare: unexpected argument %q", fs.Arg(0))
 	}
+	if err := checkFlagRanges("compare", fs); err != nil {
+		return err
+	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *cfgPath != "" {

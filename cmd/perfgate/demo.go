@@ -60,7 +60,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	resultsDir := filepath.Join(*out, "results")
 	prog := newProgress(e)
 	outs, err := suite.Run(ctx, cfg, suite.Options{Scenarios: scenarios, OutDir: resultsDir, Environ: os.Environ(),
-		Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self})
+		Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor})
 	prog.close()
 	if err != nil {
 		return withCode(exitUsage, err)

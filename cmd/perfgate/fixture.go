@@ -65,6 +65,9 @@ func cmdFixture(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr("fixture serve: unexpected argument %q", fs.Arg(0))
 	}
+	if err := checkFlagRanges("fixture serve", fs); err != nil {
+		return err
+	}
 	if err := o.Validate(); err != nil {
 		return usageErr("fixture serve: %v", err)
 	}

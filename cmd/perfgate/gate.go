@@ -96,7 +96,7 @@ func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, sce
 	res, err := gate.Run(ctx, cfg, gate.Options{
 		Baselines: baseDir, AllowEnvMismatch: allowEnv,
 		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: os.Environ(),
-			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self},
+			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor},
 	})
 	prog.close()
 	if err != nil {

@@ -19,6 +19,9 @@ func cmdGPUSample(ctx context.Context, e *env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return usageErr("gpu-sample: %v", err)
 	}
+	if err := checkFlagRanges("gpu-sample", fs); err != nil {
+		return err
+	}
 	if *d <= 0 || *iv <= 0 {
 		return usageErr("gpu-sample: --duration and --interval must be > 0")
 	}

@@ -33,6 +33,9 @@ type env struct {
 	isTerminal bool
 	// workdir is the directory relative paths resolve against.
 	workdir string
+	// supervisor is the command that supervises targets (this binary's
+	// target-supervisor); main sets it, tests leave it empty.
+	supervisor []string
 }
 
 // exitError carries an exit code with its error.
@@ -79,7 +82,16 @@ func main() {
 	wd, _ := os.Getwd()
 	e := &env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		isTerminal: isTerminal(os.Stderr), workdir: wd}
+	if exe, err := os.Executable(); err == nil {
+		e.supervisor = []string{exe, supervisorCommand}
+	}
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		// On a runner, no line of ours may act as a workflow command.
+		e.stdout, e.stderr = guardCommands(e.stdout), guardCommands(e.stderr)
+	}
+	stopDebug := startDebug(os.Getenv(debugAddrEnv), os.Stderr)
 	err := run(ctx, os.Args[1:], e)
+	stopDebug()
 	stop()
 	os.Exit(exitCode(err, e.stderr))
 }
@@ -130,6 +142,8 @@ func run(ctx context.Context, args []string, e *env) error {
 		return cmdAction(ctx, e, rest)
 	case "gpu-sample":
 		return cmdGPUSample(ctx, e, rest)
+	case supervisorCommand:
+		return cmdTargetSupervisor(ctx, e, rest)
 	case "version", "--version":
 		return cmdVersion(e, rest)
 	case "help", "-h", "--help":

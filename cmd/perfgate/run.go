@@ -39,6 +39,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr("run: unexpected argument %q", fs.Arg(0))
 	}
+	if err := checkFlagRanges("run", fs); err != nil {
+		return err
+	}
 	switch {
 	case *cfgPath != "" && q.url != "":
 		return usageErr("run: give --config or --url, not both")
@@ -92,7 +95,7 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	self, _ := os.Executable()
 	so := suite.Options{
 		Scenarios: names, OutDir: outDir, Environ: os.Environ(), Getenv: e.getenv,
-		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self,
+		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor,
 	}
 	for _, opt := range opts {
 		opt(&so)
@@ -297,7 +300,7 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 		c.MarkSet("scenarios[0].load.warmup") // --warmup 0s means none
 	}
 	if err := c.Check(); err != nil {
-		return nil, err
+		return nil, flagError(err)
 	}
 	return c, nil
 }

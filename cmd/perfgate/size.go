@@ -55,6 +55,9 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr("size: unexpected argument %q", fs.Arg(0))
 	}
+	if err := checkFlagRanges("size", fs); err != nil {
+		return err
+	}
 	if *resPath == "" {
 		return usageErr("size: --result is required: the result file of a knee search")
 	}

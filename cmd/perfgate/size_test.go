@@ -52,9 +52,9 @@ func TestCmdSize(t *testing.T) {
 		{"json", []string{"--result", good, "--peak-qps=5000", "--headroom=2", "--format=json"}, 0, `"instances": 9`, ""},
 		{"missing peak", []string{"--result", good}, exitUsage, "", "--peak-qps is required"},
 		{"missing result", []string{"--peak-qps", "1"}, exitUsage, "", "--result is required"},
-		{"negative peak", []string{"--result", good, "--peak-qps", "-5"}, exitUsage, "", "peak-qps is -5"},
-		{"small headroom", []string{"--result", good, "--peak-qps", "5", "--headroom", "0.8"}, exitUsage, "", "headroom is 0.8"},
-		{"zero headroom", []string{"--result", good, "--peak-qps", "5", "--headroom", "0"}, exitUsage, "", "headroom is 0"},
+		{"negative peak", []string{"--result", good, "--peak-qps", "-5"}, exitUsage, "", "--peak-qps: -5 is out of range"},
+		{"small headroom", []string{"--result", good, "--peak-qps", "5", "--headroom", "0.8"}, exitUsage, "", "--headroom: 0.8 is out of range"},
+		{"zero headroom", []string{"--result", good, "--peak-qps", "5", "--headroom", "0"}, exitUsage, "", "--headroom: 0 is out of range"},
 		{"bad format", []string{"--result", good, "--peak-qps", "5", "--format", "xml"}, exitUsage, "", `--format is "xml"`},
 		{"no such file", []string{"--result", filepath.Join(dir, "none.json"), "--peak-qps", "5"}, exitUsage, "", "none.json"},
 		{"no passing probe", []string{"--result", bad, "--peak-qps", "5"}, exitUsage, "",
@@ -149,7 +149,7 @@ scenarios:
 		{"bad emit", []string{"--result", good, "--peak-qps", "100", "--emit", "yaml"}, exitUsage, "", `--emit is "yaml"`},
 		{"bad curve", []string{"--result", good, "--traffic", bad}, exitUsage, "", `bad.csv:2: bad traffic curve: qps "fast"`},
 		{"no curve", []string{"--result", good, "--traffic", filepath.Join(dir, "none.csv")}, exitUsage, "", "--traffic"},
-		{"lead too long", []string{"--result", good, "--traffic", curve, "--lead-time", "48h"}, exitUsage, "", "lead-time is 48h0m0s"},
+		{"lead too long", []string{"--result", good, "--traffic", curve, "--lead-time", "48h"}, exitUsage, "", "--lead-time: 48h is out of range"},
 		{"bad zone", []string{"--result", good, "--traffic", curve, "--timezone", "Mars/Olympus"}, exitUsage, "", `--timezone "Mars/Olympus"`},
 	}
 	for _, tt := range tests {

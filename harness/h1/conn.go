@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -36,6 +37,13 @@ type conn struct {
 	// interrupts nc (guarded by mu); stopWatch unregisters it.
 	watchDone <-chan struct{}
 	stopWatch func() bool
+	// raw, peekFn and the peek fields serve peekSocket, set up once per
+	// connection so that the check before each request allocates nothing.
+	raw     syscall.RawConn
+	peekFn  func(fd uintptr) bool
+	peekBuf [1]byte
+	peekN   int
+	peekErr error
 }
 
 // roundTrip writes one request on c and reads its response, dialling
@@ -50,6 +58,21 @@ func (c *conn) roundTrip(ctx context.Context, body []byte, keep bool, dst []byte
 			}
 		}
 		reused := c.used
+		if reused {
+			n, closed := c.pending()
+			if n > 0 {
+				// Bytes before the request: whatever they say, they answer
+				// nothing we asked (a second response to an earlier request,
+				// a 408 on an idle connection), and would be taken for this
+				// request's answer.
+				c.closeConn()
+				return 0, dst, protoErr("the server sent %d bytes before the request was written: an unsolicited response", n)
+			}
+			if closed { // the server closed the idle connection: dial anew
+				c.closeConn()
+				continue
+			}
+		}
 		if err := c.setDeadline(ctx); err != nil {
 			c.closeConn()
 			return 0, dst, ioErr(ctx, "setting deadline", err)
@@ -88,6 +111,24 @@ func (c *conn) roundTrip(ctx context.Context, body []byte, keep bool, dst []byte
 		}
 		return resp.status, out, nil
 	}
+}
+
+// pending reports, without blocking, how many bytes a reused connection
+// holds before a request is written (none are expected), and whether the
+// server has closed it. It costs one system call.
+func (c *conn) pending() (n int, closed bool) {
+	if n := c.br.Buffered(); n > 0 {
+		return n, false
+	}
+	if n, closed, ok := c.peekSocket(); ok {
+		return n, closed
+	}
+	c.nc.SetReadDeadline(aLongTimeAgo)
+	c.hasDeadline = true // setDeadline clears it before the request
+	if _, err := c.br.Peek(1); err != nil {
+		return 0, !IsTimeout(err)
+	}
+	return c.br.Buffered(), false
 }
 
 // setDeadline sets nc's deadline to the earlier of now+Timeout and ctx's
@@ -177,5 +218,6 @@ func (c *conn) dial(ctx context.Context) error {
 		c.br.Reset(nc)
 	}
 	c.used, c.hasDeadline = false, false
+	c.raw = nil
 	return nil
 }

@@ -11,6 +11,12 @@ import (
 // cannot overflow the arithmetic that follows.
 const maxChunkSize = 1 << 50
 
+// MaxKeptBody is the most of a response body DoAppend keeps: the rest is
+// read (the response is timed to its last byte and the connection stays
+// usable) and counted, but discarded, so that a huge response cannot
+// exhaust memory. The returned body then has exactly MaxKeptBody bytes.
+const MaxKeptBody = 16 << 20
+
 // response is what the parser learned from one response.
 type response struct {
 	// status is the final (non-1xx) status code.
@@ -33,8 +39,8 @@ type framing struct {
 
 // readResponse reads one whole response to a request from r, skipping
 // interim 1xx responses. head reports a HEAD request (no body follows).
-// The body is discarded, or appended to dst when keep is true; the
-// returned slice is dst, possibly extended. It allocates nothing unless
+// The body is discarded, or appended to dst when keep is true, up to
+// MaxKeptBody bytes; the returned slice is dst, possibly extended. It allocates nothing unless
 // keep makes dst grow or the response is malformed.
 func readResponse(r *bufio.Reader, head, keep bool, dst []byte) (response, []byte, error) {
 	for {
@@ -49,22 +55,26 @@ func readResponse(r *bufio.Reader, head, keep bool, dst []byte) (response, []byt
 			continue // an interim response: the final one follows
 		}
 		resp := response{status: status, close: f.close || (f.http10 && !f.keepAlive)}
+		limit := 0 // the length dst may grow to: keep nothing
+		if keep {
+			limit = len(dst) + MaxKeptBody
+		}
 		switch {
 		case head || status == 204 || status == 304:
 			// No body, whatever the headers say.
 		case f.te && f.chunked:
-			dst, err = readChunked(r, keep, dst)
+			dst, err = readChunked(r, limit, dst)
 			// A message with both framings may be an attack on a proxy
 			// between us; do not trust the connection after it.
 			resp.close = resp.close || f.contentLength >= 0
 		case f.te:
 			// A transfer coding we do not decode ends at close.
-			dst, err = readToEOF(r, keep, dst)
+			dst, err = readToEOF(r, limit, dst)
 			resp.close = true
 		case f.contentLength >= 0:
-			dst, err = readN(r, f.contentLength, keep, dst)
+			dst, err = readN(r, f.contentLength, limit, dst)
 		default:
-			dst, err = readToEOF(r, keep, dst)
+			dst, err = readToEOF(r, limit, dst)
 			resp.close = true
 		}
 		return resp, dst, err
@@ -160,7 +170,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 }
 
 // readChunked reads a chunked body and its trailer section.
-func readChunked(r *bufio.Reader, keep bool, dst []byte) ([]byte, error) {
+func readChunked(r *bufio.Reader, limit int, dst []byte) ([]byte, error) {
 	for {
 		line, err := readLine(r)
 		if err != nil {
@@ -173,7 +183,7 @@ func readChunked(r *bufio.Reader, keep bool, dst []byte) ([]byte, error) {
 		if size == 0 {
 			break
 		}
-		if dst, err = readN(r, size, keep, dst); err != nil {
+		if dst, err = readN(r, size, limit, dst); err != nil {
 			return dst, err
 		}
 		line, err = readLine(r)
@@ -195,18 +205,13 @@ func readChunked(r *bufio.Reader, keep bool, dst []byte) ([]byte, error) {
 	}
 }
 
-// readN reads exactly n body bytes.
-func readN(r *bufio.Reader, n int, keep bool, dst []byte) ([]byte, error) {
-	if !keep {
-		if _, err := r.Discard(n); err != nil {
-			return dst, eofUnexpected(err)
-		}
-		return dst, nil
-	}
-	for n > 0 {
+// readN reads exactly n body bytes, appending to dst those that keep it
+// within limit bytes and discarding the others.
+func readN(r *bufio.Reader, n int, limit int, dst []byte) ([]byte, error) {
+	for n > 0 && len(dst) < limit {
 		// Grow in steps so a huge declared length costs memory only as
 		// the bytes actually arrive.
-		step := min(n, 64<<10)
+		step := min(n, 64<<10, limit-len(dst))
 		dst = slices.Grow(dst, step)
 		m, err := io.ReadFull(r, dst[len(dst):len(dst)+step])
 		dst = dst[:len(dst)+m]
@@ -215,17 +220,23 @@ func readN(r *bufio.Reader, n int, keep bool, dst []byte) ([]byte, error) {
 		}
 		n -= step
 	}
+	if n > 0 {
+		if _, err := r.Discard(n); err != nil {
+			return dst, eofUnexpected(err)
+		}
+	}
 	return dst, nil
 }
 
-// readToEOF reads a body delimited by the end of the connection.
-func readToEOF(r *bufio.Reader, keep bool, dst []byte) ([]byte, error) {
+// readToEOF reads a body delimited by the end of the connection, keeping
+// what fits within limit.
+func readToEOF(r *bufio.Reader, limit int, dst []byte) ([]byte, error) {
 	for {
 		var err error
-		if keep {
-			dst = slices.Grow(dst, 4096)
+		if len(dst) < limit {
+			dst = slices.Grow(dst, min(4096, limit-len(dst)))
 			var m int
-			m, err = r.Read(dst[len(dst):cap(dst)])
+			m, err = r.Read(dst[len(dst):min(cap(dst), limit)])
 			dst = dst[:len(dst)+m]
 		} else {
 			_, err = r.Discard(r.Size())

@@ -1,0 +1,97 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/baselines"
+)
+
+// validateRanges checks every numeric setting against its Bound.
+func (c *Config) validateRanges() error {
+	type check struct {
+		path, key string
+		v         float64
+	}
+	checks := []check{
+		{"slo.p99", "slo.p99", float64(c.SLO.P99)},
+		{"slo.max_error_rate", "slo.max_error_rate", float64(c.SLO.MaxErrorRate)},
+		{"slo.ttft", "slo.ttft", float64(c.SLO.TTFT)},
+		{"slo.tpot", "slo.tpot", float64(c.SLO.TPOT)},
+		{"capacity.peak_qps", "capacity.peak_qps", c.Capacity.PeakQPS},
+		{"capacity.headroom", "capacity.headroom", c.Capacity.Headroom},
+		{"capacity.cost_per_instance_hour", "capacity.cost_per_instance_hour", c.Capacity.CostPerInstanceHour},
+		{"gate.p99_regression", "gate.p99_regression", float64(c.Gate.P99Regression)},
+		{"gate.max_qps_regression", "gate.max_qps_regression", float64(c.Gate.MaxQPSRegression)},
+		{"gate.confidence", "gate.confidence", c.Gate.Confidence},
+	}
+	names := make([]string, 0, len(c.Targets))
+	for n := range c.Targets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if t := c.Targets[n]; t != nil {
+			checks = append(checks, check{"targets." + n + ".ready_timeout", "targets.ready_timeout", float64(t.ReadyTimeout)})
+		}
+	}
+	for i, s := range c.Scenarios {
+		if s == nil {
+			continue
+		}
+		sp := fmt.Sprintf("scenarios[%d]", i)
+		lp := sp + ".load"
+		l := s.Load
+		checks = append(checks,
+			check{sp + ".prompt_tokens", "scenarios.prompt_tokens", float64(s.PromptTokens)},
+			check{sp + ".max_tokens", "scenarios.max_tokens", float64(s.MaxTokens)},
+			check{sp + ".timeout", "scenarios.timeout", float64(s.Timeout)},
+			check{lp + ".rate", "load.rate", l.Rate},
+			check{lp + ".concurrency", "load.concurrency", float64(l.Concurrency)},
+			check{lp + ".duration", "load.duration", float64(l.Duration)},
+			check{lp + ".warmup", "load.warmup", float64(l.Warmup)},
+			check{lp + ".trials", "load.trials", float64(l.Trials)},
+			check{lp + ".connections", "load.connections", float64(l.Connections)},
+			check{lp + ".speed", "load.speed", l.Speed},
+			check{lp + ".start", "load.start", l.Start},
+			check{lp + ".max_rate", "load.max_rate", l.MaxRate},
+			check{lp + ".resolution", "load.resolution", float64(l.Resolution)},
+			check{lp + ".budget", "load.budget", float64(l.Budget)},
+		)
+		if len(s.Shape) > 0 {
+			elems := 1.0
+			for j, d := range s.Shape {
+				checks = append(checks, check{fmt.Sprintf("%s.shape[%d]", sp, j), "scenarios.shape", float64(d)})
+				elems *= float64(d)
+			}
+			checks = append(checks, check{sp + ".shape", "scenarios.shape", math.Abs(elems)})
+		}
+	}
+	for _, k := range checks {
+		if err := c.checkRange(k.path, k.key, k.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFileNames refuses two scenarios whose results would go to one file:
+// result and baseline files are named after scenarios with the characters
+// a file name cannot hold replaced ("a/b" and "a b" are both a_b.json), and
+// the names are compared without case, since macOS and Windows file
+// systems do.
+func (c *Config) checkFileNames() error {
+	seen := map[string]int{}
+	for i, s := range c.Scenarios {
+		f := strings.ToLower(baselines.FileName(s.Name))
+		if j, dup := seen[f]; dup {
+			return c.errAt(fmt.Sprintf("scenarios[%d].name", i),
+				"scenario names %q and %q (scenarios[%d]) both map to the result file %s: rename one",
+				s.Name, c.Scenarios[j].Name, j, baselines.FileName(s.Name))
+		}
+		seen[f] = i
+	}
+	return nil
+}

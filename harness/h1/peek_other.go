@@ -1,0 +1,6 @@
+//go:build !unix
+
+package h1
+
+// peekSocket is not available here: the caller falls back to a deadline.
+func (c *conn) peekSocket() (n int, closed, ok bool) { return 0, false, false }
