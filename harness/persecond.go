@@ -8,9 +8,17 @@ import (
 )
 
 // perSecondSigFigs is the precision of the per-second histograms: 2
-// significant digits (1%) keeps each near 25 KiB, so a five-minute trial's
-// timeline costs a few MiB while it is recorded and nothing after.
+// significant digits (1%) keeps each near 25 KiB.
 const perSecondSigFigs = 2
+
+// openSeconds bounds the memory of a timeline: a second's histogram is
+// reduced to its P99 once the newest second scheduled is this many seconds
+// past it, so a trial holds at most this many histograms (about 3 MiB)
+// however long it runs. A success scheduled in an already reduced second
+// (a response later than openSeconds) raises that second's P99 to its own
+// latency when it is higher: an upper bound, exact unless more than 1% of
+// the second's requests were that late.
+const openSeconds = 120
 
 // seconds records one trial's timeline (result.PerSecond). It is owned by
 // the recorder, the single consumer of samples, so it needs no locking.
@@ -21,12 +29,15 @@ type seconds struct {
 	achieved []int64
 	errors   []int64
 	hists    []*hdrhistogram.Histogram // allocated on a second's first success
+	p99Ms    []float64                 // a reduced second's P99
+	reduced  []bool
+	newest   int // the newest second a sample was scheduled in
 }
 
 func newSeconds(start time.Time, window time.Duration) *seconds {
 	n := int((window + time.Second - 1) / time.Second)
 	return &seconds{start: start, end: start.Add(window), n: n, achieved: make([]int64, n), errors: make([]int64, n),
-		hists: make([]*hdrhistogram.Histogram, n)}
+		hists: make([]*hdrhistogram.Histogram, n), p99Ms: make([]float64, n), reduced: make([]bool, n)}
 }
 
 // at returns the second t falls in, or -1 outside the window.
@@ -51,6 +62,16 @@ func (s *seconds) add(smp *Sample) {
 		s.errors[i]++
 		return
 	}
+	if s.reduced[i] {
+		s.p99Ms[i] = max(s.p99Ms[i], float64(smp.End.Sub(smp.Hit.Intended).Microseconds())/1000)
+		return
+	}
+	if i > s.newest {
+		for j := max(s.newest-openSeconds, 0); j <= i-openSeconds; j++ {
+			s.reduce(j)
+		}
+		s.newest = i
+	}
 	h := s.hists[i]
 	if h == nil {
 		h = hdrhistogram.New(result.HistMinUs, result.HistMaxUs, perSecondSigFigs)
@@ -59,16 +80,24 @@ func (s *seconds) add(smp *Sample) {
 	result.RecordDuration(h, smp.End.Sub(smp.Hit.Intended))
 }
 
+// reduce replaces second j's histogram by its P99.
+func (s *seconds) reduce(j int) {
+	if s.reduced[j] {
+		return
+	}
+	if h := s.hists[j]; h != nil {
+		s.p99Ms[j] = float64(h.ValueAtQuantile(99)) / 1000
+		s.hists[j] = nil
+	}
+	s.reduced[j] = true
+}
+
 // series returns the timeline; the histograms are dropped.
 func (s *seconds) series() *result.PerSecond {
-	p := &result.PerSecond{Achieved: s.achieved, Errors: s.errors, P99Ms: make([]float64, s.n)}
-	for i, h := range s.hists {
-		if h != nil {
-			p.P99Ms[i] = float64(h.ValueAtQuantile(99)) / 1000
-		}
+	for j := range s.hists {
+		s.reduce(j)
 	}
-	s.hists = nil
-	return p
+	return &result.PerSecond{Achieved: s.achieved, Errors: s.errors, P99Ms: s.p99Ms}
 }
 
 // perSecond hands a sample to the timelines of the trials it belongs to:

@@ -78,3 +78,46 @@ func BenchmarkRecorderAdd(b *testing.B) {
 		}
 	})
 }
+
+// A long trial's timeline holds at most openSeconds histograms at once
+// (memory stays flat: issue 13's soak grew 1.5 MB a minute before), the
+// reduced seconds keep their P99, and a success later than openSeconds
+// raises its second's P99.
+func TestPerSecondMemoryBounded(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	const n = 600
+	s := newSeconds(t0, n*time.Second)
+	live := func() int {
+		c := 0
+		for _, h := range s.hists {
+			if h != nil {
+				c++
+			}
+		}
+		return c
+	}
+	most := 0
+	for i := range n {
+		for k := range 10 {
+			intended := t0.Add(time.Duration(i)*time.Second + time.Duration(k)*100*time.Millisecond)
+			lat := time.Duration(1+i%7) * time.Millisecond
+			s.add(&Sample{Hit: Hit{Intended: intended}, Start: intended, End: intended.Add(lat)})
+		}
+		most = max(most, live())
+	}
+	if most > openSeconds+1 {
+		t.Errorf("%d histograms alive at once, want at most %d", most, openSeconds+1)
+	}
+	late := t0.Add(3 * time.Second)
+	s.add(&Sample{Hit: Hit{Intended: late}, Start: late, End: late.Add(130 * time.Second)})
+	p := s.series()
+	for i := range n {
+		want := float64(1 + i%7)
+		if i == 3 {
+			want = 130000 // the late success: an upper bound
+		}
+		if got := p.P99Ms[i]; got < want*0.99 || got > want*1.01 {
+			t.Fatalf("second %d: P99 %.3f ms, want %.3f", i, got, want)
+		}
+	}
+}
