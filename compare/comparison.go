@@ -131,7 +131,7 @@ type ScenarioComparison struct {
 	// side would likely decide the gated metrics left inconclusive with a
 	// change beyond their threshold.
 	TrialsNeeded int      `json:"trials_needed,omitempty"`
-	Warnings  []string `json:"warnings,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
 }
 
 // Metric compares one metric of a scenario.

@@ -212,6 +212,8 @@ func verdictMark(v string) string {
 		return "⚠️"
 	case compare.NoBaseline:
 		return "➖"
+	case compare.Undecided:
+		return "🟡"
 	}
 	return "❔"
 }

@@ -31,6 +31,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
 		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
 		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
+		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
 		scenarios stringList
 	)
 	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
@@ -53,6 +54,9 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		return withCode(exitRunFailed, err)
 	}
 	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", g.comparisonPath, g.markdownPath, htmlPathNextTo(g.markdownPath))
+	if g.runErr == nil && g.verdict() == compare.Undecided && *undecided {
+		return withCode(exitRegression, errors.New("gate inconclusive: "+g.report.Comparison.Reason))
+	}
 	return g.exitErr(e)
 }
 
@@ -80,6 +84,8 @@ func (g *gateRun) exitErr(e *env) error {
 		return withCode(exitRegression, errors.New("gate cannot compare: the baselines were measured on other hardware; update them on this runner, or pass --allow-env-mismatch"))
 	case compare.NoBaseline:
 		fmt.Fprintln(e.stderr, "perfgate: no baseline to compare with: the gate passes; store baselines with `perfgate baseline update`")
+	case compare.Undecided:
+		fmt.Fprintln(e.stderr, "perfgate: inconclusive: "+g.report.Comparison.Reason+" (the gate passes; --fail-on-inconclusive fails it)")
 	}
 	return nil
 }
