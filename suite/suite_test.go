@@ -112,7 +112,7 @@ scenarios:
 	}
 	c := r.Capacity
 	if !c.Found || c.MaxQPS < 200 || c.MaxQPS > 420 {
-		t.Errorf("knee = %.1f rps (found %v, bracket %v, %d windows), want in [200, 420] for a 400 rps server", c.MaxQPS, c.Found, c.Bracket, c.Windows)
+		t.Errorf("knee = %.1f rps (found %v, bracket %v, %d windows), want in [200, 420] for a 400 rps server; points %+v", c.MaxQPS, c.Found, c.Bracket, c.Windows, c.Points)
 	}
 	if len(r.Trials) != 1 || r.Load.Mode != "sweep" {
 		t.Errorf("sweep result: %d trials, mode %q; want the knee probe's trial and mode sweep", len(r.Trials), r.Load.Mode)
