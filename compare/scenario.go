@@ -78,7 +78,9 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 		}
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
-	hostBusy(sc, b, c)
+	if !s.IgnoreHostLoad {
+		hostBusy(sc, b, c)
+	}
 	if len(reasons) > 0 {
 		sc.Invalid = true
 		sc.Verdict = Inconclusive

@@ -64,6 +64,11 @@ type Gate struct {
 	P99Regression    Percent `yaml:"p99_regression"`
 	MaxQPSRegression Percent `yaml:"max_qps_regression"`
 	Confidence       float64 `yaml:"confidence"`
+	// IgnoreHostLoad keeps regressions measured while the host was busy
+	// with other work as regressions (default false: such a regression is
+	// inconclusive (host busy)). For runners whose load is known to be
+	// perfgate's own.
+	IgnoreHostLoad bool `yaml:"ignore_host_load,omitempty"`
 }
 
 // Target is a process perfgate starts, waits for and stops.

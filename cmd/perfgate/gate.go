@@ -182,6 +182,10 @@ func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, 
 	return out, nil
 }
 
+// BaselineRuns is how many independent runs the Action's baseline mode
+// makes of every scenario, to measure the noise floor.
+const BaselineRuns = 2
+
 // runBaselinePipeline is the Action's baseline mode: it runs every
 // scenario and, only when the whole run succeeded with valid results,
 // stores them as the baselines (atomically, replacing only the scenarios
@@ -194,14 +198,27 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 	if baselinesDir == "" {
 		baselinesDir = cfg.Resolve(cfg.Baselines)
 	}
-	resultsDir := filepath.Join(e.workdir, defaultResults)
-	outs, err := runSuite(ctx, e, cfg, nil, resultsDir)
-	if err != nil {
-		return nil, err
+	// BaselineRuns independent runs: their disagreement is each
+	// scenario's noise floor, stored with the baseline.
+	var dirs []string
+	for i := range BaselineRuns {
+		dir := filepath.Join(e.workdir, defaultResults)
+		if i > 0 {
+			dir = filepath.Join(e.workdir, defaultOutDir, fmt.Sprintf("%s-run%d", resultsSubdir, i+1))
+		}
+		outs, err := runSuite(ctx, e, cfg, nil, dir)
+		if err != nil {
+			return nil, err
+		}
+		if err := outcomeErr(ctx, outs); err != nil {
+			return nil, fmt.Errorf("baselines not updated: %w", err)
+		}
+		dirs = append(dirs, dir)
 	}
-	if err := outcomeErr(ctx, outs); err != nil {
-		return nil, fmt.Errorf("baselines not updated: %w", err)
+	if _, err := baselines.CombineRuns(dirs); err != nil {
+		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
 	}
+	resultsDir := dirs[0]
 	written, err := baselines.Update(resultsDir, baselinesDir, result.Provenance{
 		GitSHA: e.getenv("GITHUB_SHA"), GitRef: e.getenv("GITHUB_REF"), Tag: e.getenv("GITHUB_REF_NAME"),
 		Perfgate: version, ConfigHash: cfg.Hash})

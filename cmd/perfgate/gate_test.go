@@ -28,7 +28,7 @@ func TestGateEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	os.WriteFile(cfg, []byte(`version: 1
-gate: {p99_regression: 10%, confidence: 0.95}
+gate: {p99_regression: 10%, confidence: 0.95, ignore_host_load: true}
 baselines: baselines
 scenarios:
   - name: api
