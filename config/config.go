@@ -193,7 +193,7 @@ type Load struct {
 	// Estimates is how many independent knee estimates a sweep makes:
 	// the search's own, and one per confirmation round re-probing the
 	// bracket (in a fresh target process when restarts > 1). The gate
-	// tests max QPS over them and needs at least 3 (1 to 20; default 4).
+	// tests max QPS over them and needs at least 3 (1 to 20; default 5).
 	Estimates int `yaml:"estimates"`
 }
 

@@ -48,7 +48,7 @@ func Defaults() DefaultValues {
 		SweepWarmup:      1 * time.Second,
 		Speed:            1,
 		Restarts:         2,
-		Estimates:        4,
+		Estimates:        5,
 	}
 }
 

@@ -18,9 +18,10 @@ import (
 // is called (the suite starts a new target process there, so each round
 // samples process-to-process variance) and the bracket [highest pass,
 // lowest fail] is probed again, low rate first, each probe a full window
-// after its warm-up. When both probes pass the knee lies above: one more
-// probe a bracket's width above the top; when both fail, one below the
-// bottom. A round's estimate is where its probes' worst latency, relative
+// after its warm-up. When both probes pass the knee lies above: the round
+// steps up, a bracket's width, then two, then three further (at most
+// maxConfirmSteps), until a probe fails; when both fail it steps down the
+// same way. A round's estimate is where its probes' worst latency, relative
 // to the objective (severity, 1 at the SLO), crosses 1, interpolated
 // linearly in log rate and log severity between the round's highest pass
 // and lowest fail. A round without both sides extrapolates from its
@@ -92,13 +93,29 @@ func ConfirmKnee(ctx context.Context, c *result.Capacity, probe Probe, fresh fun
 				return fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(r), err)
 			}
 		}
+		// Both passed (or both failed): the knee moved in this process.
+		// Step on, a span further each time, until the round has its own
+		// pass and fail, so that its estimate is not anchored on the
+		// search's bracket.
 		if a, b := pts[0], pts[1]; !a.GeneratorBound && !b.GeneratorBound && a.Pass == b.Pass {
-			next := hi * math.Exp(span)
-			if !a.Pass {
-				next = lo / math.Exp(span)
+			up := a.Pass
+			next := hi
+			if !up {
+				next = lo
 			}
-			if err := measure(next); err != nil {
-				return fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(next), err)
+			step := math.Max(span, math.Log(1+minConfirmStep))
+			for k := 1; k <= maxConfirmSteps; k++ {
+				if up {
+					next *= math.Exp(step * float64(k))
+				} else {
+					next /= math.Exp(step * float64(k))
+				}
+				if err := measure(next); err != nil {
+					return fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(next), err)
+				}
+				if last := pts[len(pts)-1]; last.GeneratorBound || last.Pass != up {
+					break
+				}
 			}
 		}
 		if e, ok := estimateRound(pts, o, slope, span); ok {
@@ -107,6 +124,15 @@ func ConfirmKnee(ctx context.Context, c *result.Capacity, probe Probe, fresh fun
 	}
 	return nil
 }
+
+// maxConfirmSteps bounds the extra probes of one confirmation round
+// beyond the bracket's two.
+const maxConfirmSteps = 3
+
+// minConfirmStep is the smallest relative step of a confirmation round
+// beyond the bracket: about the run-to-run noise of a knee, so that one
+// step usually finds the round's own pass or fail.
+const minConfirmStep = 0.05
 
 // searchPoints are the search's probes at the bracket's two rates (the
 // last one at each), the search's own round.
