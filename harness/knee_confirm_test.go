@@ -11,7 +11,7 @@ import (
 )
 
 // Confirmation gives one estimate per round, each near the model's true
-// knee, and re-probes the bracket (2 or 3 windows a round), calling fresh
+// knee, and re-probes the bracket (2 to 5 windows a round), calling fresh
 // before each round.
 func TestConfirmKnee(t *testing.T) {
 	q := queueModel{s: 10 * time.Millisecond, c: 1, noise: 0.10, rng: rand.New(rand.NewPCG(3, 3))}
@@ -31,8 +31,8 @@ func TestConfirmKnee(t *testing.T) {
 	if len(c.Estimates) != 4 || fresh != 3 {
 		t.Fatalf("ConfirmKnee: %d estimates after %d fresh starts, want 4 after 3", len(c.Estimates), fresh)
 	}
-	if c.ConfirmWindows < 6 || c.ConfirmWindows > 9 || c.Windows != searchWindows+c.ConfirmWindows || len(c.Points) != c.Windows {
-		t.Errorf("confirmation used %d windows (search %d, total %d, points %d), want 6..9 added to the search's", c.ConfirmWindows, searchWindows, c.Windows, len(c.Points))
+	if c.ConfirmWindows < 6 || c.ConfirmWindows > 3*(2+maxConfirmSteps) || c.Windows != searchWindows+c.ConfirmWindows || len(c.Points) != c.Windows {
+		t.Errorf("confirmation used %d windows (search %d, total %d, points %d), want 2 to 5 a round added to the search's", c.ConfirmWindows, searchWindows, c.Windows, len(c.Points))
 	}
 	want := q.knee(slo)
 	for i, e := range c.Estimates {
