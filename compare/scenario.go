@@ -205,7 +205,13 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 			sc.TrialsNeeded = m.TrialsNeeded
 		}
 	}
-	if len(fam) > 0 {
+	trialTests := 0
+	for _, i := range fam {
+		if sc.Metrics[i].Method == MethodTrials {
+			trialTests++
+		}
+	}
+	if trialTests > 0 {
 		if mp := minPValue(nb, nc); mp >= level {
 			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
 				"need at least %d trials per side for a p-value below %.3g (α %.3g shared by %d gated test(s), Holm): with %d baseline and %d candidate trials the smallest possible p-value is %.3g, so no regression can be called",
