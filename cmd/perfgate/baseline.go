@@ -32,10 +32,10 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	var (
 		froms stringList
-		to   = fs.String("to", "", "baseline `DIR` to update")
-		tag  = fs.String("tag", "", "release tag recorded in the provenance")
-		sha  = fs.String("git-sha", "", "git commit recorded in the provenance (default: the result's, or $GITHUB_SHA)")
-		cfg  = fs.String("config", "", "configuration `FILE` whose hash is recorded in the provenance")
+		to    = fs.String("to", "", "baseline `DIR` to update")
+		tag   = fs.String("tag", "", "release tag recorded in the provenance")
+		sha   = fs.String("git-sha", "", "git commit recorded in the provenance (default: the result's, or $GITHUB_SHA)")
+		cfg   = fs.String("config", "", "configuration `FILE` whose hash is recorded in the provenance")
 	)
 	fs.Var(&froms, "from", "`DIR` holding a run's result files (perfgate run --out DIR); repeat it with independent runs of the same config to store their noise floor")
 	fs.Usage = func() {
