@@ -311,3 +311,21 @@ func TestLayerOpenTop(t *testing.T) {
 		t.Errorf("layer max QPS = %+v, want an open top and inconclusive", q)
 	}
 }
+
+// After a sweep, TTFT and TPOT were measured at each side's knee: shown,
+// never gated, however much they moved.
+func TestSweepStreamingNotGated(t *testing.T) {
+	b, c := pair(t, 3, 1.5, func(sp *comparetest.Spec) { sp.Streaming = true })
+	for _, r := range []*result.Result{b, c} {
+		r.Load.Mode = "sweep"
+	}
+	got := mustCompare(t, one(b), one(c), DefaultSettings())
+	for _, m := range got.Scenarios[0].Metrics {
+		if (m.Metric == MetricTTFTP99 || m.Metric == MetricTPOTP99 || m.Metric == MetricP99) && m.Gated {
+			t.Errorf("%s is gated after a sweep", m.Metric)
+		}
+	}
+	if got.Verdict == Fail {
+		t.Errorf("verdict = fail (%s): a sweep's latencies must not fail the gate", got.Reason)
+	}
+}

@@ -104,7 +104,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 		{MetricP50, 50, false}, {MetricP99, 99, !sweep}, {MetricP999, 99.9, false},
 	}, s, rs)
 	if sweep {
-		sc.Warnings = append(sc.Warnings, "a sweep's latencies were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
+		sc.Warnings = append(sc.Warnings, "a sweep's latencies (P99, and TTFT and TPOT when streaming) were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
 	}
 	if len(lat) > 0 {
 		if !sweep { // a knee probe's P99 is not the layer's latency change
@@ -137,7 +137,9 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 				sc.Warnings = append(sc.Warnings, fam.name+": per-trial histograms missing on one side: not compared")
 				continue
 			}
-			for _, q := range quantileMetrics(fam.b, fam.c, []quantSpec{{fam.name, 99, true}}, s, rs) {
+			// After a sweep, TTFT and TPOT were measured at each side's own
+			// knee, as P99 was: shown, not gated.
+			for _, q := range quantileMetrics(fam.b, fam.c, []quantSpec{{fam.name, 99, !sweep}}, s, rs) {
 				sc.Metrics = append(sc.Metrics, q.m)
 			}
 		}
@@ -152,7 +154,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 			}
 		}
 	}
-	applyNoiseFloor(sc.Metrics, bs.res.NoiseFloorPct)
+	sc.Warnings = append(sc.Warnings, applyNoiseFloor(sc.Metrics, bs.res.NoiseFloorPct)...)
 	out.decide(s, len(bs.lat), len(cs.lat))
 }
 
@@ -274,16 +276,18 @@ func decidePoint(delta float64, ci [2]float64, thr float64, betterIs string, p, 
 // applyNoiseFloor raises each metric's threshold to the baseline's
 // measured run-to-run noise floor for it, when that is larger: a change
 // the same code shows between two runs is not a regression.
-func applyNoiseFloor(ms []Metric, floor map[string]float64) {
+func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) {
 	for i := range ms {
 		m := &ms[i]
 		if f, ok := floor[m.Metric]; ok && !m.Absolute && f > m.ThresholdPct {
+			warnings = append(warnings, fmt.Sprintf("%s: threshold raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed)", m.Metric, m.ThresholdPct, f))
 			m.ThresholdPct, m.NoiseFloorPct = f, f
 			if m.Method == MethodBracket {
 				m.Verdict = "" // re-decided against the floor below
 			}
 		}
 	}
+	return warnings
 }
 
 // hostBusy turns a regression resting on trials measured on a busy host
