@@ -201,6 +201,7 @@ type session struct {
 	tg     *running
 	client harness.Client
 	sim    bool
+	closed bool
 }
 
 // open starts the scenario's target (or takes its URL) and builds its
@@ -218,8 +219,12 @@ func open(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options
 	return &session{tg: tg, client: client, sim: simulated(ctx, tg.httpBase, s.Protocol, s.Model)}, nil
 }
 
-// close closes the client and stops the target.
+// close closes the client and stops the target, once.
 func (ss *session) close() {
+	if ss.closed {
+		return
+	}
+	ss.closed = true
 	if c, ok := ss.client.(harness.Closer); ok {
 		c.Close()
 	}
