@@ -186,15 +186,21 @@ func undecidedText(sc ScenarioComparison) string {
 		if m.Method != MethodTrials {
 			what = "knee estimates"
 		}
-		t := fmt.Sprintf("%s %+.1f%s beyond the %.3g%s threshold, untested with %d vs %d %s",
+		t := fmt.Sprintf("%s %+.1f%s beyond the %.3g%s threshold, not decided with %d vs %d %s",
 			m.Metric, m.DeltaPct, unit, m.ThresholdPct, unit, m.NBase, m.NCand, what)
-		if m.TrialsNeeded > 0 {
+		switch {
+		case m.TrialsNeeded >= 100:
+			t += fmt.Sprintf(": 100 or more %s per side needed, or a quieter runner", what)
+		case m.TrialsNeeded > 0:
 			t += fmt.Sprintf(": about %d %s per side needed", m.TrialsNeeded, what)
 		}
 		ms = append(ms, t)
 	}
 	if len(ms) == 0 {
 		return ""
+	}
+	if sc.BusyTrials > 0 {
+		ms = append(ms, fmt.Sprintf("the host was busy with other work during %d of %d trials", sc.BusyTrials, sc.BaseTrials+sc.CandTrials))
 	}
 	return sc.Scenario + " (" + strings.Join(ms, "; ") + ")"
 }

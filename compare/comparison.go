@@ -127,6 +127,9 @@ type ScenarioComparison struct {
 	// the host was busy with other work (result.HostLoad): the verdict is
 	// then Inconclusive, not Regressed.
 	HostBusy bool `json:"host_busy,omitempty"`
+	// BusyTrials is how many trials of both sides were measured while the
+	// host was busy with other work (result.HostLoad.Busy).
+	BusyTrials int `json:"busy_trials,omitempty"`
 	// TrialsNeeded, when set, is how many trials (or knee estimates) per
 	// side would likely decide the gated metrics left inconclusive with a
 	// change beyond their threshold.

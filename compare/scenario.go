@@ -78,9 +78,7 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 		}
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
-	if !s.IgnoreHostLoad {
-		hostBusy(sc, b, c)
-	}
+	hostBusy(sc, b, c, s.IgnoreHostLoad)
 	if len(reasons) > 0 {
 		sc.Invalid = true
 		sc.Verdict = Inconclusive
@@ -290,11 +288,18 @@ func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) 
 	return warnings
 }
 
-// hostBusy turns a regression resting on trials measured on a busy host
-// into an inconclusive verdict: the host's other work, not the change, may
-// have slowed them.
-func hostBusy(sc *ScenarioComparison, b, c *result.Result) {
-	if sc.Verdict != Regressed {
+// hostBusy counts the trials measured on a busy host and, unless ignore,
+// turns a regression resting on them into an inconclusive verdict: the
+// host's other work, not the change, may have slowed them.
+func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
+	for _, r := range []*result.Result{b, c} {
+		for _, t := range r.Trials {
+			if t.Host != nil && t.Host.Busy {
+				sc.BusyTrials++
+			}
+		}
+	}
+	if sc.Verdict != Regressed || ignore {
 		return
 	}
 	var busy []string
