@@ -101,6 +101,9 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 	if capa.Stopped != "" {
 		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
 	}
+	if len(capa.Estimates) > 1 && restarts < 2 {
+		res.Warnings = append(res.Warnings, "the knee's confirmation rounds ran in one target process (a url: service, or restarts: 1): its estimates sample the noise inside one process only, not between runs")
+	}
 	if capa.GeneratorBound {
 		res.Valid = false
 		res.Warnings = append(res.Warnings, "generator-bound: the knee or the bracket's top rests on a probe where the load generator, not the target, was saturated: the capacity measures perfgate; give the generator more cores")
