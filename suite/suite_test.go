@@ -222,7 +222,7 @@ scenarios:
 	if got, want := fmt.Sprint(procs), "[1 1 2]"; got != want || r.Restarts != 2 || r.Load.Trials != 3 {
 		t.Errorf("trials in processes %s, restarts %d, load.trials %d; want %s, 2, 3", got, r.Restarts, r.Load.Trials, want)
 	}
-	if n := strings.Count(log.String(), "starting target svc"); n != 2 {
+	if n := strings.Count(log.String(), "started target svc"); n != 2 {
 		t.Errorf("the target was started %d times, want 2:\n%s", n, log.String())
 	}
 	if r.Summary.Requests != r.Trials[0].Requests+r.Trials[1].Requests+r.Trials[2].Requests {
