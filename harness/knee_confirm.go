@@ -31,7 +31,9 @@ import (
 // counts as just over it. Probes where the generator was saturated carry
 // no information; a round left with none gives no estimate.
 //
-// Every probe is appended to c.Points; c.Estimates, c.ConfirmWindows and
+// No probe goes above o.MaxRate or below o.MinRate; a knee the search
+// left above the max rate is not confirmed. Every probe is appended to
+// c.Points; c.Estimates, c.ConfirmWindows and
 // c.ConfirmS record the outcome. Nothing is done when the search found no
 // knee or was generator-bound. The error is a probe's or fresh's.
 func ConfirmKnee(ctx context.Context, c *result.Capacity, probe Probe, fresh func(context.Context) error, o KneeOptions, estimates int) error {
@@ -45,11 +47,20 @@ func ConfirmKnee(ctx context.Context, c *result.Capacity, probe Probe, fresh fun
 	if lo <= 0 {
 		lo = c.MaxQPS
 	}
+	if hi <= 0 && o.MaxRate > 0 && lo >= o.MaxRate*(1-1e-9) {
+		return nil // the knee is above the max rate: nothing to confirm
+	}
+	clamp := func(r float64) float64 {
+		if o.MaxRate > 0 {
+			r = min(r, o.MaxRate)
+		}
+		return max(r, o.MinRate)
+	}
 	span := math.Log(1 + 2*o.Resolution)
 	if hi > lo {
 		span = math.Max(math.Log(hi/lo), math.Log(1+o.Resolution))
 	} else {
-		hi = lo * math.Exp(span) // the search never failed: probe a step up
+		hi = clamp(lo * math.Exp(span)) // the search never failed: probe a step up
 	}
 	slope := kneeSlope(c.Points, o)
 	c.Estimates = nil
@@ -105,10 +116,14 @@ func ConfirmKnee(ctx context.Context, c *result.Capacity, probe Probe, fresh fun
 			}
 			step := math.Max(span, math.Log(1+minConfirmStep))
 			for k := 1; k <= maxConfirmSteps; k++ {
+				prev := next
 				if up {
-					next *= math.Exp(step * float64(k))
+					next = clamp(next * math.Exp(step*float64(k)))
 				} else {
-					next /= math.Exp(step * float64(k))
+					next = clamp(next / math.Exp(step*float64(k)))
+				}
+				if next == prev {
+					break // at the max (or min) rate
 				}
 				if err := measure(next); err != nil {
 					return fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(next), err)
