@@ -282,6 +282,9 @@ func (r *Report) mdRow(s compare.ScenarioComparison) string {
 	if s.Invalid {
 		verdict += " (invalid run)"
 	}
+	if s.HostBusy {
+		verdict += " (host busy)"
+	}
 	if s.Simulated {
 		verdict += " (simulated)"
 	}

@@ -62,6 +62,9 @@ func Text(w io.Writer, r *Report) error {
 		if s.Invalid {
 			verdict += " (invalid run)"
 		}
+		if s.HostBusy {
+			verdict += " (host busy)"
+		}
 		if s.Simulated {
 			verdict += " (simulated)"
 		}
