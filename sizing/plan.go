@@ -164,7 +164,9 @@ func latencyAt(c *result.Capacity, rate, knee float64) (float64, string) {
 	switch {
 	case len(ps) == 0:
 		return knee, "the knee's (no passing probe with latency)"
-	case rate <= ps[0].r:
+	case math.Abs(rate-ps[0].r) <= 1e-9*rate:
+		return ps[0].w, fmt.Sprintf("measured at %s rps", num(ps[0].r))
+	case rate < ps[0].r:
 		return ps[0].w, fmt.Sprintf("the lowest probe's (%s rps), an upper bound", num(ps[0].r))
 	}
 	for i := 1; i < len(ps); i++ {
