@@ -15,8 +15,11 @@ import (
 // warned about. The only error is invalid settings.
 //
 // The top-level verdict is Incomparable when some pair's environments
-// differ (unless s.AllowEnvMismatch), else Fail when some valid scenario
-// regressed, else NoBaseline when no scenario had a baseline, else Pass.
+// differ (unless s.AllowEnvMismatch), else NoBaseline when no scenario had
+// a baseline, else Fail when some valid scenario regressed, else Undecided
+// ("inconclusive") when every compared result was invalid or a gated
+// metric's point change is beyond its threshold but could not be decided,
+// else Pass.
 func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("comparison settings: %w", err)
@@ -118,7 +121,7 @@ func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings) (string,
 	if compared == 0 {
 		return NoBaseline, "no scenario has a baseline: nothing was compared"
 	}
-	var regressed, invalid, inconclusive []string
+	var regressed, invalid, inconclusive, undecided []string
 	for _, sc := range c.Scenarios {
 		switch {
 		case sc.Verdict == NoBaseline:
@@ -133,7 +136,11 @@ func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings) (string,
 			}
 			regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
 		case sc.Verdict == Inconclusive:
-			inconclusive = append(inconclusive, sc.Scenario)
+			if u := undecidedText(sc); u != "" {
+				undecided = append(undecided, u)
+			} else {
+				inconclusive = append(inconclusive, sc.Scenario)
+			}
 		}
 	}
 	if len(invalid) > 0 {
@@ -143,10 +150,57 @@ func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings) (string,
 		return Fail, "regressed: " + strings.Join(regressed, "; ")
 	}
 	if compared == len(invalid) {
-		return Pass, "every compared result is invalid, so nothing could fail: the gate passes without evidence"
+		return Undecided, "every compared result is invalid (" + strings.Join(invalid, ", ") + "), so nothing could be decided: fix the runs (see the warnings) and gate again"
+	}
+	if len(undecided) > 0 {
+		why := "could not decide " + strings.Join(undecided, "; ")
+		if len(inconclusive) > 0 {
+			why += "; also inconclusive within the thresholds: " + strings.Join(inconclusive, ", ")
+		}
+		return Undecided, why
 	}
 	if len(inconclusive) > 0 {
-		return Pass, "no regression shown; inconclusive (more trials needed): " + strings.Join(inconclusive, ", ")
+		return Pass, "no regression shown; inconclusive within the thresholds (more trials would narrow them): " + strings.Join(inconclusive, ", ")
 	}
 	return Pass, "no regression beyond the thresholds"
+}
+
+// undecidedText says what a scenario could not decide: its gated metrics
+// left inconclusive with a point change beyond their threshold, and how
+// many trials per side would likely decide them; or that a regression
+// rested on a busy host. Empty when nothing gated is beyond its threshold.
+func undecidedText(sc ScenarioComparison) string {
+	if sc.HostBusy {
+		return sc.Scenario + " (host busy: rerun on a quiet runner)"
+	}
+	var ms []string
+	for _, m := range sc.Metrics {
+		if !m.Gated || m.Verdict != Inconclusive || !beyond(m) {
+			continue
+		}
+		unit := "%"
+		if m.Absolute {
+			unit = " points"
+		}
+		what := "trials"
+		if m.Method != MethodTrials {
+			what = "knee estimates"
+		}
+		t := fmt.Sprintf("%s %+.1f%s beyond the %.3g%s threshold, not decided with %d vs %d %s",
+			m.Metric, m.DeltaPct, unit, m.ThresholdPct, unit, m.NBase, m.NCand, what)
+		switch {
+		case m.TrialsNeeded >= 100:
+			t += fmt.Sprintf(": 100 or more %s per side needed, or a quieter runner", what)
+		case m.TrialsNeeded > 0:
+			t += fmt.Sprintf(": about %d %s per side needed", m.TrialsNeeded, what)
+		}
+		ms = append(ms, t)
+	}
+	if len(ms) == 0 {
+		return ""
+	}
+	if sc.BusyTrials > 0 {
+		ms = append(ms, fmt.Sprintf("the host was busy with other work during %d of %d trials", sc.BusyTrials, sc.BaseTrials+sc.CandTrials))
+	}
+	return sc.Scenario + " (" + strings.Join(ms, "; ") + ")"
 }

@@ -63,11 +63,17 @@ func TestCompareVerdicts(t *testing.T) {
 		{name: "regression", scale: 1.3, want: Fail, wantScen: Regressed},
 		{name: "improvement", scale: 0.7, want: Pass, wantScen: Improved},
 		{name: "same", scale: 1, want: Pass},
-		{name: "too few trials", scale: 1.3, want: Pass, wantScen: Inconclusive,
+		// 3 trials a side cannot reach p < 0.05: a change beyond the
+		// threshold is undecided, never a pass.
+		{name: "too few trials", scale: 1.3, want: Undecided, wantScen: Inconclusive,
 			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }, wantWarning: "need at least 4 trials per side"},
-		{name: "invalid candidate never fails", scale: 1.3, want: Pass, wantScen: Inconclusive,
+		// Inside the threshold, too few trials leave the scenario
+		// inconclusive but nothing beyond the threshold is hidden.
+		{name: "too few trials, no change", scale: 1, want: Pass,
+			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }},
+		{name: "invalid candidate never fails", scale: 1.3, want: Undecided, wantScen: Inconclusive,
 			edit: func(b, c *result.Result) { c.Valid = false }, wantWarning: "never pass or fail"},
-		{name: "interrupted candidate", scale: 1.3, want: Pass, wantScen: Inconclusive,
+		{name: "interrupted candidate", scale: 1.3, want: Undecided, wantScen: Inconclusive,
 			edit: func(b, c *result.Result) { c.Interrupted = true }, wantWarning: "never pass or fail"},
 		{name: "generator-limited trial left out", scale: 1, want: Pass,
 			edit: func(b, c *result.Result) {
@@ -91,10 +97,24 @@ func TestCompareVerdicts(t *testing.T) {
 			mod:  func(sp *comparetest.Spec) { sp.GPU = "NVIDIA H200" },
 			edit: func(b, c *result.Result) { c.Environment.GPUs[0].Driver = "560.1" },
 			s:    func(s *Settings) { s.AllowEnvMismatch = true }, wantWarning: "ENVIRONMENT MISMATCH ALLOWED"},
-		{name: "damaged candidate histogram", scale: 1.3, want: Pass, wantScen: Inconclusive,
+		{name: "damaged candidate histogram", scale: 1.3, want: Undecided, wantScen: Inconclusive,
 			edit: func(b, c *result.Result) { c.Trials[1].Histogram = "HISTFAAAAB" }, wantWarning: "never pass or fail"},
 		{name: "other load", scale: 1, want: Pass,
 			edit: func(b, c *result.Result) { c.Load.Rate = 2000 }, wantWarning: "offered rates differ"},
+		// A regression resting on trials from a busy host is not blamed
+		// on the change.
+		{name: "host busy", scale: 1.3, want: Undecided, wantScen: Inconclusive,
+			edit: func(b, c *result.Result) {
+				c.Trials[1].Host = &result.HostLoad{OtherCPUCores: 1.2, Busy: true, Why: "other processes used 1.20 cores"}
+			}},
+		{name: "host busy, nothing regressed", scale: 1, want: Pass,
+			edit: func(b, c *result.Result) {
+				c.Trials[1].Host = &result.HostLoad{OtherCPUCores: 1.2, Busy: true, Why: "other processes used 1.20 cores"}
+			}},
+		// The baseline's measured run-to-run noise raises the bar: a 30%
+		// change inside a 40% floor is not a regression.
+		{name: "inside the noise floor", scale: 1.3, want: Pass, wantScen: Unchanged,
+			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP99: 40} }},
 		{name: "error rate up", scale: 1, want: Fail, wantScen: Regressed,
 			edit: func(b, c *result.Result) {
 				for i := range c.Trials {
@@ -123,6 +143,9 @@ func TestCompareVerdicts(t *testing.T) {
 			if tt.wantWarning != "" && !hasWarning(all, tt.wantWarning) {
 				t.Errorf("warnings %q lack %q", all, tt.wantWarning)
 			}
+			if tt.want == Undecided && got.Scenarios[0].TrialsNeeded == 0 && !got.Scenarios[0].HostBusy && !got.Scenarios[0].Invalid {
+				t.Errorf("undecided scenario says no trials needed: %+v", got.Scenarios[0])
+			}
 			if (got.Verdict == Fail) != errors.Is(got.Err(), ErrRegression) {
 				t.Errorf("Err() = %v for verdict %s", got.Err(), got.Verdict)
 			}
@@ -145,7 +168,9 @@ func TestCompareNoBaselineAndMissing(t *testing.T) {
 	}
 }
 
-func TestCompareMaxQPS(t *testing.T) {
+// Max QPS from one knee a side (brackets only) can say unchanged, never
+// regressed or improved: a bracket is search resolution, not noise.
+func TestCompareMaxQPSBrackets(t *testing.T) {
 	tests := []struct {
 		name         string
 		base, cand   [2]float64
@@ -153,12 +178,12 @@ func TestCompareMaxQPS(t *testing.T) {
 		want         string
 		wantOpenHigh bool
 	}{
-		{"disjoint brackets, far below", [2]float64{1000, 1100}, [2]float64{800, 900}, 800, Regressed, false},
+		{"disjoint brackets, far below", [2]float64{1000, 1100}, [2]float64{800, 900}, 800, Inconclusive, false},
 		// The candidate's top 990 is only 1% under the baseline's bottom.
 		{"close brackets", [2]float64{1000, 1100}, [2]float64{900, 990}, 900, Inconclusive, false},
 		{"same bracket", [2]float64{1000, 1020}, [2]float64{1000, 1020}, 1000, Unchanged, false},
-		{"much higher", [2]float64{1000, 1100}, [2]float64{1500, 1600}, 1500, Improved, false},
-		{"candidate never failed", [2]float64{1000, 1100}, [2]float64{1500, 0}, 1500, Improved, true},
+		{"much higher", [2]float64{1000, 1100}, [2]float64{1500, 1600}, 1500, Inconclusive, false},
+		{"candidate never failed", [2]float64{1000, 1100}, [2]float64{1500, 0}, 1500, Inconclusive, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,23 +191,57 @@ func TestCompareMaxQPS(t *testing.T) {
 			b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.base[0], Bracket: tt.base, Found: true}
 			c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.candQPS, Bracket: tt.cand, Found: true}
 			got := mustCompare(t, one(b), one(c), DefaultSettings())
-			var m *Metric
-			for i := range got.Scenarios[0].Metrics {
-				if got.Scenarios[0].Metrics[i].Metric == MetricMaxQPS {
-					m = &got.Scenarios[0].Metrics[i]
-				}
-			}
-			if m == nil {
-				t.Fatalf("no max_qps metric in %+v", got.Scenarios[0].Metrics)
-			}
+			m := metric(t, got, MetricMaxQPS)
 			if m.Verdict != tt.want || m.CIOpenHigh != tt.wantOpenHigh || m.PValue != nil {
 				t.Errorf("max_qps = %s %v open %v p %v, want %s open %v no p", m.Verdict, m.CIPct, m.CIOpenHigh, m.PValue, tt.want, tt.wantOpenHigh)
 			}
-			if !hasWarning(got.Scenarios[0].Warnings, "no p-value") && !tt.wantOpenHigh {
-				t.Errorf("warnings %q do not say max_qps has no p-value", got.Scenarios[0].Warnings)
+			if !hasWarning(got.Scenarios[0].Warnings, "no test") && !tt.wantOpenHigh {
+				t.Errorf("warnings %q do not say max_qps has no test", got.Scenarios[0].Warnings)
 			}
 		})
 	}
+}
+
+// Max QPS with knee estimates is tested: a clear loss regresses, noise
+// inside the threshold does not.
+func TestCompareMaxQPSEstimates(t *testing.T) {
+	tests := []struct {
+		name       string
+		base, cand []float64
+		want       string
+		wantTop    string
+	}{
+		{"clear loss", []float64{1000, 1020, 990, 1010}, []float64{800, 820, 790, 805}, Regressed, Fail},
+		{"same", []float64{1000, 1010, 995, 1005}, []float64{1002, 998, 1008, 1001}, Unchanged, Pass},
+		{"noisy loss beyond the threshold", []float64{1000, 1300, 800, 1100}, []float64{900, 1200, 700, 950}, Inconclusive, Undecided},
+		{"clear gain", []float64{1000, 1020, 990, 1010}, []float64{1300, 1320, 1290, 1310}, Improved, Pass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, c := pair(t, 9, 1, nil)
+			b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.base[0], Bracket: [2]float64{tt.base[0], tt.base[0] * 1.03}, Found: true, Estimates: tt.base}
+			c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.cand[0], Bracket: [2]float64{tt.cand[0], tt.cand[0] * 1.03}, Found: true, Estimates: tt.cand}
+			got := mustCompare(t, one(b), one(c), DefaultSettings())
+			m := metric(t, got, MetricMaxQPS)
+			if m.Verdict != tt.want || m.PValue == nil || m.Method != MethodKneeEstimates || m.NBase != len(tt.base) {
+				t.Errorf("max_qps = %s %+.1f%% %v p %v method %s n %d, want %s with a p-value", m.Verdict, m.DeltaPct, m.CIPct, m.PValue, m.Method, m.NBase, tt.want)
+			}
+			if got.Verdict != tt.wantTop {
+				t.Errorf("verdict = %s (%s), want %s", got.Verdict, got.Reason, tt.wantTop)
+			}
+		})
+	}
+}
+
+func metric(t *testing.T, c *Comparison, name string) *Metric {
+	t.Helper()
+	for i := range c.Scenarios[0].Metrics {
+		if c.Scenarios[0].Metrics[i].Metric == name {
+			return &c.Scenarios[0].Metrics[i]
+		}
+	}
+	t.Fatalf("no %s metric in %+v", name, c.Scenarios[0].Metrics)
+	return nil
 }
 
 func TestCompareStreamingMetrics(t *testing.T) {
@@ -250,5 +309,23 @@ func TestLayerOpenTop(t *testing.T) {
 	q := got.Layers[0].MaxQPS
 	if q == nil || !q.CIOpenHigh || q.Verdict != Inconclusive {
 		t.Errorf("layer max QPS = %+v, want an open top and inconclusive", q)
+	}
+}
+
+// After a sweep, TTFT and TPOT were measured at each side's knee: shown,
+// never gated, however much they moved.
+func TestSweepStreamingNotGated(t *testing.T) {
+	b, c := pair(t, 3, 1.5, func(sp *comparetest.Spec) { sp.Streaming = true })
+	for _, r := range []*result.Result{b, c} {
+		r.Load.Mode = "sweep"
+	}
+	got := mustCompare(t, one(b), one(c), DefaultSettings())
+	for _, m := range got.Scenarios[0].Metrics {
+		if (m.Metric == MetricTTFTP99 || m.Metric == MetricTPOTP99 || m.Metric == MetricP99) && m.Gated {
+			t.Errorf("%s is gated after a sweep", m.Metric)
+		}
+	}
+	if got.Verdict == Fail {
+		t.Errorf("verdict = fail (%s): a sweep's latencies must not fail the gate", got.Reason)
 	}
 }

@@ -20,6 +20,13 @@ const (
 	// Incomparable: the baseline was measured on other hardware and
 	// AllowEnvMismatch was not set.
 	Incomparable = "incomparable"
+	// Undecided is the top-level "inconclusive": nothing regressed, but some
+	// gated metric's point change is beyond its threshold and could not be
+	// tested (too few trials, too much noise, a busy host), or every
+	// compared result was invalid. The Reason says what and how many
+	// trials would be needed. It is the same word as the metric verdict
+	// Inconclusive.
+	Undecided = Inconclusive
 )
 
 // Verdicts of a metric, and of a scenario (the worst of its gated metrics).
@@ -57,6 +64,9 @@ const (
 	// MethodBracket: one value per run (max QPS from a knee search); the
 	// knee's bracket stands in for the interval and there is no p-value.
 	MethodBracket = "bracket"
+	// MethodKneeEstimates: max QPS from several independent knee estimates
+	// a side, Welch's t-test on their logarithms.
+	MethodKneeEstimates = "welch-t-log+knee-estimates"
 )
 
 // Sentinels for branching on a comparison's outcome (see Comparison.Err).
@@ -67,13 +77,18 @@ var (
 	ErrIncomparable = errors.New("baseline measured on a different environment")
 	// ErrNoBaseline: no scenario had a baseline to compare with.
 	ErrNoBaseline = errors.New("no baseline to compare with")
+	// ErrInconclusive: a gated change beyond its threshold could not be
+	// decided (or every result was invalid); the gate passes unless the
+	// caller fails on inconclusive.
+	ErrInconclusive = errors.New("inconclusive comparison")
 )
 
 // Comparison is the whole outcome of comparing candidate results with
 // baselines: the perfgate.comparison/v1 document.
 type Comparison struct {
 	Schema string `json:"schema"`
-	// Verdict is Pass, Fail, NoBaseline or Incomparable.
+	// Verdict is Pass, Fail, Undecided ("inconclusive"), NoBaseline or
+	// Incomparable.
 	Verdict string `json:"verdict"`
 	// Reason says in words why the verdict is what it is.
 	Reason    string               `json:"reason,omitempty"`
@@ -107,8 +122,19 @@ type ScenarioComparison struct {
 	// scenario never passes or fails the gate.
 	Invalid bool `json:"invalid,omitempty"`
 	// Simulated is true when either side measured a simulated target.
-	Simulated bool     `json:"simulated,omitempty"`
-	Warnings  []string `json:"warnings,omitempty"`
+	Simulated bool `json:"simulated,omitempty"`
+	// HostBusy is true when a regression rested on trials measured while
+	// the host was busy with other work (result.HostLoad): the verdict is
+	// then Inconclusive, not Regressed.
+	HostBusy bool `json:"host_busy,omitempty"`
+	// BusyTrials is how many trials of both sides were measured while the
+	// host was busy with other work (result.HostLoad.Busy).
+	BusyTrials int `json:"busy_trials,omitempty"`
+	// TrialsNeeded, when set, is how many trials (or knee estimates) per
+	// side would likely decide the gated metrics left inconclusive with a
+	// change beyond their threshold.
+	TrialsNeeded int      `json:"trials_needed,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
 }
 
 // Metric compares one metric of a scenario.
@@ -148,6 +174,14 @@ type Metric struct {
 	Method string `json:"method"`
 	NBase  int    `json:"n_base"`
 	NCand  int    `json:"n_cand"`
+	// NoiseFloorPct is the baseline's measured run-to-run disagreement for
+	// this metric (result.Result.NoiseFloorPct) when it exceeded the
+	// configured threshold: ThresholdPct was then raised to it.
+	NoiseFloorPct float64 `json:"noise_floor_pct,omitempty"`
+	// TrialsNeeded is set on a gated metric left Inconclusive with a point
+	// change beyond its threshold: about how many trials (knee estimates
+	// for max QPS) per side would decide it.
+	TrialsNeeded int `json:"trials_needed,omitempty"`
 }
 
 // Change is an attributed change with its interval, in percent.
@@ -157,9 +191,20 @@ type Change struct {
 	// CIOpenHigh is true when the interval has no upper bound, as for
 	// Metric.CIOpenHigh.
 	CIOpenHigh bool `json:"ci_open_high,omitempty"`
-	// Verdict is Improved, Regressed, Unchanged or Inconclusive by the same
-	// interval rule as a metric (without a p-value).
-	Verdict string `json:"verdict"`
+	// Verdict is the verdict of the same test as a scenario's metric: for
+	// a layer with one scenario, that scenario's metric verdict; for a
+	// ladder step, the Mann-Whitney test and interval rule between the two
+	// rungs. It is empty when Descriptive.
+	Verdict string `json:"verdict,omitempty"`
+	// Ratio is candidate/baseline (1.2 is +20%) and LogRatio its natural
+	// logarithm; set on ladder steps, whose log ratios add up to the
+	// whole's.
+	Ratio    float64 `json:"ratio,omitempty"`
+	LogRatio float64 `json:"log_ratio,omitempty"`
+	// Descriptive is true when the change is a summary with no test of its
+	// own (a layer combining several scenarios by geometric mean): read it,
+	// do not gate on it.
+	Descriptive bool `json:"descriptive,omitempty"`
 }
 
 // LayerAttribution is the change per layer, combined over its scenarios.
@@ -173,21 +218,17 @@ type LayerAttribution struct {
 
 // LadderAttribution attributes an end-to-end change to the layers of a
 // ladder: ordered rungs from the baseline variant to the candidate variant,
-// measured in one run, each changing one layer.
+// measured in one run, each changing one layer. Each step is a ratio
+// (Change.Ratio); their logarithms add up exactly to the whole's, so each
+// layer's share of the whole is its log ratio over the whole's. No
+// interaction between layers is estimated: that needs a factorial set of
+// rungs (every combination of the changes), which a ladder is not.
 type LadderAttribution struct {
 	Rungs []string     `json:"rungs"`
 	Steps []LadderStep `json:"steps"`
 	// Whole is the change from the first rung to the last.
-	Whole LadderStep `json:"whole"`
-	// SumOfPartsP99Pct is Σ steps' P99 change; InteractionP99Pct is
-	// Whole − SumOfParts: how far the layers' effects are from adding up.
-	SumOfPartsP99Pct  float64    `json:"sum_of_parts_p99_pct"`
-	InteractionP99Pct float64    `json:"interaction_p99_pct"`
-	InteractionCIPct  [2]float64 `json:"interaction_ci_pct"`
-	// The same for max QPS, when every rung has a capacity.
-	SumOfPartsMaxQPSPct  *float64 `json:"sum_of_parts_max_qps_pct,omitempty"`
-	InteractionMaxQPSPct *float64 `json:"interaction_max_qps_pct,omitempty"`
-	Warnings             []string `json:"warnings,omitempty"`
+	Whole    LadderStep `json:"whole"`
+	Warnings []string   `json:"warnings,omitempty"`
 }
 
 // LadderStep is the change between two rungs.

@@ -16,17 +16,18 @@ import (
 // protobuf). Step i is the change in P99 (and max QPS, when every rung ran
 // a sweep) from rung i−1 to rung i, credited to rung i's layer.
 //
-// The whole is the change from the first rung to the last. Relative steps
-// compound rather than add ((1+a)(1+b) = 1+whole exactly for the point
-// values), so the interaction, whole − Σ steps, measures how far the
-// layers' effects are from adding up: near zero when the parts are small
-// and independent, large when one change amplifies another.
+// Steps are ratios: P99(rung i)/P99(rung i−1). Ratios compound, so their
+// logarithms add: Σ log step = log whole, exactly, for the point values,
+// and a layer's share of the whole is its log ratio over the whole's.
+// Nothing is left over to call an "interaction": measuring one needs a
+// factorial set of rungs (each change alone and together), not a ladder.
 //
-// Intervals come from one joint bootstrap: each replicate resamples every
-// rung's trials once and computes all steps, the whole and the interaction
-// from the same resampled rungs, so their intervals are consistent. The
-// error is for fewer than two rungs, invalid settings or a rung without
-// usable histograms.
+// Each step is tested as a scenario's P99 is (the same test): the
+// Mann-Whitney U test of the two rungs' per-trial P99s and a bootstrap
+// interval of the ratio, decided by the same rule. The bootstrap is joint:
+// each replicate resamples every rung's trials once and computes all steps
+// and the whole from the same resampled rungs. The error is for fewer than
+// two rungs, invalid settings or a rung without usable histograms.
 func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("comparison settings: %w", err)
@@ -74,65 +75,77 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 		}
 		return q
 	}
+	// Each rung's per-trial P99s, for the test.
+	perTrial := make([][]float64, k)
+	one := make([]int, offs[k])
+	for i := range k {
+		for j := offs[i]; j < offs[i+1]; j++ {
+			clear(one)
+			one[j] = 1
+			perTrial[i] = append(perTrial[i], qs.quantile(one, 99))
+		}
+	}
 	point := p99()
 	stepReps := make([][]float64, k-1)
-	var wholeReps, interReps []float64
+	var wholeReps []float64
 	rs := newResampler(s.Seed, "ladder:"+strings.Join(names, ">"))
 	for range s.Resamples {
 		for i := range ws {
 			rs.draw(ws[i], offs[i], offs[i+1]-offs[i])
 		}
 		q := p99()
-		sum := 0.0
 		for i := 1; i < k; i++ {
-			d := 100 * (q[i]/q[i-1] - 1)
-			stepReps[i-1] = append(stepReps[i-1], d)
-			sum += d
+			stepReps[i-1] = append(stepReps[i-1], 100*(q[i]/q[i-1]-1))
 		}
-		whole := 100 * (q[k-1]/q[0] - 1)
-		wholeReps = append(wholeReps, whole)
-		interReps = append(interReps, whole-sum)
+		wholeReps = append(wholeReps, 100*(q[k-1]/q[0]-1))
 	}
 	thr := 100 * s.P99Regression
-	change := func(pt float64, reps []float64) Change {
-		c := Change{DeltaPct: pt, CIPct: percentileInterval(reps, s.Confidence)}
-		c.Verdict = decide(c.CIPct, thr, LowerIsBetter, math.NaN(), s.alpha())
+	change := func(from, to int, reps []float64) Change {
+		ratio := point[to] / point[from]
+		c := Change{DeltaPct: 100 * (ratio - 1), CIPct: percentileInterval(reps, s.Confidence),
+			Ratio: ratio, LogRatio: math.Log(ratio)}
+		c.Verdict = decide(c.CIPct, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
 		return c
 	}
 	allQPS := true
 	for _, r := range rungs {
 		allQPS = allQPS && r.Capacity != nil && r.Capacity.Found
 	}
-	var qpsSum float64
 	for i := 1; i < k; i++ {
 		st := LadderStep{From: rungs[i-1].Scenario, To: rungs[i].Scenario, Layer: rungs[i].Layer,
-			P99: change(100*(point[i]/point[i-1]-1), stepReps[i-1])}
+			P99: change(i-1, i, stepReps[i-1])}
 		if allQPS {
 			st.MaxQPS = qpsStep(rungs[i-1].Capacity, rungs[i].Capacity, s)
-			qpsSum += st.MaxQPS.DeltaPct
 		}
 		la.Steps = append(la.Steps, st)
-		la.SumOfPartsP99Pct += st.P99.DeltaPct
 	}
-	la.Whole = LadderStep{From: rungs[0].Scenario, To: rungs[k-1].Scenario,
-		P99: change(100*(point[k-1]/point[0]-1), wholeReps)}
-	la.InteractionP99Pct = la.Whole.P99.DeltaPct - la.SumOfPartsP99Pct
-	la.InteractionCIPct = percentileInterval(interReps, s.Confidence)
+	la.Whole = LadderStep{From: rungs[0].Scenario, To: rungs[k-1].Scenario, P99: change(0, k-1, wholeReps)}
 	if allQPS {
 		la.Whole.MaxQPS = qpsStep(rungs[0].Capacity, rungs[k-1].Capacity, s)
-		la.SumOfPartsMaxQPSPct = ptr(qpsSum)
-		la.InteractionMaxQPSPct = ptr(la.Whole.MaxQPS.DeltaPct - qpsSum)
 	} else {
 		la.Warnings = append(la.Warnings, "not every rung ran a sweep that found a knee: max QPS is not attributed")
 	}
 	return la, nil
 }
 
-// qpsStep is the max QPS change between two knees, by their brackets.
+// qpsStep is the max QPS change between two knees, tested as a scenario's
+// max QPS is (knee estimates, or brackets when there are none), as a ratio.
 func qpsStep(a, b *result.Capacity, s Settings) *Change {
-	m, _, _ := maxQPS(a, b, s)
+	m, ratio, _ := maxQPS(a, b, s)
 	if m == nil {
 		return nil
 	}
-	return &Change{DeltaPct: m.DeltaPct, CIPct: m.CIPct, CIOpenHigh: m.CIOpenHigh, Verdict: m.Verdict}
+	c := &Change{DeltaPct: m.DeltaPct, CIPct: m.CIPct, CIOpenHigh: m.CIOpenHigh, Ratio: ratio[0]}
+	if ratio[0] > 0 {
+		c.LogRatio = math.Log(ratio[0])
+	}
+	c.Verdict = m.Verdict
+	if c.Verdict == "" {
+		p := math.NaN()
+		if m.PValue != nil {
+			p = *m.PValue
+		}
+		c.Verdict = decidePoint(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, s.alpha())
+	}
+	return c
 }

@@ -20,7 +20,11 @@ const unlabeled = "unlabeled"
 // scenarios' bootstrap replicates: replicate r of the layer is the
 // geometric mean of replicate r of each scenario, which is valid because
 // each scenario was resampled independently. The max QPS interval is the
-// geometric mean of the scenarios' bracket bounds.
+// geometric mean of the scenarios' interval bounds.
+//
+// A layer's verdict is its scenario's metric verdict when it has one
+// scenario (the same test); a layer combining several scenarios has no
+// test of its own: its change is Descriptive, with no verdict word.
 func attributeLayers(outs []scenarioOut, s Settings) []LayerAttribution {
 	groups := map[string][]scenarioOut{}
 	for _, o := range outs {
@@ -71,6 +75,24 @@ func attributeLayers(outs []scenarioOut, s Settings) []LayerAttribution {
 		if len(qps) > 0 {
 			la.MaxQPS = qpsChange(qps, s)
 		}
+		// A layer of one scenario is that scenario's test; a combination
+		// of several has no test of its own and is only described.
+		for _, ch := range []struct {
+			c    *Change
+			name string
+		}{{la.P99, MetricP99}, {la.MaxQPS, MetricMaxQPS}} {
+			if ch.c == nil {
+				continue
+			}
+			ch.c.Verdict, ch.c.Descriptive = "", true
+			if len(groups[l]) == 1 {
+				for _, m := range groups[l][0].sc.Metrics {
+					if m.Metric == ch.name {
+						ch.c.Verdict, ch.c.Descriptive = m.Verdict, false
+					}
+				}
+			}
+		}
 		las = append(las, la)
 	}
 	return las
@@ -90,9 +112,7 @@ func p99Change(points []float64, reps [][]float64, s Settings) *Change {
 		}
 		deltas[i] = 100 * (geomean(col) - 1)
 	}
-	ch := &Change{DeltaPct: 100 * (geomean(points) - 1), CIPct: percentileInterval(deltas, s.Confidence)}
-	ch.Verdict = decide(ch.CIPct, 100*s.P99Regression, LowerIsBetter, math.NaN(), s.alpha())
-	return ch
+	return &Change{DeltaPct: 100 * (geomean(points) - 1), CIPct: percentileInterval(deltas, s.Confidence)}
 }
 
 // qpsChange combines max QPS ratios [point, low, high] by geometric mean;
@@ -104,7 +124,6 @@ func qpsChange(qps [][3]float64, s Settings) *Change {
 	}
 	ch := &Change{DeltaPct: 100 * (geomean(pt) - 1),
 		CIPct: [2]float64{100 * (geomean(lo) - 1), 100 * (geomean(hi) - 1)}}
-	ch.Verdict = decide(ch.CIPct, 100*s.MaxQPSRegression, HigherIsBetter, math.NaN(), s.alpha())
 	if math.IsInf(ch.CIPct[1], 1) {
 		// JSON has no infinity: flag the open top, as Metric does.
 		ch.CIOpenHigh = true

@@ -154,13 +154,31 @@ func errorRate(bs, cs *side, s Settings, rs *resampler) Metric {
 	return m
 }
 
-// maxQPS compares the knees of two sweeps. There is one knee per run, so
-// there is no test: the interval is the change the two brackets allow,
-// [cand.low/base.high − 1, cand.high/base.low − 1], where a bracket is
-// [highest passing rate, lowest failing rate] and a missing top means the
-// search stopped before failing (unbounded). It returns the metric, the
-// ratio point and bounds for attribution (the top may be +Inf), and a warning saying how it was
-// compared (or why it was not).
+// MinKneeEstimates is the fewest independent knee estimates per side with
+// which max QPS is tested; with fewer, a change beyond the threshold is
+// inconclusive, never a regression.
+const MinKneeEstimates = 3
+
+// maxQPS compares the knees of two sweeps.
+//
+// When both sides carry independent knee estimates (Capacity.Estimates:
+// the search's own and one per confirmation round, each round in a fresh
+// target process), the point values are their geometric means and the
+// test is Welch's t-test on their logarithms (see welchLog), whose
+// interval is the change's. The verdict is then decided in decide by the
+// point-and-test rule: regressed when the point change is beyond the
+// threshold and p (Holm) < α. With few estimates an interval is wide, and
+// requiring all of it beyond the threshold would miss most real losses;
+// the threshold guards practical significance, the test statistical.
+//
+// Without estimates on both sides (older results) there is one knee per
+// run: the interval is what the two brackets allow, [cand.low/base.high −
+// 1, cand.high/base.low − 1], which is search resolution, not run-to-run
+// noise, so such a comparison can say unchanged but never regressed or
+// improved (those become inconclusive, asking for estimates).
+//
+// It returns the metric, the ratio [point, low, high] for attribution (the
+// top may be +Inf), and a warning saying how it was compared (or why not).
 func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
 	switch {
 	case b == nil && c == nil:
@@ -169,6 +187,18 @@ func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
 		return nil, nil, "max_qps: only one side ran a sweep: not compared"
 	case !b.Found || b.MaxQPS <= 0:
 		return nil, nil, "max_qps: the baseline's sweep found no passing rate: not compared"
+	}
+	if c.Found && len(b.Estimates) >= 2 && len(c.Estimates) >= 2 {
+		if p, ci, ok := welchLog(b.Estimates, c.Estimates, s.Confidence); ok {
+			base, cand := geomean(b.Estimates), geomean(c.Estimates)
+			m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
+				CIPct: ci, PValue: ptr(p), ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
+				Gated: true, Method: MethodKneeEstimates, NBase: len(b.Estimates), NCand: len(c.Estimates)}
+			ratio := &[3]float64{cand / base, 1 + ci[0]/100, 1 + ci[1]/100}
+			w := fmt.Sprintf("max_qps: %d baseline and %d candidate knee estimates (each from its own target process), Welch's t-test on their logarithms; regressed only when the change is beyond %.3g%% and significant",
+				m.NBase, m.NCand, m.ThresholdPct)
+			return m, ratio, w
+		}
 	}
 	bLo, bHi := bracket(b)
 	cLo, cHi := bracket(c)
@@ -182,17 +212,33 @@ func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
 		CIPct: [2]float64{lo, hi}, ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
 		Gated: true, Method: MethodBracket, NBase: 1, NCand: 1}
 	m.Verdict = decide(m.CIPct, m.ThresholdPct, HigherIsBetter, math.NaN(), s.alpha())
+	if m.Verdict == Regressed || m.Verdict == Improved {
+		// One knee a side: its bracket is search resolution, not noise.
+		m.Verdict = Inconclusive
+		m.TrialsNeeded = MinKneeEstimates
+	}
 	ratio := &[3]float64{cand / base, cLo / bHi, cHi / bLo}
 	if math.IsInf(hi, 1) {
 		// JSON has no infinity: the open top is flagged and shown as the
 		// larger of the point and the bottom.
 		m.CIOpenHigh = true
 		m.CIPct[1] = math.Max(m.DeltaPct, lo)
-		return m, ratio, "max_qps: the candidate's sweep stopped before any rate failed, so its knee has no upper bound: the change can be called an improvement or inconclusive, never unchanged or a regression"
+		return m, ratio, "max_qps: the candidate's sweep stopped before any rate failed, so its knee has no upper bound: the change can be inconclusive, never unchanged or a regression"
 	}
-	w := fmt.Sprintf("max_qps: one knee per run, so no p-value: the interval is what the knee brackets allow (baseline [%.4g, %.4g], candidate [%.4g, %.4g]); it regresses only when the candidate's bracket top is more than %.3g%% below the baseline's bracket bottom",
-		bLo, bHi, cLo, cHi, 100*s.MaxQPSRegression)
+	w := fmt.Sprintf("max_qps: one knee per run (no independent estimates on %s), so no test: the interval is what the knee brackets allow (baseline [%.4g, %.4g], candidate [%.4g, %.4g]) and a change beyond %.3g%% is inconclusive; confirm the knee (load.estimates >= %d) to test it",
+		estimateSides(b, c), bLo, bHi, cLo, cHi, 100*s.MaxQPSRegression, MinKneeEstimates)
 	return m, ratio, w
+}
+
+// estimateSides names the sides without knee estimates.
+func estimateSides(b, c *result.Capacity) string {
+	switch {
+	case len(b.Estimates) < 2 && len(c.Estimates) < 2:
+		return "either side"
+	case len(b.Estimates) < 2:
+		return "the baseline"
+	}
+	return "the candidate"
 }
 
 // bracket returns the knee's bounds: [0, lowest fail] when nothing passed,

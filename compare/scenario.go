@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -77,6 +78,7 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 		}
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
+	hostBusy(sc, b, c, s.IgnoreHostLoad)
 	if len(reasons) > 0 {
 		sc.Invalid = true
 		sc.Verdict = Inconclusive
@@ -100,7 +102,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 		{MetricP50, 50, false}, {MetricP99, 99, !sweep}, {MetricP999, 99.9, false},
 	}, s, rs)
 	if sweep {
-		sc.Warnings = append(sc.Warnings, "a sweep's latencies were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
+		sc.Warnings = append(sc.Warnings, "a sweep's latencies (P99, and TTFT and TPOT when streaming) were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
 	}
 	if len(lat) > 0 {
 		if !sweep { // a knee probe's P99 is not the layer's latency change
@@ -133,7 +135,9 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 				sc.Warnings = append(sc.Warnings, fam.name+": per-trial histograms missing on one side: not compared")
 				continue
 			}
-			for _, q := range quantileMetrics(fam.b, fam.c, []quantSpec{{fam.name, 99, true}}, s, rs) {
+			// After a sweep, TTFT and TPOT were measured at each side's own
+			// knee, as P99 was: shown, not gated.
+			for _, q := range quantileMetrics(fam.b, fam.c, []quantSpec{{fam.name, 99, !sweep}}, s, rs) {
 				sc.Metrics = append(sc.Metrics, q.m)
 			}
 		}
@@ -148,12 +152,15 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 			}
 		}
 	}
+	sc.Warnings = append(sc.Warnings, applyNoiseFloor(sc.Metrics, bs.res.NoiseFloorPct)...)
 	out.decide(s, len(bs.lat), len(cs.lat))
 }
 
 // decide applies Holm's correction across the gated metrics with a
-// p-value (except untestable ones, whose p-value of 1 is kept), sets every metric's verdict and warns when the trials are too
-// few for any regression to be significant.
+// p-value (except untestable ones, whose p-value of 1 is kept), sets every
+// metric's verdict, says how many trials would decide a gated change
+// beyond its threshold that was left inconclusive, and warns when the
+// trials are too few for any regression to be significant.
 func (out *scenarioOut) decide(s Settings, nb, nc int) {
 	sc := &out.sc
 	var fam []int
@@ -168,22 +175,43 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 		sc.Metrics[fam[j]].PHolm = ptr(p)
 	}
 	alpha := s.alpha()
+	level := alpha
+	if len(fam) > 0 {
+		level = alpha / float64(len(fam))
+	}
 	for i := range sc.Metrics {
 		m := &sc.Metrics[i]
-		if m.Verdict != "" {
-			continue // decided by its own method (max QPS)
+		if m.Verdict == "" {
+			p := math.NaN()
+			switch {
+			case m.PHolm != nil:
+				p = *m.PHolm
+			case m.PValue != nil:
+				p = *m.PValue
+			}
+			if m.Method == MethodKneeEstimates {
+				m.Verdict = decidePoint(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
+			} else {
+				m.Verdict = decide(m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
+			}
+			if m.Method == MethodBracket && (m.Verdict == Regressed || m.Verdict == Improved) {
+				m.Verdict = Inconclusive // one knee a side: no test
+			}
 		}
-		p := math.NaN()
-		switch {
-		case m.PHolm != nil:
-			p = *m.PHolm
-		case m.PValue != nil:
-			p = *m.PValue
+		if m.Gated && m.Verdict == Inconclusive && beyond(*m) && m.TrialsNeeded == 0 {
+			m.TrialsNeeded = needed(*m, level)
 		}
-		m.Verdict = decide(m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
+		if m.TrialsNeeded > sc.TrialsNeeded {
+			sc.TrialsNeeded = m.TrialsNeeded
+		}
 	}
-	if len(fam) > 0 {
-		level := alpha / float64(len(fam))
+	trialTests := 0
+	for _, i := range fam {
+		if sc.Metrics[i].Method == MethodTrials {
+			trialTests++
+		}
+	}
+	if trialTests > 0 {
 		if mp := minPValue(nb, nc); mp >= level {
 			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
 				"need at least %d trials per side for a p-value below %.3g (α %.3g shared by %d gated test(s), Holm): with %d baseline and %d candidate trials the smallest possible p-value is %.3g, so no regression can be called",
@@ -191,6 +219,120 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 		}
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
+}
+
+// beyond reports whether m's point change is beyond its threshold in the
+// bad direction.
+func beyond(m Metric) bool {
+	if m.BetterIs == HigherIsBetter {
+		return m.DeltaPct < -m.ThresholdPct
+	}
+	return m.DeltaPct > m.ThresholdPct
+}
+
+// needed estimates the trials (or knee estimates) per side that would
+// decide m: enough for the test to reach level at all (for the
+// rank test), and enough for the interval, narrowing as 1/√n, to clear
+// the threshold.
+func needed(m Metric, level float64) int {
+	n := max(m.NBase, m.NCand)
+	need := trialsFor(n, (m.CIPct[1]-m.CIPct[0])/2, math.Abs(m.DeltaPct)-m.ThresholdPct)
+	if m.Method == MethodTrials && minPValue(m.NBase, m.NCand) >= level {
+		need = max(need, trialsNeeded(level))
+	}
+	if m.Method == MethodKneeEstimates || m.Method == MethodBracket {
+		need = max(need, MinKneeEstimates)
+	}
+	return need
+}
+
+// decidePoint is the point-and-test rule for metrics with few independent
+// values a side (max QPS from knee estimates): regressed or improved when
+// the point change is beyond the threshold and the test rejects at α;
+// unchanged when the whole interval lies inside the threshold;
+// inconclusive otherwise.
+func decidePoint(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha float64) string {
+	if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
+		return Inconclusive
+	}
+	significant := p < alpha
+	worse, better := delta > thr, delta < -thr
+	if betterIs == HigherIsBetter {
+		worse, better = delta < -thr, delta > thr
+	}
+	switch {
+	case worse && significant:
+		return Regressed
+	case better && significant:
+		return Improved
+	case ci[0] >= -thr && ci[1] <= thr:
+		return Unchanged
+	}
+	return Inconclusive
+}
+
+// applyNoiseFloor raises each metric's threshold to the baseline's
+// measured run-to-run noise floor for it, when that is larger: a change
+// the same code shows between two runs is not a regression.
+func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) {
+	for i := range ms {
+		m := &ms[i]
+		if f, ok := floor[m.Metric]; ok && !m.Absolute && f > m.ThresholdPct {
+			warnings = append(warnings, fmt.Sprintf("%s: threshold raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed)", m.Metric, m.ThresholdPct, f))
+			m.ThresholdPct, m.NoiseFloorPct = f, f
+			if m.Method == MethodBracket {
+				m.Verdict = "" // re-decided against the floor below
+			}
+		}
+	}
+	return warnings
+}
+
+// hostBusy counts the trials measured on a busy host and, unless ignore,
+// turns a regression resting on them into an inconclusive verdict: the
+// host's other work, not the change, may have slowed them.
+func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
+	for _, r := range []*result.Result{b, c} {
+		for _, t := range r.Trials {
+			if t.Host != nil && t.Host.Busy {
+				sc.BusyTrials++
+			}
+		}
+	}
+	if sc.Verdict != Regressed || ignore {
+		return
+	}
+	var busy []string
+	for _, x := range []struct {
+		who string
+		r   *result.Result
+	}{{"baseline", b}, {"candidate", c}} {
+		n := 0
+		var why string
+		for _, t := range x.r.Trials {
+			if t.Host != nil && t.Host.Busy {
+				n++
+				if why == "" {
+					why = t.Host.Why
+				}
+			}
+		}
+		if n > 0 {
+			busy = append(busy, fmt.Sprintf("%d of %d %s trials (%s)", n, len(x.r.Trials), x.who, why))
+		}
+	}
+	if len(busy) == 0 {
+		return
+	}
+	sc.HostBusy = true
+	sc.Verdict = Inconclusive
+	sc.Reason = "inconclusive (host busy): the regression rests on trials measured while other work used the host: " +
+		strings.Join(busy, "; ") + "; rerun on a quiet runner"
+	for i := range sc.Metrics {
+		if sc.Metrics[i].Verdict == Regressed {
+			sc.Metrics[i].Verdict = Inconclusive
+		}
+	}
 }
 
 // scenarioVerdict is the worst verdict of the gated metrics.

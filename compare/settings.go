@@ -27,6 +27,9 @@ type Settings struct {
 	// AllowEnvMismatch compares results from different environments anyway,
 	// with a loud warning, instead of answering Incomparable.
 	AllowEnvMismatch bool `json:"allow_env_mismatch,omitempty"`
+	// IgnoreHostLoad keeps a regression measured on a busy host (see
+	// result.HostLoad) a regression instead of making it inconclusive.
+	IgnoreHostLoad bool `json:"ignore_host_load,omitempty"`
 }
 
 // DefaultSettings returns the gate's defaults: 5% P99, 5% max QPS, 0.1 point

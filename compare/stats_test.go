@@ -166,3 +166,27 @@ func TestQuantSetMatchesMerge(t *testing.T) {
 		}
 	}
 }
+
+func TestMinTrials(t *testing.T) {
+	tests := []struct {
+		conf  float64
+		tests int
+		want  int
+	}{
+		{0.95, 1, 4}, // 2/C(6,3) = 0.1 ≥ 0.05; 2/C(8,4) = 0.029
+		{0.95, 3, 5}, // 0.05/3 = 0.0167: 2/C(10,5) = 0.0079
+		{0.99, 1, 5},
+		{0.90, 1, 4}, // 2/C(6,3) = 0.1 is not below 0.1
+	}
+	for _, tt := range tests {
+		if got := MinTrials(tt.conf, tt.tests); got != tt.want {
+			t.Errorf("MinTrials(%v, %d) = %d, want %d", tt.conf, tt.tests, got, tt.want)
+		}
+	}
+	if w := Underpowered(false, 3, 0, 0.95, 1); w == "" {
+		t.Error("Underpowered(3 trials, 95%) = \"\", want a reason naming the minimum")
+	}
+	if w := Underpowered(true, 1, 2, 0.95, 1); w == "" {
+		t.Error("Underpowered(sweep, 2 estimates) = \"\", want a reason")
+	}
+}

@@ -110,7 +110,26 @@ func change(c *compare.Change, abs bool) string {
 	if c == nil {
 		return "–"
 	}
-	return delta(c.DeltaPct, abs) + " " + interval(c.CIPct, abs, c.CIOpenHigh) + " " + c.Verdict
+	v := c.Verdict
+	if c.Descriptive {
+		v = "(descriptive)"
+	}
+	s := delta(c.DeltaPct, abs) + " " + interval(c.CIPct, abs, c.CIOpenHigh) + " " + v
+	if c.Ratio > 0 {
+		s = fmt.Sprintf("×%.3f (log %+.3f) ", c.Ratio, c.LogRatio) + s
+	}
+	return s
+}
+
+// ladderNote says how a ladder's steps add up: their log ratios sum to
+// the whole's; no interaction is estimated without a factorial design.
+func ladderNote(la *compare.LadderAttribution) string {
+	var sum float64
+	for _, st := range la.Steps {
+		sum += st.P99.LogRatio
+	}
+	return fmt.Sprintf("p99: the steps' log ratios add up to %+.3f = the whole's %+.3f (×%.3f); no interaction is estimated (that needs a factorial set of rungs)",
+		sum, la.Whole.P99.LogRatio, la.Whole.P99.Ratio)
 }
 
 // headline is the verdict line every format starts with.

@@ -64,8 +64,7 @@ func Markdown(w io.Writer, c *compare.Comparison) error {
 			fmt.Fprintf(bw, "| %s → %s | %s | %s | %s |\n", esc(st.From), esc(st.To), st.Layer, change(&st.P99, false), change(st.MaxQPS, false))
 		}
 		fmt.Fprintf(bw, "| **whole** %s → %s | | %s | %s |\n\n", esc(la.Whole.From), esc(la.Whole.To), change(&la.Whole.P99, false), change(la.Whole.MaxQPS, false))
-		fmt.Fprintf(bw, "P99: sum of the steps %s, interaction (whole − sum) %s %s.\n\n",
-			delta(la.SumOfPartsP99Pct, false), delta(la.InteractionP99Pct, false), interval(la.InteractionCIPct, false, false))
+		fmt.Fprintf(bw, "%s.\n\n", esc(ladderNote(la)))
 		for _, w := range la.Warnings {
 			fmt.Fprintf(bw, "- ⚠️ %s\n", esc(w))
 		}

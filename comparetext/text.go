@@ -69,12 +69,7 @@ func Text(w io.Writer, c *compare.Comparison) error {
 		}
 		fmt.Fprintf(tw, "  whole %s → %s\t\t%s\t%s\n", la.Whole.From, la.Whole.To, change(&la.Whole.P99, false), change(la.Whole.MaxQPS, false))
 		tw.Flush()
-		fmt.Fprintf(bw, "  p99: sum of the steps %s, interaction (whole − sum) %s %s\n",
-			delta(la.SumOfPartsP99Pct, false), delta(la.InteractionP99Pct, false), interval(la.InteractionCIPct, false, false))
-		if la.InteractionMaxQPSPct != nil {
-			fmt.Fprintf(bw, "  max qps: sum of the steps %s, interaction %s\n",
-				delta(*la.SumOfPartsMaxQPSPct, false), delta(*la.InteractionMaxQPSPct, false))
-		}
+		fmt.Fprintf(bw, "  %s\n", ladderNote(la))
 		for _, w := range la.Warnings {
 			fmt.Fprintf(bw, "  warning: %s\n", w)
 		}

@@ -64,6 +64,11 @@ type Gate struct {
 	P99Regression    Percent `yaml:"p99_regression"`
 	MaxQPSRegression Percent `yaml:"max_qps_regression"`
 	Confidence       float64 `yaml:"confidence"`
+	// IgnoreHostLoad keeps regressions measured while the host was busy
+	// with other work as regressions (default false: such a regression is
+	// inconclusive (host busy)). For runners whose load is known to be
+	// perfgate's own.
+	IgnoreHostLoad bool `yaml:"ignore_host_load,omitempty"`
 }
 
 // Target is a process perfgate starts, waits for and stops.
@@ -134,6 +139,12 @@ type Scenario struct {
 	// (0% up to 100%, exclusive; KServe without body, openai without
 	// dataset), so a server's cache sees a known hit rate.
 	Repeat Percent `yaml:"repeat"`
+	// Restarts spreads the scenario's trials (a sweep's knee estimates)
+	// over this many fresh starts of its target, each with its own
+	// warm-up, so that the statistics see process-to-process variance
+	// (1 to 16; default 2 for a target perfgate starts, 1 for a url:).
+	// A slow-loading model server may set 1; reports then say so.
+	Restarts int `yaml:"restarts"`
 }
 
 // TLS is a scenario's TLS client settings. File paths are relative to the
@@ -184,6 +195,11 @@ type Load struct {
 	MaxRate    float64  `yaml:"max_rate"`
 	Resolution Percent  `yaml:"resolution"`
 	Budget     Duration `yaml:"budget"`
+	// Estimates is how many independent knee estimates a sweep makes:
+	// the search's own, and one per confirmation round re-probing the
+	// bracket (in a fresh target process when restarts > 1). The gate
+	// tests max QPS over them and needs at least 3 (1 to 20; default 5).
+	Estimates int `yaml:"estimates"`
 }
 
 // Duration is a Go duration written as a string ("50ms").

@@ -26,6 +26,9 @@ type DefaultValues struct {
 	SweepDuration    time.Duration
 	SweepWarmup      time.Duration
 	Speed            float64
+	// Restarts is for targets perfgate starts; a url: runs in one process.
+	Restarts  int
+	Estimates int
 }
 
 // Defaults returns the values Parse gives fields left out of the file.
@@ -45,6 +48,8 @@ func Defaults() DefaultValues {
 		SweepDuration:    5 * time.Second,
 		SweepWarmup:      1 * time.Second,
 		Speed:            1,
+		Restarts:         2,
+		Estimates:        5,
 	}
 }
 
@@ -124,6 +129,15 @@ func (c *Config) applyDefaults() {
 		}
 		if l.Mode == "replay" && l.Speed == 0 && unset("speed") {
 			l.Speed = Defaults().Speed
+		}
+		if s.Restarts == 0 {
+			s.Restarts = Defaults().Restarts
+			if s.URL != "" {
+				s.Restarts = 1
+			}
+		}
+		if l.Mode == "sweep" && l.Estimates == 0 {
+			l.Estimates = Defaults().Estimates
 		}
 	}
 }
@@ -252,6 +266,9 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	if s.Layer != "" && !slices.Contains(layers, s.Layer) {
 		return c.errAt(sp+".layer", "%q is not a layer: want one of %s", s.Layer, strings.Join(layers, ", "))
 	}
+	if s.Restarts < 0 || s.Restarts > 16 {
+		return c.errAt(sp+".restarts", "must be in [1, 16] (got %d)", s.Restarts)
+	}
 	switch {
 	case s.Target == "" && s.URL == "":
 		return c.errAt(sp, "scenario %q needs target (a name under targets) or url", s.Name)
@@ -343,6 +360,9 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	}
 	if l.Trials < 1 {
 		return c.errAt(lp+".trials", "must be >= 1 (got %d)", l.Trials)
+	}
+	if l.Estimates < 0 || l.Estimates > 20 {
+		return c.errAt(lp+".estimates", "must be in [1, 20] (got %d)", l.Estimates)
 	}
 	if l.Rate < 0 || l.MaxRate < 0 || l.Start < 0 {
 		return c.errAt(lp, "rates cannot be negative")

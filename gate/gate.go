@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
@@ -24,6 +25,7 @@ func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
 	s.MaxQPSRegression = float64(cfg.Gate.MaxQPSRegression)
 	s.Confidence = cfg.Gate.Confidence
 	s.AllowEnvMismatch = allowEnvMismatch
+	s.IgnoreHostLoad = cfg.Gate.IgnoreHostLoad
 	return s
 }
 
@@ -144,10 +146,41 @@ type Outcome struct {
 // a configuration error, not a missing baseline.
 var ErrBadBaselines = errors.New("bad baselines")
 
+// ErrUnderpowered wraps a configuration whose scenarios have too few
+// trials (or knee estimates) for any regression to reach the configured
+// confidence: a gate that cannot fail is refused before anything runs.
+var ErrUnderpowered = errors.New("gate cannot fail")
+
+// CheckPower refuses the selected scenarios (all when names is empty)
+// whose trial count can never reach cfg's confidence, naming each one's
+// field and the minimum.
+func CheckPower(cfg *config.Config, names []string) error {
+	var errs []error
+	for i, s := range cfg.Scenarios {
+		if len(names) > 0 && !slices.Contains(names, s.Name) {
+			continue
+		}
+		tests := 1
+		if s.Protocol == "openai" {
+			tests = 3 // P99, TTFT P99 and TPOT P99 share α (Holm)
+		}
+		if why := compare.Underpowered(s.Load.Mode == "sweep", s.Load.Trials, s.Load.Estimates, cfg.Gate.Confidence, tests); why != "" {
+			errs = append(errs, fmt.Errorf("%s: scenarios[%d] (%s): %s", cfg.Path, i, s.Name, why))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrUnderpowered, errors.Join(errs...))
+	}
+	return nil
+}
+
 // Run loads the baselines, runs the scenarios, and evaluates them. A
 // missing or empty baseline folder is not an error (the verdict is then
 // no-baseline); a damaged baseline is, before anything runs.
 func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
+	if err := CheckPower(cfg, o.Suite.Scenarios); err != nil {
+		return nil, err
+	}
 	dir := o.Baselines
 	if dir == "" {
 		dir = cfg.Resolve(cfg.Baselines)

@@ -1,7 +1,10 @@
 package gate
 
 import (
+	"errors"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -107,5 +110,39 @@ func TestPlansNoKnee(t *testing.T) {
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "not sized") {
 		t.Errorf("warnings = %q, want one saying the candidate was not sized", warns)
+	}
+}
+
+// A gate that cannot fail is refused before anything runs: 3 trials a side
+// can never reach p < 0.05, and a sweep with 2 knee estimates cannot test
+// max QPS. The error names the scenario and the minimum.
+func TestCheckPower(t *testing.T) {
+	tests := []struct {
+		name, load, want string
+	}{
+		{"enough", "{mode: rate, rate: 10, trials: 5}", ""},
+		{"three trials", "{mode: rate, rate: 10, trials: 3}", "set load.trials to at least 4"},
+		{"sweep default", "{mode: sweep}", ""},
+		{"sweep two estimates", "{mode: sweep, estimates: 2}", "set load.estimates to at least 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "perfgate.yaml")
+			y := "version: 1\nslo: {p99: 50ms}\nscenarios:\n  - name: s\n    layer: model\n    url: http://127.0.0.1:1\n    load: " + tt.load + "\n"
+			if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = CheckPower(cfg, nil)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("CheckPower = %v, want nil", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrUnderpowered)):
+				t.Errorf("CheckPower = %v, want ErrUnderpowered containing %q", err, tt.want)
+			}
+		})
 	}
 }

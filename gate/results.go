@@ -32,6 +32,9 @@ func FromResults(cfg *config.Config, dir string, o ResultsOptions) (*Outcome, er
 			return nil, fmt.Errorf("%s: no scenario is named %q", cfg.Path, n)
 		}
 	}
+	if err := CheckPower(cfg, o.Scenarios); err != nil {
+		return nil, err
+	}
 	bdir := o.Baselines
 	if bdir == "" {
 		bdir = cfg.Resolve(cfg.Baselines)

@@ -216,6 +216,9 @@ type kneeSearch struct {
 	widths    []float64     // log(hi/lo) after each probe with a bracket
 	slowSteps int           // how often the model failed to halve the bracket
 	stopped   string
+	// genBound is set when the knee or the bracket's top would rest on a
+	// probe where the generator was saturated.
+	genBound bool
 }
 
 // mustStop says why no further probe may start, or "".
@@ -273,6 +276,9 @@ func (s *kneeSearch) measure(ctx context.Context, rate float64) error {
 
 // judgePoint applies the pass rules to p.
 func judgePoint(p result.Point, o KneeOptions) (bool, string) {
+	if p.GeneratorBound {
+		return false, "the load generator was saturated: this probe measured perfgate, so it neither passes nor fails"
+	}
 	var why []string
 	if p.ErrorRate > o.MaxErrorRate {
 		why = append(why, fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*p.ErrorRate, 100*o.MaxErrorRate))
@@ -345,6 +351,9 @@ func (s *kneeSearch) rates() []rateStat {
 	by := map[float64]*rateStat{}
 	var out []rateStat
 	for _, p := range s.points {
+		if p.GeneratorBound {
+			continue // neither pass nor fail
+		}
 		r := by[p.OfferedRPS]
 		if r == nil {
 			r = &rateStat{rate: p.OfferedRPS, pass: true, achieved: math.Inf(1), latOK: true}
@@ -385,6 +394,8 @@ func (s *kneeSearch) capacity() *result.Capacity {
 		Points:    append([]result.Point{}, s.points...),
 		Windows:   len(s.points),
 		Stopped:   s.stopped,
+
+		GeneratorBound: s.genBound,
 	}
 	lo, hi, okLo, okHi := s.bracket()
 	if okLo {

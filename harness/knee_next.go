@@ -13,6 +13,14 @@ func (s *kneeSearch) next() (rate float64, done bool) {
 	lo, hi, okLo, okHi := bracketOf(rs)
 	s.trackMove(lo, hi, okLo, okHi)
 	res := o.Resolution
+	if r, ok := s.generatorBound(lo, hi, okLo, okHi); ok {
+		s.genBound = true
+		s.stopped = fmt.Sprintf("the load generator was saturated at %s rps, inside the bracket: the knee cannot be told from the generator's limit", fmtRate(r))
+		return 0, true
+	}
+	if r, ok := s.nonMonotone(hi, okHi); ok {
+		return r, false // a pass above a fail: probed again, not trusted
+	}
 
 	// confirm re-probes a near-boundary pass once before it is reported.
 	confirm := func() (float64, bool) {
@@ -86,6 +94,38 @@ func (s *kneeSearch) next() (rate float64, done bool) {
 		return min(max(m*(1-res/2), loB), hiB), false
 	}
 	return 0, true // no probe yet: cannot happen after measure
+}
+
+// generatorBound reports a generator-saturated probe above the highest
+// pass and below the lowest fail (or above the highest pass when nothing
+// failed): the knee, or the bracket's top, would rest on it.
+func (s *kneeSearch) generatorBound(lo, hi rateStat, okLo, okHi bool) (float64, bool) {
+	for _, p := range s.points {
+		if !p.GeneratorBound {
+			continue
+		}
+		above := !okLo || p.OfferedRPS > lo.rate
+		below := !okHi || p.OfferedRPS < hi.rate
+		if above && below {
+			return p.OfferedRPS, true
+		}
+	}
+	return 0, false
+}
+
+// nonMonotone returns a rate that passed above the lowest failing one and
+// was probed only once: noise, or a target that recovered, so it is probed
+// again before the bracket is trusted (the pessimistic merge then decides).
+func (s *kneeSearch) nonMonotone(hi rateStat, okHi bool) (float64, bool) {
+	if !okHi {
+		return 0, false
+	}
+	for _, r := range s.rates() {
+		if r.rate > hi.rate && r.pass && r.n == 1 {
+			return r.rate, true
+		}
+	}
+	return 0, false
 }
 
 // bracketOf returns the lowest failing rate and the highest passing rate

@@ -46,6 +46,9 @@ func PointOf(res *result.Result, rate float64) result.Point {
 	if s.Requests > 0 && s.Requests == s.Errors {
 		p.ErrorRate = 1
 	}
+	for _, t := range res.Trials {
+		p.GeneratorBound = p.GeneratorBound || t.GeneratorLimited
+	}
 	if l := res.LLM; l != nil {
 		p.TTFTP99Ms, p.TPOTP99Ms, p.GoodputRPS = l.TTFT.P99, l.TPOT.P99, l.GoodputRPS
 	}

@@ -112,8 +112,15 @@ func (r *Report) method() []string {
 		fmt.Sprintf("gate: P99 worse by more than %s, max QPS under the SLO lower by more than %s, error rate higher by more than %s percentage points, each with %s confidence",
 			pctOf(s.P99Regression), pctOf(s.MaxQPSRegression), trimFloat(100*s.ErrorRateIncrease), pctOf(s.Confidence)),
 		fmt.Sprintf("latency: two-sided Mann-Whitney U over per-trial values, Holm-corrected across a scenario's gated metrics; %d-resample bootstrap interval of the change (seed %d)", s.Resamples, s.Seed),
-		"max QPS under the SLO: one knee per run; the interval is what the two knee brackets allow",
-		"a change inside the threshold is unchanged; an interval wider than the threshold is inconclusive, not a verdict")
+		"max QPS under the SLO: Welch's t-test over each side's independent knee estimates (the search's and one per confirmation round in a fresh target process); a regression needs the change beyond the threshold and the test significant; with one knee a side (no estimates) the brackets show the change but never call it",
+		"a change inside the threshold is unchanged; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy); a baseline's noise floor, when measured, raises the threshold to it")
+	for _, sc := range r.Comparison.Scenarios {
+		for _, m := range sc.Metrics {
+			if m.NoiseFloorPct > 0 {
+				out = append(out, fmt.Sprintf("%s: %s threshold raised to the baseline's noise floor %.3g%%", sc.Scenario, m.Metric, m.NoiseFloorPct))
+			}
+		}
+	}
 	for _, p := range r.Plans {
 		if p.Candidate != nil && p.Candidate.Formula != "" {
 			out = append(out, fmt.Sprintf("%s: %s", p.Scenario, p.Candidate.Formula))

@@ -162,7 +162,26 @@ func changeCI(c *compare.Change) string {
 	if c == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%s [%+.1f, %+.1f] %s", pct(c.DeltaPct, false), c.CIPct[0], c.CIPct[1], c.Verdict)
+	v := c.Verdict
+	if c.Descriptive {
+		v = "(descriptive)"
+	}
+	s := fmt.Sprintf("%s [%+.1f, %+.1f] %s", pct(c.DeltaPct, false), c.CIPct[0], c.CIPct[1], v)
+	if c.Ratio > 0 {
+		s = fmt.Sprintf("×%.3f ", c.Ratio) + s
+	}
+	return s
+}
+
+// ladderSum says how a ladder's steps add up: log ratios sum to the
+// whole's; no interaction without a factorial set of rungs.
+func ladderSum(l *compare.LadderAttribution) string {
+	var sum float64
+	for _, st := range l.Steps {
+		sum += st.P99.LogRatio
+	}
+	return fmt.Sprintf("log ratios of the steps add up to %+.3f = log of the whole's ×%.3f; no interaction is estimated (that needs a factorial set of rungs)",
+		sum, l.Whole.P99.Ratio)
 }
 
 // signedInt formats an integer change: +3, -2, ±0.
@@ -201,6 +220,8 @@ func verdictMark(v string) string {
 		return "⚠️"
 	case compare.NoBaseline:
 		return "➖"
+	case compare.Undecided:
+		return "🟡"
 	}
 	return "❔"
 }

@@ -129,6 +129,8 @@ func (r *Report) htmlRow(s compare.ScenarioComparison, anchor string) htmlRow {
 	switch {
 	case s.Invalid:
 		row.Note = "(invalid run)"
+	case s.HostBusy:
+		row.Note = "(host busy)"
 	case s.Simulated:
 		row.Note = "(simulated)"
 	}

@@ -92,11 +92,10 @@ func htmlReport(t testing.TB) *Report {
 	r.Comparison.Ladder = &compare.LadderAttribution{
 		Rungs: []string{"fp32", "int8", "int8+batching"},
 		Steps: []compare.LadderStep{
-			{From: "fp32", To: "int8", Layer: "model", P99: compare.Change{DeltaPct: -30, CIPct: [2]float64{-34, -26}, Verdict: compare.Improved}},
-			{From: "int8", To: "int8+batching", Layer: "service", P99: compare.Change{DeltaPct: 12, CIPct: [2]float64{6, 18}, Verdict: compare.Regressed}},
+			{From: "fp32", To: "int8", Layer: "model", P99: compare.Change{DeltaPct: -30, CIPct: [2]float64{-34, -26}, Verdict: compare.Improved, Ratio: 0.7, LogRatio: math.Log(0.7)}},
+			{From: "int8", To: "int8+batching", Layer: "service", P99: compare.Change{DeltaPct: 12, CIPct: [2]float64{6, 18}, Verdict: compare.Regressed, Ratio: 1.12, LogRatio: math.Log(1.12)}},
 		},
-		Whole:            compare.LadderStep{From: "fp32", To: "int8+batching", P99: compare.Change{DeltaPct: -21.6, CIPct: [2]float64{-26, -17}, Verdict: compare.Improved}},
-		SumOfPartsP99Pct: -18, InteractionP99Pct: -3.6, InteractionCIPct: [2]float64{-6, -1},
+		Whole: compare.LadderStep{From: "fp32", To: "int8+batching", P99: compare.Change{DeltaPct: -21.6, CIPct: [2]float64{-26, -17}, Verdict: compare.Improved, Ratio: 0.784, LogRatio: math.Log(0.784)}},
 	}
 	return r
 }

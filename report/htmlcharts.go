@@ -451,7 +451,7 @@ func ladderFigure(l *compare.LadderAttribution) *figure {
 	c.Y.Min, c.Y.Max = 0, niceCeil(top*1.12)
 	return &figure{Kind: "ladder", Title: "Ladder: P99 by rung",
 		Legend: []legendItem{{"worse", "regressed"}, {"better", "improved"}, {"neutral", "unchanged or inconclusive"}},
-		Caption: fmt.Sprintf("One layer changed per rung; P99 as an index (%s = 100). Each bar moves P99 from where the rungs before it left it, its whisker the interval of that step; the last bar is the whole change. The steps' percentages sum to %s against a whole of %s: the interaction is %s.",
-			l.Rungs[0], pct(l.SumOfPartsP99Pct, false), pct(w.DeltaPct, false), pct(l.InteractionP99Pct, false)),
+		Caption: fmt.Sprintf("One layer changed per rung; P99 as an index (%s = 100). Each bar moves P99 from where the rungs before it left it (steps compound: their ratios multiply, their log ratios add up to the whole's), its whisker the interval of that step; the last bar is the whole change, %s. No interaction is estimated: that needs a factorial set of rungs.",
+			l.Rungs[0], pct(w.DeltaPct, false)),
 		SVG: template.HTML(c.svg("waterfall of P99 along the ladder"))}
 }

@@ -282,6 +282,9 @@ func (r *Report) mdRow(s compare.ScenarioComparison) string {
 	if s.Invalid {
 		verdict += " (invalid run)"
 	}
+	if s.HostBusy {
+		verdict += " (host busy)"
+	}
 	if s.Simulated {
 		verdict += " (simulated)"
 	}
@@ -374,8 +377,7 @@ func (r *Report) mdLayers() (string, map[string]string) {
 			}
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "- whole: P99 %s; sum of the rungs %s, interaction %s [%+.1f, %+.1f]\n",
-			changeCI(&l.Whole.P99), pct(l.SumOfPartsP99Pct, false), pct(l.InteractionP99Pct, false), l.InteractionCIPct[0], l.InteractionCIPct[1])
+		fmt.Fprintf(&b, "- whole: P99 %s; %s\n", changeCI(&l.Whole.P99), esc(ladderSum(l)))
 	}
 	bn := map[string]string{}
 	for _, s := range r.Comparison.Scenarios {

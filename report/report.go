@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/result"
@@ -172,11 +173,14 @@ func (r *Report) warnings() []string {
 	seen := map[string]bool{}
 	add := func(prefix string, ws []string) {
 		for _, w := range ws {
+			// The comparison repeats a result's own warning as
+			// "candidate: …": the same caveat is shown once.
+			key := prefix + ": " + strings.TrimPrefix(w, "candidate: ")
 			if prefix != "" {
 				w = prefix + ": " + w
 			}
-			if !seen[w] {
-				seen[w] = true
+			if !seen[key] {
+				seen[key] = true
 				out = append(out, w)
 			}
 		}

@@ -62,6 +62,9 @@ func Text(w io.Writer, r *Report) error {
 		if s.Invalid {
 			verdict += " (invalid run)"
 		}
+		if s.HostBusy {
+			verdict += " (host busy)"
+		}
 		if s.Simulated {
 			verdict += " (simulated)"
 		}
@@ -99,8 +102,7 @@ func Text(w io.Writer, r *Report) error {
 			}
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "  whole: P99 %s; sum of the rungs %s, interaction %s [%+.1f, %+.1f]\n",
-			changeCI(&l.Whole.P99), pct(l.SumOfPartsP99Pct, false), pct(l.InteractionP99Pct, false), l.InteractionCIPct[0], l.InteractionCIPct[1])
+		fmt.Fprintf(&b, "  whole: P99 %s; %s\n", changeCI(&l.Whole.P99), ladderSum(l))
 	}
 	for _, s := range r.scenarios() {
 		if res := find(r.Candidate, s.Scenario); res != nil && res.Telemetry != nil && res.Telemetry.Bottleneck != nil {

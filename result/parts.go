@@ -21,6 +21,18 @@ type Capacity struct {
 	// SLOTTFTMs and SLOTPOTMs are set for a goodput knee (LLM streaming).
 	SLOTTFTMs float64 `json:"slo_ttft_ms,omitempty"`
 	SLOTPOTMs float64 `json:"slo_tpot_ms,omitempty"`
+	// Estimates are independent estimates of the knee (rps): the search's
+	// own and one per confirmation round, each from re-probing the
+	// bracket (see harness.ConfirmKnee). The gate tests max QPS over them.
+	Estimates []float64 `json:"estimates,omitempty"`
+	// ConfirmWindows and ConfirmS are what the confirmation cost: probe
+	// windows and wall seconds (restarts included).
+	ConfirmWindows int     `json:"confirm_windows,omitempty"`
+	ConfirmS       float64 `json:"confirm_s,omitempty"`
+	// GeneratorBound is true when the knee or the bracket's top rests on a
+	// probe in which the load generator, not the target, was saturated:
+	// the capacity measures perfgate and the result is invalid.
+	GeneratorBound bool `json:"generator_bound,omitempty"`
 }
 
 // Point is one probe of a knee search.
@@ -38,6 +50,9 @@ type Point struct {
 	// TTFTP99Ms and TPOTP99Ms are set for streaming probes (goodput knee).
 	TTFTP99Ms float64 `json:"ttft_p99_ms,omitempty"`
 	TPOTP99Ms float64 `json:"tpot_p99_ms,omitempty"`
+	// GeneratorBound is true when the load generator could not hold this
+	// probe's schedule: the probe neither passes nor fails.
+	GeneratorBound bool `json:"generator_bound,omitempty"`
 }
 
 // LLM holds streaming-generation figures (OpenAI-compatible protocols).

@@ -66,6 +66,14 @@ type Result struct {
 	Generator *Generator `json:"generator,omitempty"`
 	Part      *Part      `json:"part,omitempty"`
 	Merged    *Merged    `json:"merged,omitempty"`
+	// Restarts is how many fresh target processes the trials were spread
+	// over (0 or 1: one process).
+	Restarts int `json:"restarts,omitempty"`
+	// NoiseFloorPct is set on baselines measured in several independent
+	// runs: per metric (p99_ms, max_qps, …), how far apart the runs were,
+	// in percent. The gate calls a regression only beyond the larger of its
+	// threshold and this floor.
+	NoiseFloorPct map[string]float64 `json:"noise_floor_pct,omitempty"`
 }
 
 // Git identifies the build that was measured.
@@ -186,6 +194,13 @@ type Trial struct {
 	// GeneratorLimited is true when the generator itself could not hold the
 	// load (CPU saturated, late sends): the whole run is then invalid.
 	GeneratorLimited bool `json:"generator_limited,omitempty"`
+	// Process is which fresh start of the target (1, 2, …) served this
+	// trial when the scenario spreads its trials over restarts; 0 when the
+	// target was not restarted (a given URL, or restarts: 1).
+	Process int `json:"process,omitempty"`
+	// Host is the machine's load during this trial from outside perfgate
+	// and its targets (see HostLoad); nil when not sampled.
+	Host *HostLoad `json:"host,omitempty"`
 }
 
 // Provenance records where a stored baseline came from.

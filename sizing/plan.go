@@ -84,11 +84,17 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 		s.Warnings = append(s.Warnings,
 			"the highest passing probe recorded no latency: concurrency and queue-depth targets are unknown")
 	}
-	s.ConcurrencyAtPeak = round(in.PeakQPS*w/1000, 1)
+	// The fleet is sized so that each instance runs at its capacity /
+	// headroom, not at its knee: Little's Law there uses the latency
+	// measured at (or interpolated to) that operating rate, lower than at
+	// the knee. With a cache, the model behind it sees the misses' share.
 	target := capQPS / h
+	wOp, opBasis := latencyAt(c, target*c.MaxQPS/capQPS, w)
+	s.OperatingQPS, s.LatencyAtOperatingMs, s.OperatingBasis = round(target, 1), round(wOp, 3), opBasis
+	s.ConcurrencyAtPeak = round(in.PeakQPS*wOp/1000, 1)
 	s.Autoscaler = Autoscaler{
 		TargetQPSPerInstance:  round(target, 1),
-		QueueDepthPerInstance: round(target*w/1000, 1),
+		QueueDepthPerInstance: round(target*wOp/1000, 1),
 	}
 	if in.CostPerInstanceHour > 0 {
 		s.CostPerInstanceHour = in.CostPerInstanceHour
@@ -137,6 +143,44 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 		s.Warnings = append(s.Warnings, "the target was simulated: these figures are not a real service's")
 	}
 	return s, nil
+}
+
+// latencyAt is the mean latency (P50 where a probe has no mean) at rate,
+// interpolated linearly between the passing probes around it; below every
+// probe it is the lowest probe's (an upper bound), and without probes it
+// is knee, the knee's. basis says which.
+func latencyAt(c *result.Capacity, rate, knee float64) (float64, string) {
+	type pt struct{ r, w float64 }
+	var ps []pt
+	for _, p := range c.Points {
+		if !p.Pass || p.OfferedRPS > c.MaxQPS {
+			continue
+		}
+		if w, _ := kneeLatency(p); w > 0 {
+			ps = append(ps, pt{p.OfferedRPS, w})
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].r < ps[j].r })
+	switch {
+	case len(ps) == 0:
+		return knee, "the knee's (no passing probe with latency)"
+	case math.Abs(rate-ps[0].r) <= 1e-9*rate:
+		return ps[0].w, fmt.Sprintf("measured at %s rps", num(ps[0].r))
+	case rate < ps[0].r:
+		return ps[0].w, fmt.Sprintf("the lowest probe's (%s rps), an upper bound", num(ps[0].r))
+	}
+	for i := 1; i < len(ps); i++ {
+		if rate <= ps[i].r {
+			a, b := ps[i-1], ps[i]
+			if b.r == a.r {
+				return max(a.w, b.w), fmt.Sprintf("measured at %s rps", num(a.r))
+			}
+			f := (rate - a.r) / (b.r - a.r)
+			return a.w + f*(b.w-a.w), fmt.Sprintf("interpolated between %s and %s rps", num(a.r), num(b.r))
+		}
+	}
+	last := ps[len(ps)-1]
+	return last.w, fmt.Sprintf("measured at %s rps", num(last.r))
 }
 
 // highestPass returns the probe the knee was taken from: the passing probe

@@ -30,6 +30,12 @@ func sweep(maxQPS, lowestFail, meanMs float64) *result.Result {
 	}
 }
 
+// Concurrency at peak and the queue-depth target use the latency at the
+// operating rate, max QPS / headroom, interpolated between the sweep's
+// passing probes (the knee's mean m at max QPS, 0.9m at half of it), not
+// the knee's: for the design example W = 8.03 ms at 949.6 rps, so 5000 ×
+// 8.03 ms = 40.2 in flight, not 42.1. With headroom 1 the operating rate
+// is the knee and nothing changes ("wide bracket").
 func TestPlan(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -46,19 +52,19 @@ func TestPlan(t *testing.T) {
 		{
 			name: "design example", res: sweep(1234.5, 1260, 8.42),
 			in:        Input{PeakQPS: 5000, Headroom: 1.3, CostPerInstanceHour: 2.5},
-			instances: 6, rng: [2]int{6, 6}, conc: 42.1, target: 949.6, depth: 8,
+			instances: 6, rng: [2]int{6, 6}, conc: 40.2, target: 949.6, depth: 7.6,
 			cost: ptr(6 * 2.5 * 730.0),
 		},
 		{
 			name: "default headroom", res: sweep(1000, 1100, 10),
 			in:        Input{PeakQPS: 5000},
-			instances: 7, rng: [2]int{6, 7}, conc: 50, target: 769.2, depth: 7.7,
+			instances: 7, rng: [2]int{6, 7}, conc: 47.7, target: 769.2, depth: 7.3,
 		},
 		{
 			// 5000 × 1.3 / 1300 is 5.000000000000001 in floating point: still 5.
 			name: "exact multiple", res: sweep(1300, 1400, 4),
 			in:        Input{PeakQPS: 5000, Headroom: 1.3},
-			instances: 5, rng: [2]int{5, 5}, conc: 20, target: 1000, depth: 4,
+			instances: 5, rng: [2]int{5, 5}, conc: 19.1, target: 1000, depth: 3.8,
 		},
 		{
 			// A wide bracket makes a wide range: the uncertainty shows.
@@ -69,12 +75,12 @@ func TestPlan(t *testing.T) {
 		{
 			name: "tiny peak still needs one", res: sweep(1000, 1030, 5),
 			in:        Input{PeakQPS: 1, Headroom: 1.3},
-			instances: 1, rng: [2]int{1, 1}, conc: 0, target: 769.2, depth: 3.8,
+			instances: 1, rng: [2]int{1, 1}, conc: 0, target: 769.2, depth: 3.7,
 		},
 		{
 			name: "no failing probe", res: sweep(800, 0, 5),
 			in:        Input{PeakQPS: 4000, Headroom: 1.3},
-			instances: 7, rng: [2]int{7, 7}, conc: 20, target: 615.4, depth: 3.1,
+			instances: 7, rng: [2]int{7, 7}, conc: 19.1, target: 615.4, depth: 2.9,
 			warn: "no probe failed",
 		},
 	}

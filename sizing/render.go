@@ -44,17 +44,21 @@ func (s *Sizing) lines() [][2]string {
 			num(s.PeakQPS), num(s.Headroom), num(s.PerInstanceMaxQPS), r[1])
 	}
 	rows = append(rows, [2]string{"instances range", rng})
-	if s.LatencyAtKneeMs > 0 {
+	w, wAt := s.LatencyAtKneeMs, fmt.Sprintf("%s latency at %s rps", s.LatencyBasis, num(s.PerInstanceMaxQPS))
+	if s.LatencyAtOperatingMs > 0 {
+		w, wAt = s.LatencyAtOperatingMs, fmt.Sprintf("latency at the operating rate %s rps, %s; %s ms at the knee", num(s.OperatingQPS), s.OperatingBasis, num(s.LatencyAtKneeMs))
+	}
+	if w > 0 {
 		rows = append(rows,
-			[2]string{"concurrency at peak", fmt.Sprintf("L = λ·W = %s rps × %s ms = %s in flight (W: %s latency at %s rps)",
-				num(s.PeakQPS), num(s.LatencyAtKneeMs), num(s.ConcurrencyAtPeak), s.LatencyBasis, num(s.PerInstanceMaxQPS))})
+			[2]string{"concurrency at peak", fmt.Sprintf("L = λ·W = %s rps × %s ms = %s in flight (W: %s)",
+				num(s.PeakQPS), num(w), num(s.ConcurrencyAtPeak), wAt)})
 	}
 	a := s.Autoscaler
 	rows = append(rows, [2]string{"autoscaler target", fmt.Sprintf("%s / %s = %s rps per instance",
 		num(s.PerInstanceMaxQPS), num(s.Headroom), num(a.TargetQPSPerInstance))})
-	if s.LatencyAtKneeMs > 0 {
+	if w > 0 {
 		rows = append(rows, [2]string{"queue depth target", fmt.Sprintf("%s rps × %s ms = %s in flight per instance",
-			num(a.TargetQPSPerInstance), num(s.LatencyAtKneeMs), num(a.QueueDepthPerInstance))})
+			num(a.TargetQPSPerInstance), num(w), num(a.QueueDepthPerInstance))})
 	}
 	if s.CostPerMonth != nil {
 		rows = append(rows, [2]string{"cost", fmt.Sprintf("%d × %s/h × %d h = %s per month",

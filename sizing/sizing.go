@@ -40,13 +40,21 @@ type Sizing struct {
 	// InstancesRange is what the bracket allows: [from lowest fail, from
 	// highest pass].
 	InstancesRange [2]int `json:"instances_range"`
-	// ConcurrencyAtPeak is peak_qps × LatencyAtKneeMs (Little's Law), the
+	// ConcurrencyAtPeak is peak_qps × LatencyAtOperatingMs (Little's Law), the
 	// fleet's mean number of requests in flight at the peak.
 	ConcurrencyAtPeak float64 `json:"concurrency_at_peak"`
 	// LatencyAtKneeMs is W: the mean latency of the highest passing probe
 	// (its P50 when the probe recorded no mean); LatencyBasis says which.
 	LatencyAtKneeMs float64 `json:"latency_at_knee_ms"`
 	LatencyBasis    string  `json:"latency_basis"`
+	// OperatingQPS is the rate each instance is planned to run at, max QPS
+	// / headroom; LatencyAtOperatingMs the mean latency there, measured or
+	// interpolated between the sweep's passing probes (OperatingBasis says
+	// how). ConcurrencyAtPeak and the queue-depth target use it: a fleet
+	// sized with headroom does not run at its knee.
+	OperatingQPS         float64 `json:"operating_qps,omitempty"`
+	LatencyAtOperatingMs float64 `json:"latency_at_operating_ms,omitempty"`
+	OperatingBasis       string  `json:"operating_basis,omitempty"`
 	// Autoscaler is the advice for a horizontal autoscaler.
 	Autoscaler Autoscaler `json:"autoscaler"`
 	// CostPerInstanceHour is the price given; CostPerMonth is

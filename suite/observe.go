@@ -74,3 +74,16 @@ func targetCores(env ...map[string]string) int {
 	}
 	return min(limit, n)
 }
+
+// withHostLoad wraps obs with a host-load sampler for the target's
+// process group.
+func withHostLoad(obs harness.TrialObserver, pgid int) *harness.HostSampler {
+	return harness.NewHostSampler(obs, pgid)
+}
+
+// stampHostLoad copies the sampler's per-trial host load into res.
+func stampHostLoad(res *result.Result, hs *harness.HostSampler) {
+	for i := range res.Trials {
+		res.Trials[i].Host = hs.Load(i)
+	}
+}

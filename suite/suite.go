@@ -165,44 +165,124 @@ func FileName(scenario string) string { return baselines.FileName(scenario) }
 
 // RunScenario measures one scenario: starts its target if it has one,
 // applies its load, and stops the target.
+//
+// A target perfgate starts is started afresh restarts times (the
+// scenario's restarts key): a fixed load's trials are spread over the
+// processes, each after its own warm-up, so that the trials sample
+// process-to-process variance (memory layout, warm state), not only the
+// noise inside one process; a sweep's confirmation rounds each run in a
+// fresh process.
 func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*result.Result, error) {
-	tg, err := startTarget(ctx, cfg, s, o)
-	if err != nil {
-		return nil, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
-	}
-	defer tg.stop()
 	if s.TLS != nil && s.TLS.Insecure && o.Log != nil {
 		fmt.Fprintf(o.Log, "scenario %s: WARNING: %s\n", s.Name, protocol.InsecureWarning)
 	}
-	// A target that dies mid-run stops the run (see deathWatch).
-	ctx, died, unwatch := watch(ctx, tg)
-	defer unwatch()
-	client, err := newClient(ctx, cfg, s, tg.base)
-	if err != nil {
-		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
-	}
-	if c, ok := client.(harness.Closer); ok {
-		defer c.Close()
-	}
-	sim := simulated(ctx, tg.httpBase, s.Protocol, s.Model)
-	probe, metricsURL := probeMetrics(ctx, tg, s.URL == "")
-	cacheBefore, cacheOK := cacheScrape(ctx, metricsURL)
-	obs, closeObs := newObserver(ctx, o.GPU, tg.pgid, tg.metrics)
-	defer closeObs()
-
+	sweepMode := s.Load.Mode == harness.ModeSweep
+	restarts := restartsOf(s.Restarts, s.URL == "", s.Load.Trials, sweepMode)
 	var res *result.Result
-	if s.Load.Mode == harness.ModeSweep {
-		res, err = sweep(ctx, cfg, s, client, o)
+	var err error
+	if sweepMode {
+		res, err = runSweep(ctx, cfg, s, o, restarts)
 	} else {
-		res, err = fixedLoad(ctx, cfg, s, client, obs, o)
+		var parts []*result.Result
+		for i, n := range splitTrials(s.Load.Trials, restarts) {
+			if ctx.Err() != nil {
+				break
+			}
+			if restarts > 1 && o.Log != nil {
+				fmt.Fprintf(o.Log, "scenario %s: process %d of %d: %d trial(s)\n", s.Name, i+1, restarts, n)
+			}
+			var part *result.Result
+			part, err = runProcess(ctx, cfg, s, o, n)
+			if part != nil {
+				parts = append(parts, part)
+			}
+			if err != nil {
+				break
+			}
+		}
+		if len(parts) > 0 {
+			res = mergeRuns(parts)
+		}
 	}
 	if res != nil {
 		res.Scenario, res.Layer, res.Protocol = s.Name, s.Layer, s.Protocol
 		res.Target = s.Target
-		res.Simulated = sim
 		if s.TLS != nil && s.TLS.Insecure {
 			res.Warnings = append(res.Warnings, protocol.InsecureWarning)
 		}
+		if restarts > 1 {
+			res.Restarts = restarts
+		} else if s.URL == "" && s.Restarts == 1 {
+			res.Warnings = append(res.Warnings, "restarts: 1: every trial ran in one target process, so process-to-process variance is not sampled and the statistics may understate the noise")
+		}
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, ErrBadInput) {
+			return res, err
+		}
+		if errors.Is(err, ErrRunFailed) {
+			return res, err
+		}
+		return res, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
+	}
+	return res, nil
+}
+
+// session is one started (or given) target with its protocol client.
+type session struct {
+	tg     *running
+	client harness.Client
+	sim    bool
+	closed bool
+}
+
+// open starts the scenario's target (or takes its URL) and builds its
+// client.
+func open(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*session, error) {
+	tg, err := startTarget(ctx, cfg, s, o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
+	}
+	client, err := newClient(ctx, cfg, s, tg.base)
+	if err != nil {
+		tg.stop()
+		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
+	}
+	return &session{tg: tg, client: client, sim: simulated(ctx, tg.httpBase, s.Protocol, s.Model)}, nil
+}
+
+// close closes the client and stops the target, once.
+func (ss *session) close() {
+	if ss.closed {
+		return
+	}
+	ss.closed = true
+	if c, ok := ss.client.(harness.Closer); ok {
+		c.Close()
+	}
+	ss.tg.stop()
+}
+
+// runProcess measures trials of a fixed-load scenario in one target
+// process: start, warm up, measure, stop.
+func runProcess(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, trials int) (*result.Result, error) {
+	ss, err := open(ctx, cfg, s, o)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.close()
+	// A target that dies mid-run stops the run (see deathWatch).
+	ctx, died, unwatch := watch(ctx, ss.tg)
+	defer unwatch()
+	probe, metricsURL := probeMetrics(ctx, ss.tg, s.URL == "")
+	cacheBefore, cacheOK := cacheScrape(ctx, metricsURL)
+	obs, closeObs := newObserver(ctx, o.GPU, ss.tg.pgid, ss.tg.metrics)
+	defer closeObs()
+	hs := withHostLoad(obs, ss.tg.pgid)
+	res, err := fixedLoad(ctx, cfg, s, ss.client, hs, o, trials)
+	if res != nil {
+		stampHostLoad(res, hs)
+		res.Simulated = ss.sim
 		res.Metrics = probe
 		planFacts(ctx, res, s, metricsURL, cacheBefore, cacheOK)
 		var envs []map[string]string
@@ -214,30 +294,24 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	unwatch()
 	if at, ok := died.diedAt(); ok {
 		why := fmt.Sprintf("target %s ended", s.Target)
-		if terr := tg.err(); terr != nil {
+		if terr := ss.tg.err(); terr != nil {
 			why = terr.Error()
 		}
 		if res != nil {
 			res.Interrupted = false // not a signal to perfgate: the target died
 		}
 		keepTrialsBefore(res, at, why)
-		return res, fmt.Errorf("%w: scenario %s: %s during the run%s", ErrRunFailed, s.Name, why, quoteTail(tg.logPath, tg.logTail()))
+		return res, fmt.Errorf("%w: scenario %s: %s during the run%s", ErrRunFailed, s.Name, why, quoteTail(ss.tg.logPath, ss.tg.logTail()))
 	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, ErrBadInput) {
-			return res, err
-		}
-		return res, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
-	}
-	return res, nil
+	return res, err
 }
 
 // fixedLoad runs a rate, concurrency or replay scenario.
-func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, obs harness.TrialObserver, o Options) (*result.Result, error) {
+func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, obs harness.TrialObserver, o Options, trials int) (*result.Result, error) {
 	l := s.Load
 	ho := harness.Options{
 		Client: client, Mode: l.Mode, Rate: l.Rate, Arrival: l.Arrival, Seed: l.Seed,
-		Concurrency: l.Concurrency, Warmup: l.Warmup.D(), Duration: l.Duration.D(), Trials: l.Trials,
+		Concurrency: l.Concurrency, Warmup: l.Warmup.D(), Duration: l.Duration.D(), Trials: trials,
 		MaxConns: l.Connections, SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(),
 		Observer: obs,
 	}

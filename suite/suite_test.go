@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -86,7 +87,8 @@ scenarios:
 // 400 rps) under a 50 ms P99 SLO lies below 400 rps and, for an M/D/1
 // queue, near it (P99 reaches 50 ms at about 90% utilization). The bound
 // is loose: the machine is shared; the search's precision is tested on a
-// simulated probe in package harness.
+// simulated probe in package harness. The knee is not confirmed here
+// (estimates: 1): confirmation has its own tests there.
 func TestSweepFindsKnownKnee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a knee search takes several seconds")
@@ -100,7 +102,7 @@ scenarios:
     url: `+url+`
     protocol: kserve-http
     model: mlp
-    load: {mode: sweep, start: 100, duration: 800ms, warmup: 200ms, budget: 25s}
+    load: {mode: sweep, start: 100, duration: 800ms, warmup: 200ms, budget: 25s, estimates: 1}
 `)
 	outs, err := Run(context.Background(), cfg, Options{})
 	if err != nil {
@@ -112,7 +114,7 @@ scenarios:
 	}
 	c := r.Capacity
 	if !c.Found || c.MaxQPS < 200 || c.MaxQPS > 420 {
-		t.Errorf("knee = %.1f rps (found %v, bracket %v, %d windows), want in [200, 420] for a 400 rps server", c.MaxQPS, c.Found, c.Bracket, c.Windows)
+		t.Errorf("knee = %.1f rps (found %v, bracket %v, %d windows), want in [200, 420] for a 400 rps server; points %+v", c.MaxQPS, c.Found, c.Bracket, c.Windows, c.Points)
 	}
 	if len(r.Trials) != 1 || r.Load.Mode != "sweep" {
 		t.Errorf("sweep result: %d trials, mode %q; want the knee probe's trial and mode sweep", len(r.Trials), r.Load.Mode)
@@ -179,5 +181,81 @@ func TestTargetCores(t *testing.T) {
 		if got := targetCores(tt.envs...); got != tt.want {
 			t.Errorf("%s: targetCores(%v) = %d, want %d", tt.name, tt.envs, got, tt.want)
 		}
+	}
+}
+
+// A started target's trials are spread over fresh processes: 3 trials over
+// 2 restarts are 2 in the first process and 1 in the second, each process
+// started (and warmed up) on its own, and every trial carries its host
+// load.
+func TestRestarts(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "target")
+	if out, err := exec.Command("go", "build", "-o", bin, "../harness/testdata/target").CombinedOutput(); err != nil {
+		t.Fatalf("building the test target: %v\n%s", err, out)
+	}
+	cfg := parse(t, `version: 1
+targets:
+  svc:
+    command: ["{perfgate}", "--port", "{port}"]
+    ready: "http://127.0.0.1:{port}/ready"
+    ready_timeout: 20s
+scenarios:
+  - name: spread
+    layer: system
+    target: svc
+    restarts: 2
+    path: /env?name=VARIANT
+    load: {mode: concurrency, concurrency: 1, duration: 200ms, warmup: 50ms, trials: 3}
+`)
+	var log strings.Builder
+	outs, err := Run(context.Background(), cfg, Options{Self: bin, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := outs[0].Result
+	if outs[0].Err != nil || r == nil {
+		t.Fatalf("scenario failed: %v\nlog:\n%s", outs[0].Err, log.String())
+	}
+	var procs []int
+	for _, tr := range r.Trials {
+		procs = append(procs, tr.Process)
+	}
+	if got, want := fmt.Sprint(procs), "[1 1 2]"; got != want || r.Restarts != 2 || r.Load.Trials != 3 {
+		t.Errorf("trials in processes %s, restarts %d, load.trials %d; want %s, 2, 3", got, r.Restarts, r.Load.Trials, want)
+	}
+	if n := strings.Count(log.String(), "started target svc"); n != 2 {
+		t.Errorf("the target was started %d times, want 2:\n%s", n, log.String())
+	}
+	if r.Summary.Requests != r.Trials[0].Requests+r.Trials[1].Requests+r.Trials[2].Requests {
+		t.Errorf("summary requests %d is not the trials' sum", r.Summary.Requests)
+	}
+	if _, err := os.Stat("/proc/stat"); err == nil {
+		for i, tr := range r.Trials {
+			if tr.Host == nil {
+				t.Errorf("trial %d has no host load", i+1)
+			}
+		}
+	}
+}
+
+func TestSplitTrials(t *testing.T) {
+	tests := []struct {
+		n, k int
+		want string
+	}{
+		{5, 2, "[3 2]"}, {4, 2, "[2 2]"}, {5, 5, "[1 1 1 1 1]"}, {1, 1, "[1]"},
+	}
+	for _, tt := range tests {
+		if got := fmt.Sprint(splitTrials(tt.n, tt.k)); got != tt.want {
+			t.Errorf("splitTrials(%d, %d) = %s, want %s", tt.n, tt.k, got, tt.want)
+		}
+	}
+	// A url: target is one process whatever restarts says; a fixed load
+	// never has more processes than trials.
+	if got := restartsOf(2, false, 5, false); got != 1 {
+		t.Errorf("restartsOf(url) = %d, want 1", got)
+	}
+	if got := restartsOf(4, true, 2, false); got != 2 {
+		t.Errorf("restartsOf(4 restarts, 2 trials) = %d, want 2", got)
 	}
 }

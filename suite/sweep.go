@@ -14,13 +14,105 @@ import (
 // the caller sets a budget.
 const DefaultSweepBudget = 5 * time.Minute
 
-// sweep searches the knee: each probe is a full open-loop measurement
-// window at one offered rate, after its own warm-up. The result carries the
-// capacity, and the summary and trial of the highest passing probe so that
-// latency at the knee is on record (Load.Mode "sweep" tells compare that
-// this latency was measured at the knee's rate, which differs between
-// builds, so only max QPS is gated).
-func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, o Options) (*result.Result, error) {
+// runSweep searches the knee, then confirms it: each probe is a full
+// open-loop measurement window at one offered rate, after its own warm-up.
+// The search runs in one target process; each confirmation round
+// (harness.ConfirmKnee) re-probes the bracket in a fresh process when
+// restarts > 1, so the knee estimates sample process-to-process variance.
+// The result carries the capacity with its estimates, and the summary and
+// trial of the highest passing probe so that latency at the knee is on
+// record (Load.Mode "sweep" tells compare that this latency was measured
+// at the knee's rate, which differs between builds, so only max QPS is
+// gated).
+func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, restarts int) (*result.Result, error) {
+	ss, err := open(ctx, cfg, s, o)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { ss.close() }()
+	l := s.Load
+	ko := kneeOptions(cfg, s, o)
+	runs := map[float64]*result.Result{}
+	probe := func(ctx context.Context, rate float64) (result.Point, error) {
+		ho := harness.Options{
+			Client: ss.client, Mode: harness.ModeRate, Rate: rate, Arrival: l.Arrival, Seed: l.Seed,
+			Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), Trials: 1, MaxConns: l.Connections,
+			SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
+		}
+		if o.Progress != nil {
+			ho.Progress = func(p harness.Progress) { o.Progress(fmt.Sprintf("%s @ %.0f rps", s.Name, rate), p) }
+		}
+		r, err := harness.Run(ctx, ho)
+		if r == nil {
+			return result.Point{OfferedRPS: rate}, err
+		}
+		if err != nil && !isAllFailed(err) {
+			return result.Point{OfferedRPS: rate}, err
+		}
+		if _, seen := runs[rate]; !seen {
+			runs[rate] = r
+		}
+		return harness.PointOf(r, rate), nil
+	}
+	mprobe, metricsURL := probeMetrics(ctx, ss.tg, s.URL == "")
+	cacheBefore, cacheOK := cacheScrape(ctx, metricsURL)
+	capa, err := harness.SearchKnee(ctx, probe, ko)
+	if capa == nil {
+		return nil, err
+	}
+	// The cache's hit rate over the search, in the search's process (the
+	// confirmation's fresh processes start cold).
+	facts := &result.Result{}
+	planFacts(ctx, facts, s, metricsURL, cacheBefore, cacheOK)
+	if err == nil && l.Estimates > 1 {
+		round := 0
+		fresh := func(ctx context.Context) error {
+			round++
+			if restarts < 2 {
+				return nil
+			}
+			ss.close()
+			if o.Log != nil {
+				fmt.Fprintf(o.Log, "scenario %s: knee confirmation %d: fresh target process\n", s.Name, round)
+			}
+			next, err := open(ctx, cfg, s, o)
+			if err != nil {
+				return err
+			}
+			ss = next
+			return nil
+		}
+		err = harness.ConfirmKnee(ctx, capa, probe, fresh, ko, l.Estimates)
+	}
+	res := &result.Result{Schema: result.Schema, StartedAt: time.Now().UTC(), Valid: true, Capacity: capa, Simulated: ss.sim,
+		Metrics: mprobe, Cache: facts.Cache, Partition: facts.Partition}
+	if best := runs[capa.MaxQPS]; best != nil && capa.Found {
+		res.Summary = best.Summary
+		res.Trials = best.Trials
+		res.LLM = best.LLM
+		res.StartedAt = best.StartedAt
+		res.Warnings = append(res.Warnings, best.Warnings...)
+	}
+	res.Load = result.Load{Mode: harness.ModeSweep, Arrival: l.Arrival, DurationS: l.Duration.D().Seconds(),
+		WarmupS: l.Warmup.D().Seconds(), Trials: capa.Windows}
+	if !capa.Found {
+		res.Warnings = append(res.Warnings, "no probe met the SLO: the service cannot meet it at the lowest rate tried")
+	}
+	if capa.Stopped != "" {
+		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
+	}
+	if len(capa.Estimates) > 1 && restarts < 2 {
+		res.Warnings = append(res.Warnings, "the knee's confirmation rounds ran in one target process (a url: service, or restarts: 1): its estimates sample the noise inside one process only, not between runs")
+	}
+	if capa.GeneratorBound {
+		res.Valid = false
+		res.Warnings = append(res.Warnings, "generator-bound: the knee or the bracket's top rests on a probe where the load generator, not the target, was saturated: the capacity measures perfgate; give the generator more cores")
+	}
+	return res, err
+}
+
+// kneeOptions are the knee search's settings for scenario s.
+func kneeOptions(cfg *config.Config, s *config.Scenario, o Options) harness.KneeOptions {
 	l := s.Load
 	ko := harness.DefaultKneeOptions(cfg.SLO.P99.D())
 	ko.MaxErrorRate = float64(cfg.SLO.MaxErrorRate)
@@ -48,47 +140,7 @@ func sweep(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 		// The goodput knee: requests per second under the TTFT and TPOT SLOs.
 		ko.SLOTTFT, ko.SLOTPOT = cfg.SLO.TTFT.D(), cfg.SLO.TPOT.D()
 	}
-	runs := map[float64]*result.Result{}
-	probe := func(ctx context.Context, rate float64) (result.Point, error) {
-		ho := harness.Options{
-			Client: client, Mode: harness.ModeRate, Rate: rate, Arrival: l.Arrival, Seed: l.Seed,
-			Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), Trials: 1, MaxConns: l.Connections,
-			SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
-		}
-		if o.Progress != nil {
-			ho.Progress = func(p harness.Progress) { o.Progress(fmt.Sprintf("%s @ %.0f rps", s.Name, rate), p) }
-		}
-		r, err := harness.Run(ctx, ho)
-		if r == nil {
-			return result.Point{OfferedRPS: rate}, err
-		}
-		if err != nil && !isAllFailed(err) {
-			return result.Point{OfferedRPS: rate}, err
-		}
-		runs[rate] = r
-		return harness.PointOf(r, rate), nil
-	}
-	capa, err := harness.SearchKnee(ctx, probe, ko)
-	if capa == nil {
-		return nil, err
-	}
-	res := &result.Result{Schema: result.Schema, StartedAt: time.Now().UTC(), Valid: true, Capacity: capa}
-	if best := runs[capa.MaxQPS]; best != nil && capa.Found {
-		res.Summary = best.Summary
-		res.Trials = best.Trials
-		res.LLM = best.LLM
-		res.StartedAt = best.StartedAt
-		res.Warnings = append(res.Warnings, best.Warnings...)
-	}
-	res.Load = result.Load{Mode: harness.ModeSweep, Arrival: l.Arrival, DurationS: l.Duration.D().Seconds(),
-		WarmupS: l.Warmup.D().Seconds(), Trials: capa.Windows}
-	if !capa.Found {
-		res.Warnings = append(res.Warnings, "no probe met the SLO: the service cannot meet it at the lowest rate tried")
-	}
-	if capa.Stopped != "" {
-		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
-	}
-	return res, err
+	return ko
 }
 
 // MinProbeRequests is how many requests a probe's window should hold for its

@@ -256,6 +256,8 @@ func (a *action) gate(ctx context.Context, p pipelines) error {
 		}
 		a.gha.Errorf("%s", "perfgate: "+msg)
 		return withCode(exitUsage, errSilentFail)
+	case compare.Undecided:
+		a.gha.Warningf("%s", "perfgate: inconclusive: "+r.Comparison.Reason)
 	}
 	return nil
 }

@@ -16,10 +16,13 @@ import (
 // results as the new baselines, replacing only the scenarios measured.
 // A failed, invalid or interrupted run writes nothing (exit 3).
 //
-//	perfgate baseline update --from DIR --to DIR [--tag T] [--config perfgate.yaml]
+//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]
+//
+// With several --from folders (independent runs of the same config), each
+// scenario's baseline holds all runs' trials and their noise floor.
 func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && isHelpArg(args[0]) {
-		fmt.Fprintln(e.stdout, "usage: perfgate baseline update --from DIR --to DIR [--tag T] [--config perfgate.yaml]")
+		fmt.Fprintln(e.stdout, "usage: perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]")
 		return nil
 	}
 	if len(args) == 0 || args[0] != "update" {
@@ -28,14 +31,15 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("baseline update", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var (
-		from = fs.String("from", "", "`DIR` holding the run's result files (perfgate run --out DIR)")
-		to   = fs.String("to", "", "baseline `DIR` to update")
-		tag  = fs.String("tag", "", "release tag recorded in the provenance")
-		sha  = fs.String("git-sha", "", "git commit recorded in the provenance (default: the result's, or $GITHUB_SHA)")
-		cfg  = fs.String("config", "", "configuration `FILE` whose hash is recorded in the provenance")
+		froms stringList
+		to    = fs.String("to", "", "baseline `DIR` to update")
+		tag   = fs.String("tag", "", "release tag recorded in the provenance")
+		sha   = fs.String("git-sha", "", "git commit recorded in the provenance (default: the result's, or $GITHUB_SHA)")
+		cfg   = fs.String("config", "", "configuration `FILE` whose hash is recorded in the provenance")
 	)
+	fs.Var(&froms, "from", "`DIR` holding a run's result files (perfgate run --out DIR); repeat it with independent runs of the same config to store their noise floor")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: perfgate baseline update --from DIR --to DIR [--tag T] [--config perfgate.yaml]")
+		fmt.Fprintln(fs.Output(), "usage: perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args[1:]); err != nil {
@@ -47,8 +51,25 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr("baseline update: unexpected argument %q", fs.Arg(0))
 	}
-	if *from == "" || *to == "" {
+	if len(froms) == 0 || *to == "" {
 		return usageErr("baseline update: --from and --to are both required")
+	}
+	var dirs []string
+	for _, f := range froms {
+		d, err := resultsPath("--from", absPath(e, f))
+		if err != nil {
+			return usageErr("baseline update: %v", err)
+		}
+		dirs = append(dirs, d)
+	}
+	if len(dirs) > 1 {
+		// Independent runs: their disagreement is the noise floor, stored
+		// with the combined trials in the first run's folder.
+		combined, err := baselines.CombineRuns(dirs)
+		if err != nil {
+			return withCode(exitRunFailed, err)
+		}
+		fmt.Fprintf(e.stderr, "noise floor measured over %d runs for %d scenario(s)\n", len(dirs), len(combined))
 	}
 	prov := result.Provenance{Tag: *tag, GitSHA: *sha, StoredAt: time.Now().UTC()}
 	if prov.GitSHA == "" {
@@ -64,11 +85,7 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		}
 		prov.ConfigHash = baselines.HashConfig(b)
 	}
-	fromDir, err := resultsPath("--from", absPath(e, *from))
-	if err != nil {
-		return usageErr("baseline update: %v", err)
-	}
-	written, err := baselines.Update(fromDir, absPath(e, *to), prov)
+	written, err := baselines.Update(dirs[0], absPath(e, *to), prov)
 	if err != nil {
 		return withCode(exitRunFailed, err)
 	}

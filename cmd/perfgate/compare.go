@@ -25,6 +25,7 @@ import (
 //
 //	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
 //	                 [--allow-env-mismatch] [--p99-threshold 5%] [--max-qps-threshold 5%] [--confidence 0.95]
+//	                 [--fail-on-inconclusive]
 func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -41,6 +42,8 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples per interval")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap (verdicts are reproducible)")
 	fs.BoolVar(&s.AllowEnvMismatch, "allow-env-mismatch", false, "compare with a baseline from other hardware anyway, with a loud warning")
+	fs.BoolVar(&s.IgnoreHostLoad, "ignore-host-load", false, "keep a regression measured while the host was busy with other work a regression (default: inconclusive (host busy))")
+	failUndecided := fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: perfgate compare [--config perfgate.yaml] --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json] [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95]")
 		fs.PrintDefaults()
@@ -126,6 +129,9 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("compare: writing the report: %w", err)
 	}
 	if c.Verdict == compare.Fail || c.Verdict == compare.Incomparable {
+		return withCode(exitRegression, errSilentFail)
+	}
+	if c.Verdict == compare.Undecided && *failUndecided {
 		return withCode(exitRegression, errSilentFail)
 	}
 	return nil

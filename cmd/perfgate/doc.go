@@ -7,15 +7,15 @@
 //	perfgate run --config perfgate.yaml [--scenario NAME]... [--out DIR]
 //	perfgate run --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--model NAME]
 //	             [--rate R | --concurrency C | --sweep --slo-p99 DUR | --trace FILE]
-//	             [--duration 30s] [--warmup 5s] [--trials 3] [--body @FILE] [--out FILE]
-//	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
+//	             [--duration 30s] [--warmup 5s] [--trials 5] [--body @FILE] [--out FILE]
+//	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json] [--fail-on-inconclusive]
 //	perfgate size --result FILE --peak-qps N [--headroom 1.3] [--format text|markdown|json]
 //	perfgate size --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
-//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR]
+//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--fail-on-inconclusive]
 //	perfgate run --config perfgate.yaml --part I/N [--list]
 //	perfgate run --url URL ... --generator I/N [--start-at RFC3339]
 //	perfgate merge --out DIR [--max-skew 100ms] PATH...
-//	perfgate baseline update --from DIR --to DIR
+//	perfgate baseline update --from DIR [--from DIR2]... --to DIR
 //	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
 //	             [--batch-window 5ms] [--max-batch 32] [--model mlp|sim|large] ...
@@ -64,7 +64,15 @@
 // an instance count: instances = ceil(peak × headroom / max QPS). gate runs
 // a config, compares with its baselines, sizes, and reports; its exit code
 // is the verdict. baseline update stores a run's results as baselines,
-// atomically, refusing invalid or interrupted runs.
+// atomically, refusing invalid or interrupted runs; given several --from
+// folders (independent runs of one config) it stores their combined
+// trials and their disagreement as each scenario's noise floor.
+//
+// A comparison is inconclusive (exit 0, or 1 with --fail-on-inconclusive)
+// when nothing regressed but a gated change beyond its threshold could not
+// be decided (too few trials, too much noise, a busy host) or every result
+// was invalid. gate refuses (exit 2) a scenario whose trials can never
+// reach the configured confidence. See docs/verdicts.md.
 //
 // # report
 //

@@ -31,6 +31,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
 		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
 		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
+		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
 		scenarios stringList
 	)
 	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
@@ -53,6 +54,9 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		return withCode(exitRunFailed, err)
 	}
 	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", g.comparisonPath, g.markdownPath, htmlPathNextTo(g.markdownPath))
+	if g.runErr == nil && g.verdict() == compare.Undecided && *undecided {
+		return withCode(exitRegression, errors.New("gate inconclusive: "+g.report.Comparison.Reason))
+	}
 	return g.exitErr(e)
 }
 
@@ -80,6 +84,8 @@ func (g *gateRun) exitErr(e *env) error {
 		return withCode(exitRegression, errors.New("gate cannot compare: the baselines were measured on other hardware; update them on this runner, or pass --allow-env-mismatch"))
 	case compare.NoBaseline:
 		fmt.Fprintln(e.stderr, "perfgate: no baseline to compare with: the gate passes; store baselines with `perfgate baseline update`")
+	case compare.Undecided:
+		fmt.Fprintln(e.stderr, "perfgate: inconclusive: "+g.report.Comparison.Reason+" (the gate passes; --fail-on-inconclusive fails it)")
 	}
 	return nil
 }
@@ -176,6 +182,10 @@ func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, 
 	return out, nil
 }
 
+// BaselineRuns is how many independent runs the Action's baseline mode
+// makes of every scenario, to measure the noise floor.
+const BaselineRuns = 2
+
 // runBaselinePipeline is the Action's baseline mode: it runs every
 // scenario and, only when the whole run succeeded with valid results,
 // stores them as the baselines (atomically, replacing only the scenarios
@@ -188,14 +198,27 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 	if baselinesDir == "" {
 		baselinesDir = cfg.Resolve(cfg.Baselines)
 	}
-	resultsDir := filepath.Join(e.workdir, defaultResults)
-	outs, err := runSuite(ctx, e, cfg, nil, resultsDir)
-	if err != nil {
-		return nil, err
+	// BaselineRuns independent runs: their disagreement is each
+	// scenario's noise floor, stored with the baseline.
+	var dirs []string
+	for i := range BaselineRuns {
+		dir := filepath.Join(e.workdir, defaultResults)
+		if i > 0 {
+			dir = filepath.Join(e.workdir, defaultOutDir, fmt.Sprintf("%s-run%d", resultsSubdir, i+1))
+		}
+		outs, err := runSuite(ctx, e, cfg, nil, dir)
+		if err != nil {
+			return nil, err
+		}
+		if err := outcomeErr(ctx, outs); err != nil {
+			return nil, fmt.Errorf("baselines not updated: %w", err)
+		}
+		dirs = append(dirs, dir)
 	}
-	if err := outcomeErr(ctx, outs); err != nil {
-		return nil, fmt.Errorf("baselines not updated: %w", err)
+	if _, err := baselines.CombineRuns(dirs); err != nil {
+		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
 	}
+	resultsDir := dirs[0]
 	written, err := baselines.Update(resultsDir, baselinesDir, result.Provenance{
 		GitSHA: e.getenv("GITHUB_SHA"), GitRef: e.getenv("GITHUB_REF"), Tag: e.getenv("GITHUB_REF_NAME"),
 		Perfgate: version, ConfigHash: cfg.Hash})

@@ -1,0 +1,150 @@
+package baselines
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// Metric names of the noise floor, as compare names them.
+const (
+	floorP99     = "p99_ms"
+	floorMaxQPS  = "max_qps"
+	floorTTFTP99 = "ttft_p99_ms"
+	floorTPOTP99 = "tpot_p99_ms"
+)
+
+// NoiseFloor is the run-to-run disagreement of one scenario measured in
+// independent runs of the same code, per metric, in percent: for each
+// metric the largest |a/b − 1| over pairs of runs, where a and b are the
+// runs' P99 (of their merged trials), their max QPS (the geometric mean of
+// their knee estimates, else the knee), and for streaming their TTFT and
+// TPOT P99. It is what the same code shows between two runs, so the gate
+// calls a regression only beyond it. Metrics a run lacks are left out.
+func NoiseFloor(runs []*result.Result) map[string]float64 {
+	out := map[string]float64{}
+	vals := map[string][]float64{}
+	for _, r := range runs {
+		if r.Load.Mode != "sweep" && r.Summary.Latency.P99 > 0 {
+			vals[floorP99] = append(vals[floorP99], r.Summary.Latency.P99)
+		}
+		if c := r.Capacity; c != nil && c.Found {
+			vals[floorMaxQPS] = append(vals[floorMaxQPS], kneeOf(c))
+		}
+		if l := r.LLM; l != nil && r.Load.Mode != "sweep" {
+			if l.TTFT.P99 > 0 {
+				vals[floorTTFTP99] = append(vals[floorTTFTP99], l.TTFT.P99)
+			}
+			if l.TPOT.P99 > 0 {
+				vals[floorTPOTP99] = append(vals[floorTPOTP99], l.TPOT.P99)
+			}
+		}
+	}
+	for m, v := range vals {
+		if len(v) < 2 {
+			continue
+		}
+		worst := 0.0
+		for i := range v {
+			for j := range v {
+				if i != j && v[j] > 0 {
+					worst = math.Max(worst, 100*math.Abs(v[i]/v[j]-1))
+				}
+			}
+		}
+		out[m] = math.Round(worst*10) / 10
+	}
+	return out
+}
+
+// kneeOf is a capacity's max QPS: the geometric mean of its estimates, or
+// the knee.
+func kneeOf(c *result.Capacity) float64 {
+	if len(c.Estimates) == 0 {
+		return c.MaxQPS
+	}
+	s := 0.0
+	for _, e := range c.Estimates {
+		s += math.Log(e)
+	}
+	return math.Exp(s / float64(len(c.Estimates)))
+}
+
+// CombineRuns folds independent runs of the same configuration into the
+// first run's folder, ready for Update: each scenario measured in every
+// run gets the trials of all runs (numbered by process across runs), the
+// knee estimates of all runs, and the runs' NoiseFloor. A scenario missing
+// from a later run keeps its first run's result without a floor. It
+// returns the scenarios combined.
+func CombineRuns(dirs []string) ([]string, error) {
+	if len(dirs) < 2 {
+		return nil, nil
+	}
+	first, err := readRun(dirs[0])
+	if err != nil {
+		return nil, err
+	}
+	others := map[string][]*result.Result{}
+	for _, d := range dirs[1:] {
+		rs, err := readRun(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			others[r.Scenario] = append(others[r.Scenario], r)
+		}
+	}
+	var done []string
+	for _, r := range first {
+		more := others[r.Scenario]
+		if len(more) == 0 {
+			continue
+		}
+		runs := append([]*result.Result{r}, more...)
+		r.NoiseFloorPct = NoiseFloor(runs)
+		combine(r, more)
+		if err := r.WriteFile(filepath.Join(dirs[0], FileName(r.Scenario))); err != nil {
+			return nil, fmt.Errorf("combining runs: %w", err)
+		}
+		done = append(done, r.Scenario)
+	}
+	return done, nil
+}
+
+// combine appends the later runs' trials and knee estimates to r.
+func combine(r *result.Result, more []*result.Result) {
+	procs := max(r.Restarts, 1)
+	if len(r.Trials) > 0 && r.Trials[0].Process == 0 {
+		for i := range r.Trials {
+			r.Trials[i].Process = 1
+		}
+	}
+	for _, m := range more {
+		base := procs
+		if r.Load.Mode == "sweep" {
+			// A sweep's trial is its knee probe, at each run's own knee:
+			// the estimates carry the runs, not the trials.
+			m = &result.Result{Restarts: m.Restarts, Valid: m.Valid, Capacity: m.Capacity}
+		}
+		for _, t := range m.Trials {
+			p := t.Process
+			if p == 0 {
+				p = 1
+			}
+			t.Process = base + p
+			procs = max(procs, t.Process)
+			r.Trials = append(r.Trials, t)
+		}
+		procs = max(procs, base+max(m.Restarts, 1))
+		r.Valid = r.Valid && m.Valid
+		if r.Capacity != nil && m.Capacity != nil {
+			r.Capacity.Estimates = append(r.Capacity.Estimates, m.Capacity.Estimates...)
+		}
+	}
+	r.Restarts = procs
+	if r.Load.Mode != "sweep" {
+		r.Load.Trials = len(r.Trials)
+	}
+}

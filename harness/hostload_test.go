@@ -1,0 +1,98 @@
+//go:build linux
+
+package harness
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// A deliberate CPU hog outside perfgate's tree is counted as other load;
+// the same hog given as the target's process group is not. The check is
+// on CPU time, so it holds on a loaded machine: whatever the hog got, the
+// sampler must attribute it.
+func TestHostSamplerSeesHog(t *testing.T) {
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc: host load is not measured here")
+	}
+	hog := exec.Command("sh", "-c", "while :; do :; done")
+	hog.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := hog.Start(); err != nil {
+		t.Skipf("starting a CPU hog: %v", err)
+	}
+	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
+	pid := hog.Process.Pid
+	hogStat := "/proc/" + strconv.Itoa(pid) + "/stat"
+
+	outside := NewHostSampler(nil, 0)
+	asTarget := NewHostSampler(nil, pid) // the hog is its own group leader
+	before := procTicks(hogStat)
+	outside.BeginTrial(0)
+	asTarget.BeginTrial(0)
+	t0 := time.Now()
+	time.Sleep(1500 * time.Millisecond)
+	outside.EndTrial(0)
+	asTarget.EndTrial(0)
+	wall := time.Since(t0).Seconds()
+	hogTicks := procTicks(hogStat) - before
+	a, b := outside.Load(0), asTarget.Load(0)
+	if a == nil || b == nil {
+		t.Fatalf("no load measured: outside %v, as target %v", a, b)
+	}
+	if hogTicks < 5 {
+		t.Skipf("the hog got %v ticks in %.1fs: too few to tell apart", hogTicks, wall)
+	}
+	otherA := a.OtherCPUCores * wall * clockTicks
+	otherB := b.OtherCPUCores * wall * clockTicks
+	// Both samplers read the host within microseconds of each other; the
+	// slack covers tick rounding and other processes between the reads.
+	slack := 0.25*hogTicks + 10
+	if otherA < hogTicks-slack {
+		t.Errorf("outside perfgate: other load %.0f ticks, but the hog alone used %.0f", otherA, hogTicks)
+	}
+	if d := otherA - otherB; d < hogTicks-slack || d > hogTicks+slack {
+		t.Errorf("as the target's group: other load fell by %.0f ticks, want the hog's %.0f ± %.0f", d, hogTicks, slack)
+	}
+	if hogTicks/clockTicks/wall > 0.6 && !a.Busy {
+		t.Errorf("a hog using %.2f cores did not flag the trial busy: %+v", hogTicks/clockTicks/wall, a)
+	}
+}
+
+func TestJudgeHost(t *testing.T) {
+	tests := []struct {
+		name  string
+		load  result.HostLoad
+		cores int
+		busy  bool
+	}{
+		{"quiet", result.HostLoad{OtherCPUCores: 0.1}, 2, false},
+		{"half a core on 2", result.HostLoad{OtherCPUCores: 0.6}, 2, true},
+		// On 16 cores the threshold is 25% of them: 4 cores.
+		{"three cores on 16", result.HostLoad{OtherCPUCores: 3}, 16, false},
+		{"five cores on 16", result.HostLoad{OtherCPUCores: 5}, 16, true},
+		{"steal", result.HostLoad{OtherCPUCores: 0, StealPct: 8}, 2, true},
+	}
+	for _, tt := range tests {
+		l := tt.load
+		judgeHost(&l, tt.cores)
+		if l.Busy != tt.busy || (l.Busy && l.Why == "") {
+			t.Errorf("%s: judgeHost(%+v, %d) = busy %v (%q), want %v", tt.name, tt.load, tt.cores, l.Busy, l.Why, tt.busy)
+		}
+	}
+}
+
+func TestParseHostStat(t *testing.T) {
+	busy, steal, total, ok := parseHostStat([]byte("cpu  100 5 50 800 20 3 2 10 0 0\ncpu0 1 2 3\n"))
+	if !ok || busy != 170 || steal != 10 || total != 990 {
+		t.Errorf("parseHostStat = %v %v %v %v, want busy 170 steal 10 total 990", busy, steal, total, ok)
+	}
+	if _, _, _, ok := parseHostStat([]byte("intr 1 2 3\n")); ok {
+		t.Error("parseHostStat accepted a file without the cpu line")
+	}
+}

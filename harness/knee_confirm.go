@@ -1,0 +1,261 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// ConfirmKnee turns one knee search into several independent estimates of
+// the knee, so that a gate can test max QPS against its real noise rather
+// than the search's resolution (a bracket from one search says nothing of
+// how far the next run's knee will be).
+//
+// The search's own estimate comes first. Then, estimates−1 times, fresh
+// is called (the suite starts a new target process there, so each round
+// samples process-to-process variance) and the bracket [highest pass,
+// lowest fail] is probed again, low rate first, each probe a full window
+// after its warm-up. When both probes pass the knee lies above: the round
+// steps up, a bracket's width, then two, then three further (at most
+// maxConfirmSteps), until a probe fails; when both fail it steps down the
+// same way. A round's estimate is where its probes' worst latency, relative
+// to the objective (severity, 1 at the SLO), crosses 1, interpolated
+// linearly in log rate and log severity between the round's highest pass
+// and lowest fail. A round without both sides extrapolates from its
+// nearest probe with the slope the search measured (d ln severity / d ln
+// rate near the knee), by at most one bracket width. A failing probe
+// whose latency met the objective (it failed on errors or throughput)
+// counts as just over it. Probes where the generator was saturated carry
+// no information; a round left with none gives no estimate.
+//
+// No probe goes above o.MaxRate or below o.MinRate; a knee the search
+// left above the max rate is not confirmed. Every probe is appended to
+// c.Points; c.Estimates, c.ConfirmWindows and
+// c.ConfirmS record the outcome. Nothing is done when the search found no
+// knee or was generator-bound. The error is a probe's or fresh's.
+func ConfirmKnee(ctx context.Context, c *result.Capacity, probe Probe, fresh func(context.Context) error, o KneeOptions, estimates int) error {
+	o = o.withDefaults()
+	if c == nil || !c.Found || c.GeneratorBound || c.MaxQPS <= 0 {
+		return nil
+	}
+	begin := time.Now()
+	defer func() { c.ConfirmS = math.Round(time.Since(begin).Seconds()*10) / 10 }()
+	lo, hi := c.Bracket[0], c.Bracket[1]
+	if lo <= 0 {
+		lo = c.MaxQPS
+	}
+	if hi <= 0 && o.MaxRate > 0 && lo >= o.MaxRate*(1-1e-9) {
+		return nil // the knee is above the max rate: nothing to confirm
+	}
+	clamp := func(r float64) float64 {
+		if o.MaxRate > 0 {
+			r = min(r, o.MaxRate)
+		}
+		return max(r, o.MinRate)
+	}
+	span := math.Log(1 + 2*o.Resolution)
+	if hi > lo {
+		span = math.Max(math.Log(hi/lo), math.Log(1+o.Resolution))
+	} else {
+		hi = clamp(lo * math.Exp(span)) // the search never failed: probe a step up
+	}
+	slope := kneeSlope(c.Points, o)
+	c.Estimates = nil
+	if e, ok := estimateRound(searchPoints(c.Points, lo, hi), o, slope, span); ok {
+		c.Estimates = append(c.Estimates, e)
+	}
+	for round := 1; round < estimates; round++ {
+		if fresh != nil {
+			if err := fresh(ctx); err != nil {
+				return fmt.Errorf("knee confirmation %d: %w", round, err)
+			}
+		}
+		var pts []result.Point
+		measure := func(rate float64) error {
+			if o.Drain > 0 {
+				t := time.NewTimer(o.Drain)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return ctx.Err()
+				case <-t.C:
+				}
+			}
+			p, err := probe(ctx, rate)
+			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p.OfferedRPS = rate
+			p.Pass, p.Why = judgePoint(p, o)
+			pts = append(pts, p)
+			c.Points = append(c.Points, p)
+			c.Windows++
+			c.ConfirmWindows++
+			return nil
+		}
+		for _, r := range []float64{lo, hi} {
+			if err := measure(r); err != nil {
+				return fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(r), err)
+			}
+		}
+		// Both passed (or both failed): the knee moved in this process.
+		// Step on, a span further each time, until the round has its own
+		// pass and fail, so that its estimate is not anchored on the
+		// search's bracket.
+		if a, b := pts[0], pts[1]; !a.GeneratorBound && !b.GeneratorBound && a.Pass == b.Pass {
+			up := a.Pass
+			next := hi
+			if !up {
+				next = lo
+			}
+			step := math.Max(span, math.Log(1+minConfirmStep))
+			for k := 1; k <= maxConfirmSteps; k++ {
+				prev := next
+				if up {
+					next = clamp(next * math.Exp(step*float64(k)))
+				} else {
+					next = clamp(next / math.Exp(step*float64(k)))
+				}
+				if next == prev {
+					break // at the max (or min) rate
+				}
+				if err := measure(next); err != nil {
+					return fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(next), err)
+				}
+				if last := pts[len(pts)-1]; last.GeneratorBound || last.Pass != up {
+					break
+				}
+			}
+		}
+		if e, ok := estimateRound(pts, o, slope, span); ok {
+			c.Estimates = append(c.Estimates, e)
+		}
+	}
+	return nil
+}
+
+// maxConfirmSteps bounds the extra probes of one confirmation round
+// beyond the bracket's two.
+const maxConfirmSteps = 3
+
+// minConfirmStep is the smallest relative step of a confirmation round
+// beyond the bracket: about the run-to-run noise of a knee, so that one
+// step usually finds the round's own pass or fail.
+const minConfirmStep = 0.05
+
+// searchPoints are the search's probes at the bracket's two rates (the
+// last one at each), the search's own round.
+func searchPoints(ps []result.Point, lo, hi float64) []result.Point {
+	var out []result.Point
+	for _, r := range []float64{lo, hi} {
+		for i := len(ps) - 1; i >= 0; i-- {
+			if ps[i].OfferedRPS == r {
+				out = append(out, ps[i])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// effSeverity is p's severity as the estimate uses it: a failing probe
+// whose latency met the objective counts as just over it, and a passing
+// one never above it. 0 when p carries no information.
+func effSeverity(p result.Point, o KneeOptions) float64 {
+	if p.GeneratorBound {
+		return 0
+	}
+	s := severity(p, o)
+	if p.Pass {
+		return math.Min(s, 0.999)
+	}
+	return math.Max(s, 1.05)
+}
+
+// estimateRound estimates the knee from one round's probes: interpolated
+// between the highest pass and the lowest fail above it, else
+// extrapolated from the nearest probe by at most one span (in log rate).
+func estimateRound(pts []result.Point, o KneeOptions, slope, span float64) (float64, bool) {
+	var pass, fail *result.Point
+	var sp, sf float64
+	for i := range pts {
+		p := &pts[i]
+		s := effSeverity(*p, o)
+		if s <= 0 {
+			continue
+		}
+		if p.Pass && (pass == nil || p.OfferedRPS > pass.OfferedRPS) {
+			pass, sp = p, s
+		}
+	}
+	for i := range pts {
+		p := &pts[i]
+		s := effSeverity(*p, o)
+		if s <= 0 || p.Pass {
+			continue
+		}
+		if (pass == nil || p.OfferedRPS > pass.OfferedRPS) && (fail == nil || p.OfferedRPS < fail.OfferedRPS) {
+			fail, sf = p, s
+		}
+	}
+	switch {
+	case pass != nil && fail != nil:
+		x0, x1 := math.Log(pass.OfferedRPS), math.Log(fail.OfferedRPS)
+		y0, y1 := math.Log(sp), math.Log(sf)
+		if sp <= 0 || y1 <= y0 {
+			return math.Sqrt(pass.OfferedRPS * fail.OfferedRPS), true
+		}
+		return math.Exp(x0 + (0-y0)*(x1-x0)/(y1-y0)), true
+	case pass != nil: // every probe passed: the knee is above
+		if sp <= 0 {
+			return pass.OfferedRPS, true
+		}
+		step := math.Min(-math.Log(sp)/slope, span)
+		return pass.OfferedRPS * math.Exp(step), true
+	case fail != nil: // every probe failed: the knee is below
+		// Only the lowest fail matters here; find it among all probes.
+		low := fail
+		for i := range pts {
+			if !pts[i].Pass && effSeverity(pts[i], o) > 0 && pts[i].OfferedRPS < low.OfferedRPS {
+				low = &pts[i]
+			}
+		}
+		step := math.Min(math.Log(effSeverity(*low, o))/slope, span)
+		return low.OfferedRPS / math.Exp(step), true
+	}
+	return 0, false
+}
+
+// kneeSlope is how steeply the worst latency rises with the rate near the
+// knee, d ln severity / d ln rate between the search's two highest passing
+// probes whose latency means something, clamped to [1, 30]; 5 when it
+// cannot be measured.
+func kneeSlope(ps []result.Point, o KneeOptions) float64 {
+	var a, b *result.Point
+	for i := range ps {
+		p := &ps[i]
+		if !p.Pass || p.GeneratorBound || severity(*p, o) <= 0 {
+			continue
+		}
+		switch {
+		case a == nil || p.OfferedRPS > a.OfferedRPS:
+			a, b = p, a
+		case p.OfferedRPS < a.OfferedRPS && (b == nil || p.OfferedRPS > b.OfferedRPS):
+			b = p
+		}
+	}
+	if a == nil || b == nil {
+		return 5
+	}
+	s := math.Log(severity(*a, o)/severity(*b, o)) / math.Log(a.OfferedRPS/b.OfferedRPS)
+	if math.IsNaN(s) {
+		return 5
+	}
+	return math.Min(math.Max(s, 1), 30)
+}

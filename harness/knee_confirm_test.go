@@ -1,0 +1,124 @@
+package harness
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// Confirmation gives one estimate per round, each near the model's true
+// knee, and re-probes the bracket (2 to 5 windows a round), calling fresh
+// before each round.
+func TestConfirmKnee(t *testing.T) {
+	q := queueModel{s: 10 * time.Millisecond, c: 1, noise: 0.10, rng: rand.New(rand.NewPCG(3, 3))}
+	slo := 50 * time.Millisecond
+	o := DefaultKneeOptions(slo)
+	o.Drain = 0
+	calls := 0
+	c, err := SearchKnee(context.Background(), q.probe(&calls), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	searchWindows := c.Windows
+	fresh := 0
+	if err := ConfirmKnee(context.Background(), c, q.probe(&calls), func(context.Context) error { fresh++; return nil }, o, 4); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Estimates) != 4 || fresh != 3 {
+		t.Fatalf("ConfirmKnee: %d estimates after %d fresh starts, want 4 after 3", len(c.Estimates), fresh)
+	}
+	if c.ConfirmWindows < 6 || c.ConfirmWindows > 3*(2+maxConfirmSteps) || c.Windows != searchWindows+c.ConfirmWindows || len(c.Points) != c.Windows {
+		t.Errorf("confirmation used %d windows (search %d, total %d, points %d), want 2 to 5 a round added to the search's", c.ConfirmWindows, searchWindows, c.Windows, len(c.Points))
+	}
+	want := q.knee(slo)
+	for i, e := range c.Estimates {
+		if math.Abs(e/want-1) > 0.10 {
+			t.Errorf("estimate %d = %.1f rps, want within 10%% of the true knee %.1f", i, e, want)
+		}
+	}
+}
+
+// A round of the confirmation whose probes both pass extrapolates upward
+// (the knee moved up in the fresh process), both fail downward.
+func TestEstimateRound(t *testing.T) {
+	o := DefaultKneeOptions(50 * time.Millisecond)
+	pt := func(rate, p99 float64) result.Point {
+		p := result.Point{OfferedRPS: rate, AchievedRPS: rate, Latency: result.Latency{P99: p99}}
+		p.Pass, _ = judgePoint(p, o)
+		return p
+	}
+	tests := []struct {
+		name   string
+		pts    []result.Point
+		lo, hi float64
+	}{
+		{"bracket", []result.Point{pt(100, 40), pt(110, 60)}, 100, 110},
+		{"all pass", []result.Point{pt(100, 20), pt(110, 30)}, 110, 110 * 1.1},
+		{"all fail", []result.Point{pt(100, 70), pt(110, 90)}, 100 / 1.1, 100},
+	}
+	for _, tt := range tests {
+		got, ok := estimateRound(tt.pts, o, 5, math.Log(1.1))
+		if !ok || got < tt.lo*(1-1e-9) || got > tt.hi*(1+1e-9) {
+			t.Errorf("%s: estimate %.2f (ok %v), want in [%.2f, %.2f]", tt.name, got, ok, tt.lo, tt.hi)
+		}
+	}
+}
+
+// A probe where the generator, not the target, was saturated neither
+// passes nor fails; a knee resting on one makes the capacity
+// generator-bound.
+func TestSearchKneeGeneratorBound(t *testing.T) {
+	calls := 0
+	probe := scripted(&calls, func(rate float64, seen int) result.Point {
+		p := result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 1, P99: 2, Mean: 1}}
+		if rate > 300 {
+			p.GeneratorBound = true // the generator tops out at 300 rps
+		}
+		return p
+	})
+	o := DefaultKneeOptions(50 * time.Millisecond)
+	o.Drain, o.Start = 0, 100
+	c, err := SearchKnee(context.Background(), probe, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.GeneratorBound || c.Stopped == "" {
+		t.Errorf("capacity %+v: want generator-bound and stopped", c)
+	}
+	for _, p := range c.Points {
+		if p.GeneratorBound && p.Pass {
+			t.Errorf("a generator-bound probe at %.0f rps passed", p.OfferedRPS)
+		}
+	}
+}
+
+// A pass above the lowest fail is probed again, not trusted.
+func TestSearchKneeNonMonotone(t *testing.T) {
+	calls := 0
+	seenAt := map[float64]int{}
+	probe := func(ctx context.Context, rate float64) (result.Point, error) {
+		calls++
+		seenAt[rate]++
+		p := result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 5, P99: 10, Mean: 5}}
+		if rate >= 400 && rate < 800 {
+			p.Latency.P99 = 100 // fails in a band: 800 passes above a fail
+		}
+		return p, nil
+	}
+	o := DefaultKneeOptions(50 * time.Millisecond)
+	o.Drain, o.Start, o.MaxRate = 0, 100, 1600
+	s := &kneeSearch{o: o.withDefaults(), probe: probe, begin: time.Now()}
+	for _, r := range []float64{100, 200, 800, 400} {
+		if err := s.measure(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next, done := s.next()
+	if done || next != 800 {
+		t.Errorf("next() = %v, %v after a pass at 800 above a fail at 400; want 800 probed again", next, done)
+	}
+}

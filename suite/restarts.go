@@ -1,0 +1,171 @@
+package suite
+
+import (
+	"fmt"
+	"slices"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// restartsOf is how many fresh target processes the scenario's trials are
+// spread over: its restarts key for a target perfgate starts (at least 1,
+// at most its trials for a fixed load), 1 for a service given by URL.
+func restartsOf(restarts int, started bool, trials int, sweep bool) int {
+	if !started || restarts < 1 {
+		return 1
+	}
+	if !sweep {
+		restarts = min(restarts, max(trials, 1))
+	}
+	return restarts
+}
+
+// splitTrials spreads n trials over k groups as evenly as possible, the
+// larger groups first (5 over 2 is 3 and 2).
+func splitTrials(n, k int) []int {
+	out := make([]int, k)
+	for i := range out {
+		out[i] = n / k
+		if i < n%k {
+			out[i]++
+		}
+	}
+	return out
+}
+
+// mergeRuns joins the results of one scenario measured in several fresh
+// target processes (each after its own warm-up) into one result: the
+// trials in order, each stamped with its process (1, 2, …), and the
+// summary recomputed from them. Latency quantiles come from the merged
+// per-trial histograms, rates are weighted by each trial's window, and the
+// result is valid only when every part is.
+func mergeRuns(parts []*result.Result) *result.Result {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	out := *parts[0]
+	out.Trials = nil
+	out.Warnings = nil
+	out.Valid = true
+	out.Restarts = len(parts)
+	for p, r := range parts {
+		for _, t := range r.Trials {
+			t.Process = p + 1
+			out.Trials = append(out.Trials, t)
+		}
+		out.Valid = out.Valid && r.Valid
+		out.Interrupted = out.Interrupted || r.Interrupted
+		out.Simulated = out.Simulated || r.Simulated
+		for _, w := range r.Warnings {
+			w = fmt.Sprintf("process %d: %s", p+1, w)
+			if !slices.Contains(out.Warnings, w) {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
+		if r.Telemetry != nil {
+			out.Telemetry = r.Telemetry
+		}
+	}
+	out.Load.Trials = len(out.Trials)
+	out.Summary = summarize(out.Trials, &out)
+	return &out
+}
+
+// summarize recomputes a summary from trials.
+func summarize(trials []result.Trial, res *result.Result) result.Summary {
+	var s result.Summary
+	var completed, offered, secs, cpu, infl float64
+	var lag float64
+	by := map[string]int64{}
+	svc := result.NewHistogram()
+	hasSvc := false
+	for _, t := range trials {
+		s.Requests += t.Requests
+		s.Errors += t.Errors
+		for c, n := range t.ErrorsBy {
+			by[c] += n
+		}
+		d := t.DurationS
+		if d <= 0 {
+			d = 1
+		}
+		secs += d
+		completed += t.AchievedRPS * d
+		offered += t.OfferedRPS * d
+		cpu += t.GeneratorCPU
+		infl += t.InFlightMean
+		lag = max(lag, t.LagP99Ms)
+		if h, err := result.DecodeHistogram(t.ServiceHistogram); err == nil && t.ServiceHistogram != "" {
+			hasSvc = true
+			if err := result.Merge(svc, h); err != nil {
+				res.Warnings = append(res.Warnings, err.Error())
+			}
+		}
+	}
+	if len(by) > 0 {
+		s.ErrorsBy = by
+	}
+	if s.Requests > 0 {
+		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
+	}
+	if secs > 0 {
+		s.AchievedRPS = completed / secs
+		s.OfferedRPS = offered / secs
+	}
+	if n := float64(len(trials)); n > 0 {
+		s.GeneratorCPU = cpu / n
+		s.InFlightMean = infl / n
+	}
+	s.LagP99Ms = lag
+	if all, err := result.MergeTrials(trials); err == nil {
+		s.Latency = result.LatencyOf(all)
+	} else {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("merging the processes' trials: %v", err))
+	}
+	if hasSvc {
+		l := result.LatencyOf(svc)
+		s.Service = &l
+	}
+	if res.LLM != nil {
+		res.LLM = mergeLLM(trials, res.LLM)
+	}
+	return s
+}
+
+// mergeLLM recomputes the streaming summary from the trials' figures:
+// TTFT and TPOT from the merged per-trial histograms, rates as the mean
+// over trials.
+func mergeLLM(trials []result.Trial, first *result.LLM) *result.LLM {
+	l := *first
+	var tok, good float64
+	var n float64
+	ttft, tpot := result.NewHistogram(), result.NewHistogram()
+	merge := func(dst *hdrhistogram.Histogram, enc string) {
+		if h, err := result.DecodeHistogram(enc); err == nil && enc != "" {
+			_ = result.Merge(dst, h)
+		}
+	}
+	for _, t := range trials {
+		if t.LLM == nil {
+			continue
+		}
+		n++
+		tok += t.LLM.OutputTokensPerS
+		good += t.LLM.GoodputRPS
+		merge(ttft, t.LLM.TTFTHistogram)
+		merge(tpot, t.LLM.TPOTHistogram)
+	}
+	if n == 0 {
+		return first
+	}
+	l.OutputTokensPerS, l.GoodputRPS = tok/n, good/n
+	if ttft.TotalCount() > 0 {
+		l.TTFT = result.LatencyOf(ttft)
+	}
+	if tpot.TotalCount() > 0 {
+		l.TPOT = result.LatencyOf(tpot)
+	}
+	return &l
+}
