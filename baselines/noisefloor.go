@@ -96,6 +96,9 @@ func CombineRuns(dirs []string) ([]string, error) {
 			others[r.Scenario] = append(others[r.Scenario], r)
 		}
 	}
+	// The combined files replace the first run's: its manifest (when it
+	// has one) is brought in step, so Update still promotes them.
+	m, merr := ReadManifest(dirs[0])
 	var done []string
 	for _, r := range first {
 		more := others[r.Scenario]
@@ -105,10 +108,21 @@ func CombineRuns(dirs []string) ([]string, error) {
 		runs := append([]*result.Result{r}, more...)
 		r.NoiseFloorPct = NoiseFloor(runs)
 		combine(r, more)
-		if err := r.WriteFile(filepath.Join(dirs[0], FileName(r.Scenario))); err != nil {
+		path := filepath.Join(dirs[0], FileName(r.Scenario))
+		if err := r.WriteFile(path); err != nil {
 			return nil, fmt.Errorf("combining runs: %w", err)
 		}
+		if merr == nil {
+			if err := m.Add(r.Scenario, path); err != nil {
+				return nil, fmt.Errorf("combining runs: %w", err)
+			}
+		}
 		done = append(done, r.Scenario)
+	}
+	if merr == nil && len(done) > 0 {
+		if err := m.Write(dirs[0]); err != nil {
+			return nil, fmt.Errorf("combining runs: %w", err)
+		}
 	}
 	return done, nil
 }

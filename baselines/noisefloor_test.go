@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/result"
 )
@@ -48,7 +49,14 @@ func TestCombineRuns(t *testing.T) {
 	mk := func(dir string, p99 float64) {
 		r := good("s", 1)
 		r.Summary.Latency.P99 = p99
-		if err := r.WriteFile(filepath.Join(dir, FileName(r.Scenario))); err != nil {
+		path := filepath.Join(dir, FileName(r.Scenario))
+		if err := r.WriteFile(path); err != nil {
+			t.Fatal(err)
+		}
+		m := NewManifest("run-"+filepath.Base(dir), time.Now())
+		m.Add(r.Scenario, path)
+		m.Complete = true
+		if err := m.Write(dir); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,6 +72,10 @@ func TestCombineRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rs[0]
+	// The combined file is still vouched for by the first run's manifest.
+	if _, err := readRun(a); err != nil {
+		t.Errorf("the first run's folder after combining: %v", err)
+	}
 	one := good("s", 1)
 	if len(r.Trials) != 2*len(one.Trials) || r.Trials[len(r.Trials)-1].Process != 2 || r.NoiseFloorPct["p99_ms"] != 20 {
 		t.Errorf("combined: %d trials (last in process %d), floor %v; want %d trials, process 2, p99_ms 20", len(r.Trials), r.Trials[len(r.Trials)-1].Process, r.NoiseFloorPct, 2*len(one.Trials))

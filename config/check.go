@@ -26,6 +26,8 @@ func (c *Config) validateRanges() error {
 		{"gate.p99_regression", "gate.p99_regression", float64(c.Gate.P99Regression)},
 		{"gate.max_qps_regression", "gate.max_qps_regression", float64(c.Gate.MaxQPSRegression)},
 		{"gate.confidence", "gate.confidence", c.Gate.Confidence},
+		{"gate.rerun_budget", "gate.rerun_budget", float64(c.Gate.RerunBudget)},
+		{"gate.rerun_max_trials", "gate.rerun_max_trials", float64(c.Gate.RerunMaxTrials)},
 	}
 	names := make([]string, 0, len(c.Targets))
 	for n := range c.Targets {

@@ -69,7 +69,29 @@ type Gate struct {
 	// inconclusive (host busy)). For runners whose load is known to be
 	// perfgate's own.
 	IgnoreHostLoad bool `yaml:"ignore_host_load,omitempty"`
+	// OnInconclusive is what an inconclusive gate does: pass (the
+	// default: exit 0, but the headline and the Action's verdict say
+	// inconclusive), fail (exit 1), or rerun (measure the undecided
+	// scenarios again, adding trials, until they are decided or
+	// RerunBudget or RerunMaxTrials is reached; still undecided, it passes
+	// as inconclusive).
+	OnInconclusive string `yaml:"on_inconclusive,omitempty"`
+	// RerunBudget bounds the time reruns may take (default 10m).
+	RerunBudget Duration `yaml:"rerun_budget,omitempty"`
+	// RerunMaxTrials is the most trials a scenario may reach by reruns
+	// (default 4 × its trials, at most 100).
+	RerunMaxTrials int `yaml:"rerun_max_trials,omitempty"`
 }
+
+// The values of gate.on_inconclusive.
+const (
+	OnInconclusivePass  = "pass"
+	OnInconclusiveFail  = "fail"
+	OnInconclusiveRerun = "rerun"
+)
+
+// DefaultRerunBudget is gate.rerun_budget's default.
+const DefaultRerunBudget = 10 * time.Minute
 
 // Target is a process perfgate starts, waits for and stops.
 type Target struct {

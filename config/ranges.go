@@ -168,6 +168,8 @@ func Bounds() []Bound {
 		{Key: "gate.p99_regression", Range: Range{Min: 0, Max: 10, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},
 		{Key: "gate.max_qps_regression", Range: Range{Min: 0, Max: 1, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},
 		{Key: "gate.confidence", Range: Range{Min: 0.5, Max: 0.999, MinOpen: true}, Zero: "the default, 0.95"},
+		{Key: "gate.rerun_budget", Range: dur(0, true), Zero: "the default, 10m"},
+		{Key: "gate.rerun_max_trials", Range: Range{Min: 1, Max: MaxTrials, Kind: Integer}, Zero: "the default, 4 × the scenario's trials (at most 100)"},
 		{Key: "targets.ready_timeout", Range: dur(0, true), Zero: "the default, 60s"},
 		{Key: "scenarios.prompt_tokens", Flag: "prompt-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},
 		{Key: "scenarios.max_tokens", Flag: "max-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},

@@ -202,6 +202,11 @@ func (c *Config) validate() error {
 	if err := c.validateCapacityPlan(); err != nil {
 		return err
 	}
+	switch c.Gate.OnInconclusive {
+	case "", OnInconclusivePass, OnInconclusiveFail, OnInconclusiveRerun:
+	default:
+		return c.errAt("gate.on_inconclusive", "%q: want pass, fail or rerun", c.Gate.OnInconclusive)
+	}
 	if conf := c.Gate.Confidence; conf <= 0.5 || conf >= 1 {
 		return c.errAt("gate.confidence", "must be between 0.5 and 1 (got %v), for example 0.95", conf)
 	}

@@ -132,6 +132,8 @@ type Options struct {
 	AllowEnvMismatch bool
 	// Suite runs the scenarios; its OutDir receives the results.
 	Suite suite.Options
+	// OnInconclusive overrides the config's gate.on_inconclusive.
+	OnInconclusive string
 }
 
 // Outcome is what a gate run produced.
@@ -140,6 +142,27 @@ type Outcome struct {
 	Outcomes []suite.Outcome
 	// RunErr joins the scenarios' failures (the run itself failed: exit 3).
 	RunErr error
+	// Rerun is what gate.on_inconclusive: rerun did, nil when it did not
+	// run.
+	Rerun *Rerun
+}
+
+// onInconclusive is the gate's on_inconclusive setting: the option's,
+// else the config's, else pass.
+func onInconclusive(cfg *config.Config, o Options) string {
+	if o.OnInconclusive != "" {
+		return o.OnInconclusive
+	}
+	if cfg.Gate.OnInconclusive != "" {
+		return cfg.Gate.OnInconclusive
+	}
+	return config.OnInconclusivePass
+}
+
+// FailsOnInconclusive reports whether an inconclusive verdict fails the
+// gate (exit 1) under cfg and o.
+func FailsOnInconclusive(cfg *config.Config, o Options) bool {
+	return onInconclusive(cfg, o) == config.OnInconclusiveFail
 }
 
 // ErrBadBaselines wraps a baseline folder that exists but cannot be read:
@@ -207,7 +230,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...)}, nil
+	var rr *Rerun
+	if onInconclusive(cfg, o) == config.OnInconclusiveRerun && len(runErrs) == 0 && rep.Comparison.Verdict == compare.Undecided {
+		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, base, cand, rep, suiteMeasure(cfg, o)); err != nil {
+			return nil, err
+		}
+	}
+	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...), Rerun: rr}, nil
 }
 
 // WriteComparison writes the comparison JSON to path atomically.

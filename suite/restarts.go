@@ -169,3 +169,38 @@ func mergeLLM(trials []result.Trial, first *result.LLM) *result.LLM {
 	}
 	return &l
 }
+
+// AppendRuns returns r with the trials of more runs of the same scenario
+// appended (a gate's rerun of an undecided scenario): their processes are
+// numbered after r's, the summary is recomputed over every trial, and the
+// result is valid only when every run was. r is not modified.
+func AppendRuns(r *result.Result, more ...*result.Result) *result.Result {
+	out := *r
+	out.Trials = append([]result.Trial{}, r.Trials...)
+	out.Warnings = append([]string{}, r.Warnings...)
+	procs := 0
+	for _, t := range out.Trials {
+		procs = max(procs, t.Process)
+	}
+	procs = max(procs, 1)
+	for _, m := range more {
+		last := procs
+		for _, t := range m.Trials {
+			t.Process = procs + max(t.Process, 1)
+			last = max(last, t.Process)
+			out.Trials = append(out.Trials, t)
+		}
+		procs = last
+		out.Valid = out.Valid && m.Valid
+		out.Interrupted = out.Interrupted || m.Interrupted
+		for _, w := range m.Warnings {
+			if !slices.Contains(out.Warnings, w) {
+				out.Warnings = append(out.Warnings, w)
+			}
+		}
+	}
+	out.Restarts = procs
+	out.Load.Trials = len(out.Trials)
+	out.Summary = summarize(out.Trials, &out)
+	return &out
+}

@@ -32,6 +32,8 @@ type gateOutcome struct {
 	ComparisonPath string
 	Verdict        string
 	Regressions    []string
+	// FailOnInconclusive: gate.on_inconclusive (or the input) is fail.
+	FailOnInconclusive bool
 }
 
 // pipelines are the stages the action drives. cmdAction uses the real ones;
@@ -68,6 +70,9 @@ sets them:
   INPUT_ALLOW-ENV-MISMATCH  false (default) | true
   INPUT_COMMENT-DIR         gate mode: write the comment bundle here (fork-safe pair)
   INPUT_COMMENT-FROM        comment mode: post the bundle from here
+  INPUT_RESULTS             gate mode: gate the results in this folder instead of running
+  INPUT_ON-INCONCLUSIVE     pass | fail | rerun (default: the config's gate.on_inconclusive)
+  INPUT_COMMENT-AUTHOR      login whose marked comment is edited (default github-actions[bot])
   GITHUB_ACTIONS            "true" on a runner; it or GITHUB_EVENT_NAME must be set
   GITHUB_EVENT_NAME         pull_request, push, release, workflow_run, ...
   GITHUB_EVENT_PATH         the event payload (JSON): the PR number and head sha
@@ -123,6 +128,9 @@ func readInputs(gha *githubactions.Action, getenv func(string) string, token str
 	}
 	if in.mode == "" {
 		in.mode = "gate"
+	}
+	if v := actionInput(gha, getenv, "on-inconclusive"); v != "" && !slices.Contains([]string{"pass", "fail", "rerun"}, v) {
+		return in, fmt.Errorf("input on-inconclusive is %q, want pass, fail or rerun", v)
 	}
 	if !slices.Contains([]string{"gate", "baseline", "comment"}, in.mode) {
 		return in, fmt.Errorf("input mode is %q, want gate, baseline or comment", in.mode)
@@ -257,6 +265,10 @@ func (a *action) gate(ctx context.Context, p pipelines) error {
 		a.gha.Errorf("%s", "perfgate: "+msg)
 		return withCode(exitUsage, errSilentFail)
 	case compare.Undecided:
+		if out.FailOnInconclusive {
+			a.gha.Errorf("%s", "perfgate: inconclusive, and on-inconclusive is fail: "+r.Comparison.Reason)
+			return withCode(exitRegression, errSilentFail)
+		}
 		a.gha.Warningf("%s", "perfgate: inconclusive: "+r.Comparison.Reason)
 	}
 	return nil

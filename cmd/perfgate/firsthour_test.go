@@ -269,3 +269,49 @@ scenarios:
 		t.Errorf("size --config --headroom 1.0: exit %d, instances %d, want 10 (the flag overrides)", code, s.Instances)
 	}
 }
+
+// An inconclusive gate is never reported as pass; on_inconclusive (config
+// or flag) decides its exit code.
+func TestOnInconclusive(t *testing.T) {
+	dir := t.TempDir()
+	bl, res := filepath.Join(dir, "bl"), filepath.Join(dir, "res")
+	os.MkdirAll(bl, 0o755)
+	os.MkdirAll(res, 0o755)
+	writeResult(t, filepath.Join(bl, "api.json"), comparetest.Spec{Scenario: "api", Layer: "service"}, 1)
+	writeResult(t, filepath.Join(res, "api.json"), comparetest.Spec{Scenario: "api", Layer: "service",
+		Trials: 5, Requests: 2000, MedianMs: 10, Noise: 0.35, Scale: 1.3}, 7)
+	write := func(onInc string) string {
+		p := filepath.Join(dir, "perfgate-"+onInc+".yaml")
+		os.WriteFile(p, []byte(`version: 1
+baselines: bl
+gate: {p99_regression: 5%`+map[bool]string{true: ", on_inconclusive: " + onInc, false: ""}[onInc != ""]+`}
+scenarios:
+  - {name: api, layer: service, url: "http://127.0.0.1:1", load: {mode: rate, rate: 5, trials: 5}}
+`), 0o644)
+		return p
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"default passes as inconclusive", []string{"--config", write("")}, exitPass, "inconclusive"},
+		{"config fail", []string{"--config", write("fail")}, exitRegression, "gate inconclusive"},
+		{"flag overrides the config", []string{"--config", write("fail"), "--on-inconclusive", "pass"}, exitPass, "inconclusive"},
+		{"bad flag", []string{"--config", write(""), "--on-inconclusive", "maybe"}, exitUsage, `--on-inconclusive "maybe"`},
+		{"bad config value", []string{"--config", write("maybe")}, exitUsage, `gate.on_inconclusive: "maybe"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"gate", "--results", res, "--out", filepath.Join(t.TempDir(), "o")}, tt.args...)
+			code, stdout, stderr := runCLI(t, args...)
+			if code != tt.wantCode || !strings.Contains(stdout+stderr, tt.want) {
+				t.Errorf("exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, tt.want, stdout, stderr)
+			}
+			if code == exitPass && strings.Contains(stdout, ": PASS") {
+				t.Errorf("an inconclusive gate's headline says PASS:\n%s", stdout)
+			}
+		})
+	}
+}

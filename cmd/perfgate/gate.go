@@ -31,7 +31,8 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
 		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
 		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
-		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
+		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided); the same as --on-inconclusive fail")
+		onInc     = fs.String("on-inconclusive", "", "what an inconclusive gate does: pass (exit 0, reported as inconclusive), fail (exit 1), or rerun (measure the undecided scenarios again, up to gate.rerun_budget); default: the config's gate.on_inconclusive, else pass")
 		scenarios stringList
 	)
 	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
@@ -42,11 +43,19 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("gate: %v", err)
 	}
+	switch *onInc {
+	case "", config.OnInconclusivePass, config.OnInconclusiveFail, config.OnInconclusiveRerun:
+	default:
+		return usageErr("gate: --on-inconclusive %q: want pass, fail or rerun", *onInc)
+	}
+	if *undecided {
+		*onInc = config.OnInconclusiveFail
+	}
 	pipeline := gatePipeline
 	if *results != "" {
 		pipeline = resultsPipeline(*results)
 	}
-	g, err := pipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv)
+	g, err := pipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv, *onInc)
 	if err != nil {
 		return err
 	}
@@ -54,7 +63,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		return withCode(exitRunFailed, err)
 	}
 	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", g.comparisonPath, g.markdownPath, htmlPathNextTo(g.markdownPath))
-	if g.runErr == nil && g.verdict() == compare.Undecided && *undecided {
+	if g.runErr == nil && g.verdict() == compare.Undecided && g.failOnInconclusive {
 		return withCode(exitRegression, errors.New("gate inconclusive: "+g.report.Comparison.Reason))
 	}
 	return g.exitErr(e)
@@ -66,7 +75,14 @@ type gateRun struct {
 	comparisonPath string
 	markdownPath   string
 	runErr         error
+	// failOnInconclusive: an inconclusive verdict exits 1 (on_inconclusive
+	// fail, or after reruns that did not decide).
+	failOnInconclusive bool
 }
+
+// pipelineFunc runs (or reads) a gate: config, baselines, output folder,
+// scenarios, --allow-env-mismatch and --on-inconclusive.
+type pipelineFunc func(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error)
 
 // verdict is the comparison's verdict.
 func (g *gateRun) verdict() string { return g.report.Comparison.Verdict }
@@ -85,32 +101,34 @@ func (g *gateRun) exitErr(e *env) error {
 	case compare.NoBaseline:
 		fmt.Fprintln(e.stderr, "perfgate: no baseline to compare with: the gate passes; store baselines with `perfgate baseline update`")
 	case compare.Undecided:
-		fmt.Fprintln(e.stderr, "perfgate: inconclusive: "+g.report.Comparison.Reason+" (the gate passes; --fail-on-inconclusive fails it)")
+		fmt.Fprintln(e.stderr, "perfgate: inconclusive: "+g.report.Comparison.Reason+" (the gate passes as inconclusive, not pass; gate.on_inconclusive: fail or --on-inconclusive fail fails it, rerun measures more trials)")
 	}
 	return nil
 }
 
 // gatePipeline loads the config, runs it against the baselines, and writes
 // comparison.json and report.md into out.
-func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool) (*gateRun, error) {
+func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
 	cfg, err := config.ReadFile(cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
 	self, _ := os.Executable()
 	prog := newProgress(e)
-	res, err := gate.Run(ctx, cfg, gate.Options{
-		Baselines: baseDir, AllowEnvMismatch: allowEnv,
+	gopts := gate.Options{
+		Baselines: baseDir, AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
 		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: os.Environ(),
 			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor},
-	})
+	}
+	res, err := gate.Run(ctx, cfg, gopts)
 	prog.close()
 	if err != nil {
 		// A damaged baseline or an unknown scenario: configuration errors.
 		return nil, withCode(exitUsage, err)
 	}
 	g := &gateRun{report: res.Report, runErr: res.RunErr,
-		comparisonPath: filepath.Join(out, "comparison.json"), markdownPath: filepath.Join(out, "report.md")}
+		comparisonPath: filepath.Join(out, "comparison.json"), markdownPath: filepath.Join(out, "report.md"),
+		failOnInconclusive: gate.FailsOnInconclusive(cfg, gopts)}
 	if err := gate.WriteComparison(g.comparisonPath, res.Report.Comparison); err != nil {
 		return nil, withCode(exitRunFailed, err)
 	}
@@ -159,14 +177,14 @@ func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, 
 	if dir := strings.TrimSpace(e.getenv("INPUT_RESULTS")); dir != "" {
 		pipeline = resultsPipeline(dir)
 	}
-	g, err := pipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, defaultOutDir), nil, allowEnvMismatch)
+	g, err := pipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, defaultOutDir), nil, allowEnvMismatch, strings.TrimSpace(e.getenv("INPUT_ON-INCONCLUSIVE")+e.getenv("INPUT_ON_INCONCLUSIVE")))
 	if err != nil {
 		return nil, err
 	}
 	if g.runErr != nil {
 		return nil, withCode(exitRunFailed, g.runErr)
 	}
-	out := &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict()}
+	out := &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict(), FailOnInconclusive: g.failOnInconclusive}
 	for _, s := range g.report.Comparison.Scenarios {
 		if s.Verdict != compare.Regressed {
 			continue

@@ -128,8 +128,8 @@ func parseShare(flagName, v string) (i, n int, err error) {
 
 // resultsPipeline is `perfgate gate --results DIR`: the gate's pipeline
 // over results measured elsewhere, with nothing run.
-func resultsPipeline(dir string) func(context.Context, *env, string, string, string, []string, bool) (*gateRun, error) {
-	return func(_ context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool) (*gateRun, error) {
+func resultsPipeline(dir string) pipelineFunc {
+	return func(_ context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
 		cfg, err := config.ReadFile(cfgPath)
 		if err != nil {
 			return nil, withCode(exitUsage, err)
@@ -143,11 +143,15 @@ func resultsPipeline(dir string) func(context.Context, *env, string, string, str
 			return nil, withCode(exitUsage, err)
 		}
 		g := &gateRun{report: res.Report, runErr: res.RunErr,
-			comparisonPath: filepath.Join(out, "comparison.json"), markdownPath: filepath.Join(out, "report.md")}
+			comparisonPath: filepath.Join(out, "comparison.json"), markdownPath: filepath.Join(out, "report.md"),
+			failOnInconclusive: gate.FailsOnInconclusive(cfg, gate.Options{OnInconclusive: onInc})}
 		if err := gate.WriteComparison(g.comparisonPath, res.Report.Comparison); err != nil {
 			return nil, withCode(exitRunFailed, err)
 		}
 		if err := writeMarkdown(g.markdownPath, res.Report); err != nil {
+			return nil, withCode(exitRunFailed, err)
+		}
+		if err := writeHTML(htmlPathNextTo(g.markdownPath), res.Report); err != nil {
 			return nil, withCode(exitRunFailed, err)
 		}
 		return g, nil
