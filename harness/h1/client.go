@@ -33,7 +33,9 @@ type Options struct {
 	Body []byte
 	// Timeout bounds each request from the moment it has a connection
 	// (dial, write and the whole response); zero means no limit other
-	// than the context's deadline.
+	// than the context's deadline. A request times out between Timeout
+	// and Timeout + Timeout/16 (at most 1 s more): the connection's
+	// deadline is moved about once per that slack, not per request.
 	Timeout time.Duration
 	// MaxConns is the number of connections in the pool, the most
 	// requests in flight at once; zero means DefaultMaxConns.

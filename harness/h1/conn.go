@@ -30,9 +30,10 @@ type conn struct {
 	// before the next response's first byte may be a keep-alive
 	// connection the server had closed: worth one retry.
 	used bool
-	// hasDeadline reports that nc may have a deadline set, to clear when
-	// the next request has none.
-	hasDeadline bool
+	// deadline is the deadline set on nc (zero: none). aLongTimeAgo
+	// stands for "unknown": a cancelled context's callback may have set
+	// it, and the next request must set its own.
+	deadline time.Time
 	// watchDone is the Done channel of the context whose cancellation
 	// interrupts nc (guarded by mu); stopWatch unregisters it.
 	watchDone <-chan struct{}
@@ -124,28 +125,57 @@ func (c *conn) pending() (n int, closed bool) {
 		return n, closed
 	}
 	c.nc.SetReadDeadline(aLongTimeAgo)
-	c.hasDeadline = true // setDeadline clears it before the request
+	c.deadline = aLongTimeAgo // setDeadline resets it before the request
 	if _, err := c.br.Peek(1); err != nil {
 		return 0, !IsTimeout(err)
 	}
 	return c.br.Buffered(), false
 }
 
-// setDeadline sets nc's deadline to the earlier of now+Timeout and ctx's
-// deadline, or clears it when there is neither.
+// setDeadline makes nc's deadline the earlier of ctx's deadline and at
+// least Timeout from now, or clears it when there is neither.
+//
+// Setting a deadline costs two clock reads and a runtime timer update, so
+// with a Timeout the deadline is set up to deadlineSlack(Timeout) beyond
+// it and kept while at least Timeout remains: a request may run up to
+// Timeout + Timeout/16 (at most 1 s more) before it times out, never less
+// than Timeout, and the deadline moves about once per slack, not once per
+// request. A context deadline is always exact.
 func (c *conn) setDeadline(ctx context.Context) error {
-	var d time.Time
-	if c.cl.timeout > 0 {
-		d = time.Now().Add(c.cl.timeout)
-	}
-	if cd, ok := ctx.Deadline(); ok && (d.IsZero() || cd.Before(d)) {
-		d = cd
-	}
-	if d.IsZero() && !c.hasDeadline {
+	cd, hasCD := ctx.Deadline()
+	t := c.cl.timeout
+	if t <= 0 {
+		switch {
+		case hasCD && !cd.Equal(c.deadline):
+			c.deadline = cd
+			return c.nc.SetDeadline(cd)
+		case !hasCD && !c.deadline.IsZero():
+			c.deadline = time.Time{}
+			return c.nc.SetDeadline(time.Time{})
+		}
 		return nil
 	}
-	c.hasDeadline = !d.IsZero()
+	if !c.deadline.IsZero() {
+		left := time.Until(c.deadline)
+		switch {
+		case hasCD && cd.Equal(c.deadline):
+			return nil // the context's own deadline, already set
+		case left >= t && (!hasCD || !cd.Before(c.deadline)):
+			return nil // still at least Timeout away, and before ctx's
+		}
+	}
+	d := time.Now().Add(t + deadlineSlack(t))
+	if hasCD && cd.Before(d) {
+		d = cd
+	}
+	c.deadline = d
 	return c.nc.SetDeadline(d)
+}
+
+// deadlineSlack is how far past Timeout a connection's deadline is set,
+// so that it need not move on every request: Timeout/16, at most 1 s.
+func deadlineSlack(timeout time.Duration) time.Duration {
+	return min(timeout/16, time.Second)
 }
 
 // watch arranges for ctx's cancellation to interrupt c's connection. The
@@ -179,7 +209,7 @@ func (c *conn) unwatch() {
 		return
 	}
 	if !c.stopWatch() {
-		c.hasDeadline = true
+		c.deadline = aLongTimeAgo // the callback ran: nc's deadline is past
 	}
 	c.stopWatch = nil
 	c.mu.Lock()
@@ -217,7 +247,7 @@ func (c *conn) dial(ctx context.Context) error {
 	} else {
 		c.br.Reset(nc)
 	}
-	c.used, c.hasDeadline = false, false
+	c.used, c.deadline = false, time.Time{}
 	c.raw = nil
 	return nil
 }
