@@ -205,7 +205,7 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	measureStart := start.Add(o.Warmup)
 	end := measureStart.Add(time.Duration(o.Trials) * o.Duration)
 
-	e := &engine{o: o, start: start, end: end}
+	e := &engine{o: o, start: start, end: end, selfTimed: selfTimedClient(o.Client)}
 	rec := newRecorder(&o, measureStart, o.Duration, o.Trials)
 	rec.capped = capped
 	samples := make(chan Sample, 8192)
@@ -285,17 +285,28 @@ type engine struct {
 	inFlight   atomic.Int64
 	nworkers   atomic.Int64
 	exhausted  atomic.Int64 // dispatches that found every connection busy at the cap
+	selfTimed  bool         // the client sets samples' enter and exit (selfTimedClient)
 }
 
 // do sends one hit and hands the sample to the recorder. The times the
 // request entered and left the generator are kept so that the recorder can
 // integrate the number in flight exactly (Little's L), independently of
 // the client's own Start and End.
+//
+// A self-timed client (selfTimed) sets enter and exit itself, from the
+// clock reads it makes for the sample's Start and End.
 func (e *engine) do(ctx context.Context, h Hit, out chan<- Sample) {
 	e.inFlight.Add(1)
-	enter := time.Now()
+	if e.selfTimed {
+		s := e.o.Client.Do(ctx, h)
+		e.inFlight.Add(-1)
+		s.Hit = h
+		out <- s
+		return
+	}
+	enter := now()
 	s := e.o.Client.Do(ctx, h)
-	s.exit = time.Now()
+	s.exit = now()
 	e.inFlight.Add(-1)
 	s.Hit, s.enter = h, enter
 	out <- s
@@ -406,12 +417,12 @@ func (e *engine) closedLoop(ctx, reqCtx context.Context, out chan<- Sample) {
 				if int64(n) > e.o.MaxRequests {
 					return
 				}
-				now := time.Now()
-				if !now.Before(e.end) {
+				t := now()
+				if !t.Before(e.end) {
 					return
 				}
 				e.sent.Add(1)
-				e.do(reqCtx, Hit{Seq: n - 1, Intended: now}, out)
+				e.do(reqCtx, Hit{Seq: n - 1, Intended: t}, out)
 			}
 		}()
 	}

@@ -109,10 +109,11 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 // Do implements Client.
 func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 	if c.lean != nil {
-		t0 := time.Now()
+		t0 := now()
 		code, wait, err := c.lean.DoWait(ctx, h.Payload)
 		s := Sample{Start: t0.Add(wait), Wait: wait}
-		s.End, s.Code = time.Now(), code
+		s.End, s.Code = now(), code
+		s.enter, s.exit = t0, s.End // timesItsSamples
 		switch {
 		case err != nil:
 			s.Class, s.Err = ClassifyError(ctx, err), err.Error()
@@ -173,6 +174,10 @@ func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 	}
 	return s
 }
+
+// timesItsSamples implements selfTimed: the lean client's samples carry
+// enter and exit, from the clock reads made for Start and End.
+func (c *HTTPClient) timesItsSamples() bool { return c.lean != nil }
 
 // Close releases the connections.
 func (c *HTTPClient) Close() error {
