@@ -24,6 +24,8 @@ GEN_CPU=${GEN_CPU:-0}       # the core the generator is pinned to
 TARGET_CPU=${TARGET_CPU:-1} # the core nginx is pinned to
 PORT=${PORT:-18089}
 # WRK2, VEGETA, PERFGATE: the binaries (found or built when unset);
+# PERFGATE_BEFORE: another perfgate binary (an earlier build) measured in
+# the same rounds as "before-<client>", for before/after figures;
 # RESULTS: the file the report is written to (default bench/results-<date>.txt).
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -165,8 +167,8 @@ hey_total() { awk '/responses/ && $1 ~ /^\[/ { n += $2 } END { print n + 0 }' "$
 # from the intended send time, ms, "n/a" where the tool cannot tell),
 # R_NOTE. Arguments: a rate (0: closed loop).
 
-run_perfgate() { # CLIENT RATE
-	local client=$1 rate=$2 f=$tmp/pg.json extra=() rc=0
+run_perfgate() { # CLIENT RATE [BINARY]
+	local client=$1 rate=$2 bin=${3:-$perfgate} f=$tmp/pg.json extra=() rc=0
 	[[ $client == default ]] || extra=(--client "$client")
 	if ((rate > 0)); then
 		extra+=(--rate "$rate")
@@ -175,7 +177,7 @@ run_perfgate() { # CLIENT RATE
 		extra+=(--concurrency "$CONNS")
 	fi
 	rm -f "$f"
-	gen "$perfgate" run --url "$url" "${extra[@]}" --duration "${DUR}s" --warmup "${WARMUP}s" --trials 1 \
+	gen "$bin" run --url "$url" "${extra[@]}" --duration "${DUR}s" --warmup "${WARMUP}s" --trials 1 \
 		--out "$f" >"$tmp/pg.out" 2>&1 || rc=$?
 	if [[ ! -s $f ]]; then
 		log "perfgate failed (exit $rc):"; tail -20 "$tmp/pg.out" >&2
@@ -254,6 +256,7 @@ run_hey() { # RATE
 tools() {
 	local t=()
 	for c in $CLIENTS; do t+=("perfgate-$c"); done
+	if [[ -n ${PERFGATE_BEFORE:-} ]]; then for c in $CLIENTS; do t+=("before-$c"); done; fi
 	if (($1 > 0)); then
 		[[ -z $wrk2_bin ]] || t+=(wrk2)
 	else
@@ -269,6 +272,7 @@ measure() {
 	log "  $1 at ${2/#0/closed loop} req/s"
 	case $1 in
 	perfgate-*) run_perfgate "${1#perfgate-}" "$2" ;;
+	before-*) run_perfgate "${1#before-}" "$2" "$PERFGATE_BEFORE" ;;
 	wrk2) run_wrk2 "$2" ;;
 	wrk) run_wrk ;;
 	vegeta) run_vegeta "$2" ;;
@@ -307,6 +311,7 @@ ratios() {
 
 curve_tools=()
 for c in $CLIENTS; do curve_tools+=("perfgate-$c"); done
+if [[ -n ${PERFGATE_BEFORE:-} ]]; then for c in $CLIENTS; do curve_tools+=("before-$c"); done; fi
 [[ -z $wrk2_bin ]] || curve_tools+=(wrk2)
 [[ -z $vegeta_bin ]] || curve_tools+=(vegeta)
 declare -A C S
@@ -365,10 +370,10 @@ pg=perfgate-${CLIENTS%% *}
 	done
 
 	printf '\nratios, %s over each peer, same rounds (median, range)\n' "$pg"
-	for p in wrk2 vegeta hey; do
+	for p in wrk2 vegeta hey before-${CLIENTS%% *}; do
 		[[ -z ${V[a|$p|CPU|1]:-} ]] || printf '  CPU per request at %s req/s vs %-7s %s\n' "$RATE" "$p:" "$(ratios a CPU "$pg" "$p")"
 	done
-	for p in wrk vegeta hey; do
+	for p in wrk vegeta hey before-${CLIENTS%% *}; do
 		[[ -z ${V[b|$p|RPS|1]:-} ]] || printf '  closed-loop max rate vs %-7s %s\n' "$p:" "$(ratios b RPS "$pg" "$p")"
 	done
 	printf '  goals: CPU/req vs wrk2 <= 1 (0.8 moonshot); max rate vs wrk >= 0.9\n'
