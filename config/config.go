@@ -22,48 +22,48 @@ type Config struct {
 	lines map[string]int
 
 	Version   int                `yaml:"version"`
-	SLO       SLO                `yaml:"slo"`
-	Capacity  Capacity           `yaml:"capacity"`
-	Gate      Gate               `yaml:"gate"`
-	Baselines string             `yaml:"baselines"`
-	Targets   map[string]*Target `yaml:"targets"`
-	Scenarios []*Scenario        `yaml:"scenarios"`
+	SLO       SLO                `yaml:"slo,omitempty"`
+	Capacity  Capacity           `yaml:"capacity,omitempty"`
+	Gate      Gate               `yaml:"gate,omitempty"`
+	Baselines string             `yaml:"baselines,omitempty"`
+	Targets   map[string]*Target `yaml:"targets,omitempty"`
+	Scenarios []*Scenario        `yaml:"scenarios,omitempty"`
 	// Ladder is an ordered list of scenario names, from the baseline variant
 	// to the candidate, each rung changing one layer; compare attributes the
 	// end-to-end change to the layers rung by rung.
-	Ladder []string `yaml:"ladder"`
+	Ladder []string `yaml:"ladder,omitempty"`
 }
 
 // SLO is the service-level objective the knee search and sizing use.
 type SLO struct {
-	P99          Duration `yaml:"p99"`
+	P99          Duration `yaml:"p99,omitempty"`
 	MaxErrorRate Percent  `yaml:"max_error_rate"`
 	// TTFT and TPOT are the streaming SLOs (P99) for goodput and its knee.
-	TTFT Duration `yaml:"ttft"`
-	TPOT Duration `yaml:"tpot"`
+	TTFT Duration `yaml:"ttft,omitempty"`
+	TPOT Duration `yaml:"tpot,omitempty"`
 }
 
 // Capacity is the traffic to size for.
 type Capacity struct {
-	PeakQPS             float64 `yaml:"peak_qps"`
-	Headroom            float64 `yaml:"headroom"`
-	CostPerInstanceHour float64 `yaml:"cost_per_instance_hour"`
+	PeakQPS             float64 `yaml:"peak_qps,omitempty"`
+	Headroom            float64 `yaml:"headroom,omitempty"`
+	CostPerInstanceHour float64 `yaml:"cost_per_instance_hour,omitempty"`
 	// Traffic is a traffic curve (timestamp,qps CSV or a Prometheus
 	// range-query JSON export, relative to the config file): sizing then
 	// plans a schedule and its cost per day against a flat fleet.
-	Traffic string `yaml:"traffic"`
+	Traffic string `yaml:"traffic,omitempty"`
 	// LeadTime (default 1h) and ScaleInAfter (default 1h), 0s to 24h: how
 	// long before a predicted rise the schedule scales out, and how long
 	// after a fall it waits to scale in.
-	LeadTime     *Duration `yaml:"lead_time"`
-	ScaleInAfter *Duration `yaml:"scale_in_after"`
+	LeadTime     *Duration `yaml:"lead_time,omitempty"`
+	ScaleInAfter *Duration `yaml:"scale_in_after,omitempty"`
 }
 
 // Gate holds the regression thresholds.
 type Gate struct {
-	P99Regression    Percent `yaml:"p99_regression"`
-	MaxQPSRegression Percent `yaml:"max_qps_regression"`
-	Confidence       float64 `yaml:"confidence"`
+	P99Regression    Percent `yaml:"p99_regression,omitempty"`
+	MaxQPSRegression Percent `yaml:"max_qps_regression,omitempty"`
+	Confidence       float64 `yaml:"confidence,omitempty"`
 	// IgnoreHostLoad keeps regressions measured while the host was busy
 	// with other work as regressions (default false: such a regression is
 	// inconclusive (host busy)). For runners whose load is known to be
@@ -96,91 +96,91 @@ const DefaultRerunBudget = 10 * time.Minute
 // Target is a process perfgate starts, waits for and stops.
 type Target struct {
 	Name         string            `yaml:"-"`
-	Command      []string          `yaml:"command"`
-	Env          map[string]string `yaml:"env"`
-	Ready        string            `yaml:"ready"`
-	ReadyTimeout Duration          `yaml:"ready_timeout"`
+	Command      []string          `yaml:"command,omitempty"`
+	Env          map[string]string `yaml:"env,omitempty"`
+	Ready        string            `yaml:"ready,omitempty"`
+	ReadyTimeout Duration          `yaml:"ready_timeout,omitempty"`
 	// Metrics is the Prometheus endpoint to scrape ({port} allowed).
-	Metrics string `yaml:"metrics"`
+	Metrics string `yaml:"metrics,omitempty"`
 	// Dir is the working directory (relative to the config file).
-	Dir string `yaml:"dir"`
+	Dir string `yaml:"dir,omitempty"`
 	// GRPCPort asks for a second free port, filled into {grpc_port}.
-	GRPCPort bool `yaml:"grpc_port"`
+	GRPCPort bool `yaml:"grpc_port,omitempty"`
 	// EnvPassthrough names variables of perfgate's environment that the
 	// target may inherit although they look secret (a token, a password,
 	// the Action's INPUT_* and ACTIONS_* variables): by default they are
 	// withheld. See harness.SensitiveEnv.
-	EnvPassthrough []string `yaml:"env_passthrough"`
+	EnvPassthrough []string `yaml:"env_passthrough,omitempty"`
 }
 
 // Scenario is one named measurement.
 type Scenario struct {
-	Name   string `yaml:"name"`
-	Layer  string `yaml:"layer"`
-	Target string `yaml:"target"`
+	Name   string `yaml:"name,omitempty"`
+	Layer  string `yaml:"layer,omitempty"`
+	Target string `yaml:"target,omitempty"`
 	// URL is a running service to test instead of a target perfgate starts.
-	URL string `yaml:"url"`
+	URL string `yaml:"url,omitempty"`
 	// Args are appended to the target's command for this scenario's variant.
-	Args     []string          `yaml:"args"`
-	Env      map[string]string `yaml:"env"`
-	Protocol string            `yaml:"protocol"`
-	Model    string            `yaml:"model"`
+	Args     []string          `yaml:"args,omitempty"`
+	Env      map[string]string `yaml:"env,omitempty"`
+	Protocol string            `yaml:"protocol,omitempty"`
+	Model    string            `yaml:"model,omitempty"`
 	// Endpoint selects the OpenAI endpoint: chat (default) or completions.
-	Endpoint string            `yaml:"endpoint"`
-	Method   string            `yaml:"method"`
-	Path     string            `yaml:"path"`
-	Headers  map[string]string `yaml:"headers"`
-	Body     string            `yaml:"body"`
+	Endpoint string            `yaml:"endpoint,omitempty"`
+	Method   string            `yaml:"method,omitempty"`
+	Path     string            `yaml:"path,omitempty"`
+	Headers  map[string]string `yaml:"headers,omitempty"`
+	Body     string            `yaml:"body,omitempty"`
 	// Dataset is a JSONL file of prompts for openai scenarios.
-	Dataset string `yaml:"dataset"`
+	Dataset string `yaml:"dataset,omitempty"`
 	// PromptTokens and MaxTokens shape synthetic prompts.
-	PromptTokens int `yaml:"prompt_tokens"`
-	MaxTokens    int `yaml:"max_tokens"`
+	PromptTokens int `yaml:"prompt_tokens,omitempty"`
+	MaxTokens    int `yaml:"max_tokens,omitempty"`
 	// Shape and Datatype describe a random tensor when no body is given.
-	Shape    []int64  `yaml:"shape"`
-	Datatype string   `yaml:"datatype"`
-	Metrics  string   `yaml:"metrics"`
-	Timeout  Duration `yaml:"timeout"`
+	Shape    []int64  `yaml:"shape,omitempty"`
+	Datatype string   `yaml:"datatype,omitempty"`
+	Metrics  string   `yaml:"metrics,omitempty"`
+	Timeout  Duration `yaml:"timeout,omitempty"`
 	// Client picks the HTTP client for http and kserve-http: fast (the lean
 	// HTTP/1.1 client, the default for http://) or std (net/http).
-	Client string `yaml:"client"`
+	Client string `yaml:"client,omitempty"`
 	// TLS configures https and gRPC over TLS: a private CA, a client
 	// certificate for mTLS, or verification off.
-	TLS  *TLS `yaml:"tls"`
-	Load Load `yaml:"load"`
+	TLS  *TLS `yaml:"tls,omitempty"`
+	Load Load `yaml:"load,omitempty"`
 	// Group names the scenarios compared with one another (a layer's
 	// variants): `perfgate run --part` keeps a group in one part, so its
 	// variants are measured on the same runner. Without it, scenarios of
 	// the same layer and the same load form a group.
-	Group string `yaml:"group"`
+	Group string `yaml:"group,omitempty"`
 	// Partition declares that the target runs on a device partition (a MIG
 	// slice); sizing compares it with the whole-device scenario of the
 	// same model.
-	Partition *Partition `yaml:"partition"`
+	Partition *Partition `yaml:"partition,omitempty"`
 	// Repeat is the fraction of requests that resend an earlier input
 	// (0% up to 100%, exclusive; KServe without body, openai without
 	// dataset), so a server's cache sees a known hit rate.
-	Repeat Percent `yaml:"repeat"`
+	Repeat Percent `yaml:"repeat,omitempty"`
 	// Restarts spreads the scenario's trials (a sweep's knee estimates)
 	// over this many fresh starts of its target, each with its own
 	// warm-up, so that the statistics see process-to-process variance
 	// (1 to 16; default 2 for a target perfgate starts, 1 for a url:).
 	// A slow-loading model server may set 1; reports then say so.
-	Restarts int `yaml:"restarts"`
+	Restarts int `yaml:"restarts,omitempty"`
 }
 
 // TLS is a scenario's TLS client settings. File paths are relative to the
 // config file.
 type TLS struct {
 	// CA is a PEM file of CA certificates trusted beside the system's.
-	CA string `yaml:"ca"`
+	CA string `yaml:"ca,omitempty"`
 	// Cert and Key are the client certificate and key (PEM) for mTLS.
-	Cert string `yaml:"cert"`
-	Key  string `yaml:"key"`
+	Cert string `yaml:"cert,omitempty"`
+	Key  string `yaml:"key,omitempty"`
 	// ServerName is the name verified in the server's certificate.
-	ServerName string `yaml:"server_name"`
+	ServerName string `yaml:"server_name,omitempty"`
 	// Insecure skips verification of the server's certificate (warned).
-	Insecure bool `yaml:"insecure"`
+	Insecure bool `yaml:"insecure,omitempty"`
 }
 
 // Partition is a device partition: its name (1g.10gb) and how many fit on
@@ -188,40 +188,40 @@ type TLS struct {
 // device; empty means the one sweep scenario with the same model and
 // protocol and no partition.
 type Partition struct {
-	Name      string `yaml:"name"`
-	PerDevice int    `yaml:"per_device"`
-	Whole     string `yaml:"whole"`
+	Name      string `yaml:"name,omitempty"`
+	PerDevice int    `yaml:"per_device,omitempty"`
+	Whole     string `yaml:"whole,omitempty"`
 }
 
 // Load is a scenario's load profile.
 type Load struct {
-	Mode        string   `yaml:"mode"` // rate | concurrency | sweep | replay
-	Rate        float64  `yaml:"rate"`
-	Arrival     string   `yaml:"arrival"` // constant (default) | poisson
-	Seed        int64    `yaml:"seed"`
-	Concurrency int      `yaml:"concurrency"`
-	Duration    Duration `yaml:"duration"`
+	Mode        string   `yaml:"mode,omitempty"` // rate | concurrency | sweep | replay
+	Rate        float64  `yaml:"rate,omitempty"`
+	Arrival     string   `yaml:"arrival,omitempty"` // constant (default) | poisson
+	Seed        int64    `yaml:"seed,omitempty"`
+	Concurrency int      `yaml:"concurrency,omitempty"`
+	Duration    Duration `yaml:"duration,omitempty"`
 	Warmup      Duration `yaml:"warmup"`
-	Trials      int      `yaml:"trials"`
+	Trials      int      `yaml:"trials,omitempty"`
 	// Connections caps the connection pool (default 0: sized from the
 	// load, harness.PoolSize: the concurrency in closed loop, up to 4096
 	// opened as needed in open loop). A cap below a closed loop's
 	// concurrency is a warning, and a trial whose requests waited for a
 	// connection more than 5% of their latency is invalid.
-	Connections int `yaml:"connections"`
+	Connections int `yaml:"connections,omitempty"`
 	// Trace and Speed drive replay mode.
-	Trace string  `yaml:"trace"`
-	Speed float64 `yaml:"speed"`
+	Trace string  `yaml:"trace,omitempty"`
+	Speed float64 `yaml:"speed,omitempty"`
 	// Sweep settings: start rate, resolution, max rate, time budget.
-	Start      float64  `yaml:"start"`
-	MaxRate    float64  `yaml:"max_rate"`
-	Resolution Percent  `yaml:"resolution"`
-	Budget     Duration `yaml:"budget"`
+	Start      float64  `yaml:"start,omitempty"`
+	MaxRate    float64  `yaml:"max_rate,omitempty"`
+	Resolution Percent  `yaml:"resolution,omitempty"`
+	Budget     Duration `yaml:"budget,omitempty"`
 	// Estimates is how many independent knee estimates a sweep makes:
 	// the search's own, and one per confirmation round re-probing the
 	// bracket (in a fresh target process when restarts > 1). The gate
 	// tests max QPS over them and needs at least 3 (1 to 20; default 5).
-	Estimates int `yaml:"estimates"`
+	Estimates int `yaml:"estimates,omitempty"`
 }
 
 // Duration is a Go duration written as a string ("50ms").

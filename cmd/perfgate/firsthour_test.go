@@ -12,10 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/fixtures"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
+	"go.yaml.in/yaml/v3"
 )
 
 // Every way of asking a command for help exits 0, never 2.
@@ -313,5 +316,26 @@ scenarios:
 				t.Errorf("an inconclusive gate's headline says PASS:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// The config the demo writes for `perfgate gate` (the embedded one,
+// marshalled back to YAML) parses again: an optional key left out must not
+// come back as `key: null`, which the strict parser refuses.
+func TestDemoConfigRoundTrips(t *testing.T) {
+	cfg, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := config.Parse("perfgate-demo/perfgate.yaml", b)
+	if err != nil {
+		t.Fatalf("the demo's written config does not parse: %v\n%s", err, b)
+	}
+	if len(again.Scenarios) != len(cfg.Scenarios) {
+		t.Errorf("%d scenarios after the round trip, want %d", len(again.Scenarios), len(cfg.Scenarios))
 	}
 }
