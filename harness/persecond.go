@@ -13,12 +13,12 @@ const perSecondSigFigs = 2
 
 // openSeconds bounds the memory of a timeline: a second's histogram is
 // reduced to its P99 once the newest second scheduled is this many seconds
-// past it, so a trial holds at most this many histograms (about 3 MiB)
+// past it, so a trial holds at most this many histograms (under 1 MiB)
 // however long it runs. A success scheduled in an already reduced second
 // (a response later than openSeconds) raises that second's P99 to its own
 // latency when it is higher: an upper bound, exact unless more than 1% of
 // the second's requests were that late.
-const openSeconds = 120
+const openSeconds = 30
 
 // seconds records one trial's timeline (result.PerSecond). It is owned by
 // the recorder, the single consumer of samples, so it needs no locking.
