@@ -38,8 +38,8 @@ type Plan struct {
 	Clock func() time.Duration
 }
 
-// Outcome is one scenario's A/B measurement and its paired comparison.
-type Outcome struct {
+// Measured is one scenario's A/B measurement and its paired comparison.
+type Measured struct {
 	Comparison compare.ScenarioComparison
 	Run        compare.ABScenario
 	Pairs      compare.Pairs
@@ -53,7 +53,7 @@ var block = [4]bool{false, true, true, false}
 // are reached. On an error (a side that cannot start, a trial that cannot
 // run, an interrupt) it stops both sides and returns what was measured with
 // the error.
-func Interleave(ctx context.Context, p Plan, base, head Side) (*Outcome, error) {
+func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error) {
 	if err := p.Design.Validate(); err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Outcome, error) 
 		clock = func() time.Duration { return time.Since(start) }
 	}
 	sides := [2]Side{base, head}
-	out := &Outcome{Run: compare.ABScenario{Scenario: p.Scenario, FixedTrials: 2 * p.Design.MaxPairs}}
+	out := &Measured{Run: compare.ABScenario{Scenario: p.Scenario, FixedTrials: 2 * p.Design.MaxPairs}}
 	run := &out.Run
 	defer base.Stop()
 	defer head.Stop()

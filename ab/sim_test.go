@@ -54,7 +54,7 @@ func (s *simSide) Trial(context.Context) (*result.Trial, error) {
 }
 
 // simAB runs one seeded A/B scenario with the head scale given.
-func simAB(t *testing.T, seed uint64, scale float64) *Outcome {
+func simAB(t *testing.T, seed uint64, scale float64) *Measured {
 	t.Helper()
 	clock := &simClock{}
 	rng := rand.New(rand.NewPCG(seed, 0xab))
