@@ -79,6 +79,7 @@ func (t *targetSide) Trial(ctx context.Context) (*result.Trial, error) {
 	if r == nil || len(r.Trials) == 0 {
 		return nil, fmt.Errorf("scenario %s: the trial produced no measurement", t.s.Name)
 	}
+
 	t.results = append(t.results, r)
 	return &r.Trials[0], nil
 }

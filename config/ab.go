@@ -15,7 +15,7 @@ type AB struct {
 	// starts a fresh process, its warm-up excluded).
 	Resident string `yaml:"resident,omitempty"`
 	// MaxTrials is the most trials per side (pairs) per scenario, 2 to
-	// 1000; default DefaultABMaxTrials. It is also the fixed design the
+	// 200; default DefaultABMaxTrials. It is also the fixed design the
 	// report compares the adaptive stopping with.
 	MaxTrials int `yaml:"max_trials,omitempty"`
 	// Budget bounds each scenario's A/B time (0: no bound but MaxTrials);
@@ -51,8 +51,8 @@ func (c *Config) validateAB() error {
 	if a.Resident != "" && a.Resident != "both" && a.Resident != "one" {
 		return c.errAt("ab.resident", "%q: want both (side by side, the default) or one (one at a time, for a GPU without memory for two)", a.Resident)
 	}
-	if a.MaxTrials != 0 && (a.MaxTrials < 2 || a.MaxTrials > 1000) {
-		return c.errAt("ab.max_trials", "%d: want 2 to 1000 trials per side", a.MaxTrials)
+	if a.MaxTrials != 0 && (a.MaxTrials < 2 || a.MaxTrials > 200) {
+		return c.errAt("ab.max_trials", "%d: want 2 to 200 trials per side", a.MaxTrials)
 	}
 	if a.Budget != 0 && (a.Budget.D() < time.Second || a.Budget.D() > 24*time.Hour) {
 		return c.errAt("ab.budget", "%v: want 1s to 24h (or leave it out: no bound but max_trials)", a.Budget.D())
