@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -156,6 +157,9 @@ func runScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, d 
 		return t
 	}
 	base, head := mk("base", d.base), mk("head", d.head)
+	if s.Load.Mode == harness.ModeSweep {
+		return sweepAB(ctx, cfg, s, base, head, o)
+	}
 	maxPairs := cfg.AB.ABMaxTrials()
 	p := Plan{Scenario: s.Name, Layer: s.Layer, Settings: o.Settings,
 		Design:      compare.Sequential{Alpha: 1 - o.Settings.Confidence, MaxPairs: maxPairs},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
@@ -60,4 +61,27 @@ func MeasureTrial(ctx context.Context, cfg *config.Config, s *config.Scenario, c
 	one := *s
 	one.Load.Trials = 1
 	return fixedLoad(ctx, cfg, &one, client, nil, o)
+}
+
+// KneeOptions are the knee search settings scenario s's sweep uses.
+func KneeOptions(cfg *config.Config, s *config.Scenario, o Options) harness.KneeOptions {
+	return kneeOptions(cfg, s, o)
+}
+
+// Probe measures one knee-search probe of scenario s at rate against
+// client, as the suite's sweep does: one open-loop window after the
+// scenario's warm-up. A probe whose every request failed is a point (its
+// error rate 100%), not an error.
+func Probe(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, rate float64, o Options) (*result.Result, result.Point, error) {
+	l := s.Load
+	ho := harness.Options{
+		Client: client, Mode: harness.ModeRate, Rate: rate, Arrival: l.Arrival, Seed: l.Seed,
+		Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), Trials: 1, MaxConns: l.Connections,
+		SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
+	}
+	r, err := harness.Run(ctx, ho)
+	if r == nil || (err != nil && !isAllFailed(err)) {
+		return r, result.Point{OfferedRPS: rate}, err
+	}
+	return r, harness.PointOf(r, rate), nil
 }
