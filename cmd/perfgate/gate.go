@@ -193,20 +193,7 @@ func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, 
 	if g.runErr != nil {
 		return nil, withCode(exitRunFailed, g.runErr)
 	}
-	out := &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict(), FailOnInconclusive: g.failOnInconclusive}
-	for _, s := range g.report.Comparison.Scenarios {
-		if s.Verdict != compare.Regressed {
-			continue
-		}
-		msg := fmt.Sprintf("%s (%s layer) regressed", s.Scenario, s.Layer)
-		for _, m := range s.Metrics {
-			if m.Verdict == compare.Regressed {
-				msg += fmt.Sprintf("; %s %.4g → %.4g (%+.1f%%, interval %+.1f%% to %+.1f%%)", m.Metric, m.Baseline, m.Candidate, m.DeltaPct, m.CIPct[0], m.CIPct[1])
-			}
-		}
-		out.Regressions = append(out.Regressions, msg)
-	}
-	return out, nil
+	return outcomeOf(g), nil
 }
 
 // BaselineRuns is how many independent runs the Action's baseline mode
@@ -256,4 +243,23 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 		fmt.Fprintf(e.stderr, "stored baseline %s\n", w)
 	}
 	return written, nil
+}
+
+// outcomeOf is a gate run as the Action reports it: the verdict and one
+// line per regressed scenario.
+func outcomeOf(g *gateRun) *gateOutcome {
+	out := &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict(), FailOnInconclusive: g.failOnInconclusive}
+	for _, s := range g.report.Comparison.Scenarios {
+		if s.Verdict != compare.Regressed {
+			continue
+		}
+		msg := fmt.Sprintf("%s (%s layer) regressed", s.Scenario, s.Layer)
+		for _, m := range s.Metrics {
+			if m.Verdict == compare.Regressed {
+				msg += fmt.Sprintf("; %s %.4g → %.4g (%+.1f%%, interval %+.1f%% to %+.1f%%)", m.Metric, m.Baseline, m.Candidate, m.DeltaPct, m.CIPct[0], m.CIPct[1])
+			}
+		}
+		out.Regressions = append(out.Regressions, msg)
+	}
+	return out
 }
