@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ const (
 	serviceEnv = "PERFGATE_AB_TEST_SERVICE"
 	clockEnv   = "PERFGATE_AB_TEST_CLOCK"
 	driftEnv   = "PERFGATE_AB_TEST_DRIFT" // fraction per minute
+	serialEnv  = "PERFGATE_AB_TEST_SERIAL"
 )
 
 func TestMain(m *testing.M) {
@@ -65,7 +67,12 @@ func serve() {
 		t0 = time.Unix(0, ns)
 	}
 	drift, _ := strconv.ParseFloat(os.Getenv(driftEnv), 64)
+	var serial sync.Mutex // held per request when serialEnv is set: a capacity of 1/latency
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if os.Getenv(serialEnv) != "" {
+			serial.Lock()
+			defer serial.Unlock()
+		}
 		f := 1.0
 		if !t0.IsZero() {
 			f += drift * time.Since(t0).Minutes()
@@ -399,3 +406,52 @@ scenarios:
 
 // cfgWith is serviceConfig with extra lines in its target.
 func cfgWith(extra string) string { return strings.Replace(serviceConfig, "%s", extra, 1) }
+
+// TestABSweep checks max QPS in A/B: a serial service (one request at a
+// time, so its capacity is about 1/latency) swept on both sides, each rate
+// probed on both back to back, each side's knee from its own search in
+// fresh processes, compared by the brackets.
+func TestABSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback A/B sweep: starts processes for about a minute")
+	}
+	cfg := strings.Replace(cfgWith(`    env: {PERFGATE_AB_TEST_SERVICE: "1", PERFGATE_AB_TEST_SERIAL: "1"}`), `    env: {PERFGATE_AB_TEST_SERVICE: "1"}
+`, "", 1)
+	cfg = strings.Replace(cfg, "gate: {", "slo: {p99: 100ms}\ngate: {", 1)
+	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
+		"load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 60s}", 1)
+	r := newRepo(t, cfg, 10)
+	res, err := r.runAB(context.Background(), "HEAD", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RunErr != nil {
+		t.Fatalf("run failed: %v", res.RunErr)
+	}
+	sc, ab := res.Comparison.Scenarios[0], res.Comparison.AB.Scenarios[0]
+	var qps *compare.Metric
+	for i, m := range sc.Metrics {
+		if m.Metric == compare.MetricMaxQPS {
+			qps = &sc.Metrics[i]
+		}
+	}
+	t.Logf("sweep A/B: %d probe pairs (%s), processes %v; max QPS %+v", ab.Pairs, ab.Order, ab.Processes, qps)
+	if qps == nil || qps.Method != compare.MethodBracket || qps.Baseline <= 0 || qps.Candidate <= 0 {
+		t.Fatalf("no max QPS compared by brackets: %+v", sc.Metrics)
+	}
+	if ab.Processes[0] < 2 || ab.Processes[1] < 2 {
+		t.Errorf("processes per side %v, want at least 2 each", ab.Processes)
+	}
+	// Every probe is a back-to-back pair: AB or BA.
+	for i := 0; i+1 < len(ab.Order); i += 2 {
+		if pair := ab.Order[i : i+2]; pair != "AB" && pair != "BA" {
+			t.Fatalf("order %q: probe %d is %q, not a back-to-back pair", ab.Order, i/2, pair)
+		}
+	}
+	if len(ab.Order) != 2*ab.Pairs || ab.Pairs < 2 {
+		t.Errorf("order %q for %d pairs", ab.Order, ab.Pairs)
+	}
+	if res.Comparison.Verdict == compare.Fail {
+		t.Errorf("the same commit on both sides failed: %s", res.Comparison.Reason)
+	}
+}
