@@ -106,8 +106,8 @@ func simStored(t *testing.T, seed uint64, scale float64) string {
 // design's trials (median). It logs the unpaired rates beside them: the
 // same drift read against a stored baseline.
 func TestSimulatedAB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation: skipped in -short runs")
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped in -short and -race runs (single goroutine, deterministic)")
 	}
 	tests := []struct {
 		name         string
