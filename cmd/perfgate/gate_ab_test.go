@@ -54,7 +54,7 @@ scenarios:
 	}{
 		{"unknown revision", started, "no-such-ref", nil, exitUsage, `"no-such-ref" is not a commit`},
 		{"url target", url, "HEAD", nil, exitUsage, "would hit that one service"},
-		{"baselines with ab", started, "HEAD", []string{"--baselines", "b"}, exitUsage, "--baselines is not read"},
+		{"baselines with ab", started, "HEAD", []string{"--baselines", "b"}, exitUsage, "--baselines and --results are not read"},
 		{"failing build", started, "HEAD", nil, exitRunFailed, "server.go:7: syntax error"},
 	}
 	for _, tt := range tests {
