@@ -108,7 +108,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			if err != nil {
 				return out, fmt.Errorf("%s side, trial %d: %w", sideName(i), run.Trials+1, err)
 			}
-			order.WriteString(map[bool]string{false: "A", true: "B"}[i == 1])
+			order.WriteString("AB"[i : i+1])
 			run.Trials++
 			if i == 0 && tr.Latency.P99 > 0 {
 				aTimes = append(aTimes, at.Seconds())

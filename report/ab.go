@@ -79,3 +79,8 @@ func seconds(s float64) string {
 	}
 	return fmt.Sprintf("%.0f s", s)
 }
+
+// abMethod is the method line of an A/B run's details.
+func abMethod(s compare.Settings) string {
+	return fmt.Sprintf("latency (A/B): per adjacent pair of base and head trials (ABBA order) the log ratio; Wilcoxon signed-rank test, Holm-corrected across a scenario's gated metrics; Hodges-Lehmann change with a %d-resample paired bootstrap interval (seed %d); each look after a block at the level spent by then (Pocock-type alpha spending)", s.Resamples, s.Seed)
+}
