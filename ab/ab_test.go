@@ -170,7 +170,8 @@ func (r *testRepo) runAB(ctx context.Context, ref string, drift float64) (*Outco
 	r.t.Helper()
 	clock := filepath.Join(r.t.TempDir(), "clock")
 	os.WriteFile(clock, []byte(strconv.FormatInt(time.Now().UnixNano(), 10)), 0o644)
-	environ := append(os.Environ(), clockEnv+"="+clock, driftEnv+"="+strconv.FormatFloat(drift, 'f', -1, 64))
+	environ := append(os.Environ(), clockEnv+"="+clock, driftEnv+"="+strconv.FormatFloat(drift, 'f', -1, 64),
+		"PERFGATE_AB_TEST_TOKEN=s3cret")
 	var wt string
 	out := filepath.Join(r.t.TempDir(), "out")
 	tmp := r.t.TempDir()
@@ -338,6 +339,10 @@ func TestABCleanupOnEveryPath(t *testing.T) {
 	}{
 		{name: "failing build", extra: `    build: ["sh", "-c", "echo compiling server; echo 'main.go:3: undefined: x' >&2; exit 7"]`,
 			wantErr: ErrBuild, quote: "main.go:3: undefined: x"},
+		// The build sees no secret of perfgate's environment: its output is
+		// kept as an artifact.
+		{name: "build without secrets", extra: `    build: ["sh", "-c", "echo token=[$PERFGATE_AB_TEST_TOKEN]; exit 1"]`,
+			wantErr: ErrBuild, quote: "token=[]"},
 		// The target's ready URL never answers: the start fails after its timeout.
 		{name: "target does not start", extra: `    build: ["sh", "-c", "rm latency_ms"]`, wantRun: true, quote: "latency_ms"},
 		{name: "interrupted", cancel: 2 * time.Second, wantRun: true},

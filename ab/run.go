@@ -253,7 +253,9 @@ func buildAll(ctx context.Context, cfg *config.Config, dirs map[string]sides, o 
 		if len(t.Build) == 0 {
 			continue
 		}
-		env := append(slices.Clone(o.Suite.Environ), envList(t.Env)...)
+		// The build's output is kept beside the results (an artifact on
+		// CI): secrets are withheld as from the target itself.
+		env := append(scrubbed(o.Suite.Environ, t.EnvPassthrough), envList(t.Env)...)
 		for _, side := range []struct{ name, dir string }{{"base", dirs[n].base}, {"head", dirs[n].head}} {
 			log := ""
 			if o.OutDir != "" {
@@ -297,4 +299,18 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// scrubbed is environ without the variables harness.SensitiveEnv marks,
+// except those named in keep (the target's env_passthrough).
+func scrubbed(environ, keep []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if harness.SensitiveEnv(name) && !slices.Contains(keep, name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
