@@ -34,7 +34,8 @@
 //
 // Knee searches (load mode sweep) probe both sides at the same rates back
 // to back: each probe rate is measured on A then B (or B then A,
-// alternating), and each side's knee search reads its own points.
+// alternating), and each side's knee search (and its confirmation rounds)
+// reads its own points.
 //
 // Targets given as a URL are refused: perfgate did not start them, so both
 // sides would hit one service.

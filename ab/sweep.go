@@ -81,6 +81,27 @@ func (p *pairedProbes) probe(i int) harness.Probe {
 	}
 }
 
+// fresh starts fresh processes before a confirmation round: both sides'
+// when both are resident, else none (the next probe starts its side's).
+func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if p.residentOne {
+			if p.active >= 0 {
+				p.sides[p.active].Stop()
+			}
+			p.active = -1
+			return nil
+		}
+		for k, sd := range p.sides {
+			if err := sd.Start(ctx); err != nil {
+				return fmt.Errorf("%s side: %w", sideName(k), err)
+			}
+			run.Processes[k]++
+		}
+		return nil
+	}
+}
+
 // sweepAB searches both sides' knees with paired probes: the base side's
 // search first, then, after fresh processes for both, the head's (which
 // reads the twins measured during the first and measures both sides at
@@ -109,6 +130,14 @@ func sweepAB(ctx context.Context, cfg *config.Config, s *config.Scenario, base, 
 		}
 		c, err := harness.SearchKnee(ctx, p.probe(i), ko)
 		if c == nil {
+			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
+		}
+		// The knee confirmation (independent estimates, each round in
+		// fresh processes), its probes paired like the search's.
+		if err == nil && s.Load.Estimates > 1 {
+			err = harness.ConfirmKnee(ctx, c, p.probe(i), p.fresh(&run), ko, s.Load.Estimates)
+		}
+		if err != nil {
 			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
 		}
 		caps[i] = c

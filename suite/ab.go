@@ -60,7 +60,7 @@ func NewClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 func MeasureTrial(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, o Options) (*result.Result, error) {
 	one := *s
 	one.Load.Trials = 1
-	return fixedLoad(ctx, cfg, &one, client, nil, o)
+	return fixedLoad(ctx, cfg, &one, client, nil, o, 1)
 }
 
 // KneeOptions are the knee search settings scenario s's sweep uses.
