@@ -18,6 +18,7 @@ import (
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -431,7 +432,7 @@ func TestABSweep(t *testing.T) {
 `, "", 1)
 	cfg = strings.Replace(cfg, "gate: {", "slo: {p99: 100ms}\ngate: {", 1)
 	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
-		"load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 60s, estimates: 3}", 1)
+		"load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 60s, estimates: 2}", 1)
 	r := newRepo(t, cfg, 10)
 	res, err := r.runAB(context.Background(), "HEAD", 0)
 	if err != nil {
@@ -448,8 +449,15 @@ func TestABSweep(t *testing.T) {
 		}
 	}
 	t.Logf("sweep A/B: %d probe pairs (%s), processes %v; max QPS %+v", ab.Pairs, ab.Order, ab.Processes, qps)
-	if qps == nil || qps.Method != compare.MethodBracket || qps.Baseline <= 0 || qps.Candidate <= 0 {
-		t.Fatalf("no max QPS compared by brackets: %+v", sc.Metrics)
+	for i, r := range []*result.Result{res.Base[0], res.Head[0]} {
+		var pts []string
+		for _, pt := range r.Capacity.Points {
+			pts = append(pts, fmt.Sprintf("%.0f:%.0fms:%s", pt.OfferedRPS, pt.Latency.P99, pt.Why))
+		}
+		t.Logf("%s side's probes: %s", sideName(i), strings.Join(pts, " "))
+	}
+	if qps == nil || qps.Baseline <= 0 || qps.Candidate <= 0 || qps.NBase < 2 || qps.NCand < 2 {
+		t.Fatalf("max QPS not compared over both sides' knee estimates: %+v", sc.Metrics)
 	}
 	if ab.Processes[0] < 2 || ab.Processes[1] < 2 {
 		t.Errorf("processes per side %v, want at least 2 each", ab.Processes)
