@@ -38,9 +38,9 @@ func TestParseAB(t *testing.T) {
 			}
 		}},
 		{name: "bad resident", build: `["make"]`, ab: "ab: {resident: two}", want: `ab.resident: "two": want both`},
-		{name: "max_trials too few", build: `["make"]`, ab: "ab: {max_trials: 1}", want: "ab.max_trials: 1: want 2 to 200"},
-		{name: "max_trials too many", build: `["make"]`, ab: "ab: {max_trials: 5000}", want: "ab.max_trials: 5000: want 2 to 200"},
-		{name: "budget too short", build: `["make"]`, ab: "ab: {budget: 10ms}", want: "ab.budget: 10ms: want 1s to 24h"},
+		{name: "max_trials too few", build: `["make"]`, ab: "ab: {max_trials: 1}", want: "ab.max_trials: 1 is out of range: want a whole number from 2 to 200 pairs"},
+		{name: "max_trials too many", build: `["make"]`, ab: "ab: {max_trials: 5000}", want: "ab.max_trials: 5000 is out of range"},
+		{name: "budget too short", build: `["make"]`, ab: "ab: {budget: 10ms}", want: "ab.budget: 10ms is out of range: want from 1s to 24h"},
 		{name: "empty build program", build: `[""]`, ab: "", want: "targets.svc.build: the program is empty"},
 		{name: "unknown ab key", build: `["make"]`, ab: "ab: {trials: 3}", want: "trials"},
 	}
