@@ -102,6 +102,10 @@ type Comparison struct {
 	Settings    Settings  `json:"settings"`
 	// Warnings concern the whole comparison (every report shows them).
 	Warnings []string `json:"warnings,omitempty"`
+	// AB describes the interleaved run when the comparison is a
+	// same-runner A/B (`gate --ab`), whose base side is a revision
+	// measured now rather than a stored baseline.
+	AB *ABRun `json:"ab,omitempty"`
 }
 
 // ScenarioComparison compares one scenario's candidate with its baseline.

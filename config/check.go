@@ -28,6 +28,8 @@ func (c *Config) validateRanges() error {
 		{"gate.confidence", "gate.confidence", c.Gate.Confidence},
 		{"gate.rerun_budget", "gate.rerun_budget", float64(c.Gate.RerunBudget)},
 		{"gate.rerun_max_trials", "gate.rerun_max_trials", float64(c.Gate.RerunMaxTrials)},
+		{"ab.max_trials", "ab.max_trials", float64(c.AB.MaxTrials)},
+		{"ab.budget", "ab.budget", float64(c.AB.Budget)},
 	}
 	names := make([]string, 0, len(c.Targets))
 	for n := range c.Targets {

@@ -32,6 +32,8 @@ type Config struct {
 	// to the candidate, each rung changing one layer; compare attributes the
 	// end-to-end change to the layers rung by rung.
 	Ladder []string `yaml:"ladder,omitempty"`
+	// AB shapes same-runner A/B runs (`gate --ab REF`).
+	AB AB `yaml:"ab,omitempty"`
 }
 
 // SLO is the service-level objective the knee search and sizing use.
@@ -111,6 +113,9 @@ type Target struct {
 	// the Action's INPUT_* and ACTIONS_* variables): by default they are
 	// withheld. See harness.SensitiveEnv.
 	EnvPassthrough []string `yaml:"env_passthrough,omitempty"`
+	// Build is an argv run in the target's dir before it starts, in each
+	// checkout of an A/B run (`gate --ab`); see AB.
+	Build []string `yaml:"build,omitempty"`
 }
 
 // Scenario is one named measurement.

@@ -136,6 +136,8 @@ const (
 	MaxRate = 1e6
 	// MaxTrials is the most measurement windows a scenario may have.
 	MaxTrials = 100
+	// MaxABTrials is the most pairs an A/B run measures per scenario.
+	MaxABTrials = 200
 	// MaxConcurrency bounds load.concurrency and load.connections.
 	MaxConcurrency = 100_000
 	// MaxDuration bounds every duration setting.
@@ -170,6 +172,8 @@ func Bounds() []Bound {
 		{Key: "gate.confidence", Range: Range{Min: 0.5, Max: 0.999, MinOpen: true}, Zero: "the default, 0.95"},
 		{Key: "gate.rerun_budget", Range: dur(0, true), Zero: "the default, 10m"},
 		{Key: "gate.rerun_max_trials", Range: Range{Min: 1, Max: MaxTrials, Kind: Integer}, Zero: "the default, 4 × the scenario's trials (at most 100)"},
+		{Key: "ab.max_trials", Range: Range{Min: 2, Max: MaxABTrials, Kind: Integer, Unit: "pairs"}, Zero: "the default, 20"},
+		{Key: "ab.budget", Range: dur(time.Second, false), Zero: "no bound but ab.max_trials"},
 		{Key: "targets.ready_timeout", Range: dur(0, true), Zero: "the default, 60s"},
 		{Key: "scenarios.prompt_tokens", Flag: "prompt-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},
 		{Key: "scenarios.max_tokens", Flag: "max-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},

@@ -250,6 +250,9 @@ func (c *Config) validate() error {
 		}
 		seen[s.Name] = true
 	}
+	if err := c.validateAB(); err != nil {
+		return err
+	}
 	for i, n := range c.Ladder {
 		if !seen[n] {
 			return c.errAt(fmt.Sprintf("ladder[%d]", i), "no scenario is named %q", n)

@@ -114,6 +114,9 @@ func (r *Report) method() []string {
 		fmt.Sprintf("latency: two-sided Mann-Whitney U over per-trial values, Holm-corrected across a scenario's gated metrics; %d-resample bootstrap interval of the change (seed %d)", s.Resamples, s.Seed),
 		"max QPS under the SLO: Welch's t-test over each side's independent knee estimates (the search's and one per confirmation round in a fresh target process); a regression needs the change beyond the threshold and the test significant; with one knee a side (no estimates) the brackets show the change but never call it",
 		"a change inside the threshold is unchanged; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy); a baseline's noise floor, when measured, raises the threshold to it")
+	if r.Comparison.AB != nil {
+		out[len(out)-3] = abMethod(s)
+	}
 	for _, sc := range r.Comparison.Scenarios {
 		for _, m := range sc.Metrics {
 			if m.NoiseFloorPct > 0 {

@@ -176,7 +176,7 @@ func (p *mdParts) assemble(rows int, charts, details bool, note string) string {
 // mdParts renders every piece of the report.
 func (r *Report) mdParts(marker string) *mdParts {
 	p := &mdParts{marker: marker, summary: safeURL(r.SummaryURL), capRows: map[string]string{}}
-	p.head = r.mdHead()
+	p.head = r.mdHead() + r.mdAB()
 	p.table = "| | scenario | layer | P99 base → PR | Δ P99 [CI] | max QPS under SLO base → PR | Δ max QPS [CI] | verdict |\n" +
 		"| --- | --- | --- | --- | --- | --- | --- | --- |\n"
 	for _, s := range r.scenarios() {
@@ -241,7 +241,7 @@ func (r *Report) mdHead() string {
 		line += fmt.Sprintf(" · %s %s %s", what, map[bool]string{true: "layer", false: "layers"}[len(layers) == 1], strings.Join(names, ", "))
 	}
 	b.WriteString(line + "\n")
-	if sha := shortSHA(r.Commit); sha != "" {
+	if sha := shortSHA(r.Commit); sha != "" && c.AB == nil {
 		fmt.Fprintf(&b, "\nMeasured commit `%s` against the stored baselines.\n", sha)
 	}
 	if c.Reason != "" {

@@ -35,6 +35,7 @@ func Text(w io.Writer, r *Report) error {
 	if c.Reason != "" {
 		fmt.Fprintf(&b, "%s\n", plain(c.Reason))
 	}
+	b.WriteString(r.textAB())
 	b.WriteString("\n")
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

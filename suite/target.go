@@ -35,6 +35,11 @@ type running struct {
 
 // startTarget starts the scenario's target variant, or returns its URL.
 func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*running, error) {
+	return startTargetLog(ctx, cfg, s, o, "")
+}
+
+// startTargetLog is startTarget with the target's log at logPath when set.
+func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, logPath string) (*running, error) {
 	if s.URL != "" {
 		r := &running{base: s.URL, metrics: s.Metrics, stop: func() {}}
 		if s.Protocol != "kserve-grpc" {
@@ -67,6 +72,9 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	spec.Supervisor = o.Supervisor
 	if o.OutDir != "" {
 		spec.LogPath = filepath.Join(o.OutDir, strings.TrimSuffix(FileName(s.Name), ".json")+".target.log")
+	}
+	if logPath != "" {
+		spec.LogPath = logPath
 	}
 	tg, err := harness.StartTarget(ctx, spec)
 	if err != nil {

@@ -43,6 +43,9 @@ type pipelines struct {
 	// baseline runs the suite and stores its results as baselines,
 	// returning the files it wrote.
 	baseline func(ctx context.Context, e *env, cfgPath, baselinesDir string) ([]string, error)
+	// ab runs the same-runner A/B gate against git revision ref, writing
+	// into out (compare-with: base or both).
+	ab func(ctx context.Context, e *env, cfgPath, ref, out string, allowEnvMismatch bool) (*gateOutcome, error)
 }
 
 // cmdAction is the GitHub Action's entry point: it reads INPUT_* and
@@ -50,7 +53,7 @@ type pipelines struct {
 // fork's run), and reports through the step summary, annotations, outputs
 // and one sticky pull request comment.
 func cmdAction(ctx context.Context, e *env, args []string) error {
-	return runAction(ctx, e, args, pipelines{gate: runGatePipeline, baseline: runBaselinePipeline})
+	return runAction(ctx, e, args, pipelines{gate: runGatePipeline, baseline: runBaselinePipeline, ab: runABPipeline})
 }
 
 // actionUsage is `perfgate action -h`: what the entry point reads, and how
@@ -63,6 +66,7 @@ sets them:
 
   INPUT_CONFIG              perfgate.yaml to run (default perfgate.yaml)
   INPUT_MODE                gate (default), baseline, or comment
+  INPUT_COMPARE-WITH        baselines (default), base (same-runner A/B against the PR's base commit), or both
   INPUT_GITHUB-TOKEN        token for the PR comment (INPUT_GITHUB_TOKEN also read)
   INPUT_BASELINES           baseline folder (default: the config's baselines:)
   INPUT_FAIL-ON-REGRESSION  true (default) | false
@@ -106,6 +110,9 @@ type actionInputs struct {
 	// commentAuthor is the login whose marked comment is ours to edit
 	// (githubapi.DefaultBotLogin when empty).
 	commentAuthor string
+	// compareWith is what gate mode compares with: baselines, base (an
+	// A/B run against the pull request's base commit) or both.
+	compareWith string
 }
 
 // actionInput reads an action input: INPUT_GITHUB-TOKEN as the runner sets it for
@@ -131,6 +138,9 @@ func readInputs(gha *githubactions.Action, getenv func(string) string, token str
 	}
 	if v := actionInput(gha, getenv, "on-inconclusive"); v != "" && !slices.Contains([]string{"pass", "fail", "rerun"}, v) {
 		return in, fmt.Errorf("input on-inconclusive is %q, want pass, fail or rerun", v)
+	}
+	if err := in.readCompareWith(actionInput(gha, getenv, "compare-with")); err != nil {
+		return in, err
 	}
 	if !slices.Contains([]string{"gate", "baseline", "comment"}, in.mode) {
 		return in, fmt.Errorf("input mode is %q, want gate, baseline or comment", in.mode)
@@ -224,7 +234,7 @@ func (a *action) path(p string) string {
 
 // gate runs the gate pipeline and reports its outcome.
 func (a *action) gate(ctx context.Context, p pipelines) error {
-	out, err := p.gate(ctx, a.e, a.in.config, a.in.baselines, a.in.allowEnvMismatch)
+	out, err := a.gateWith(ctx, p)
 	if err != nil {
 		a.gha.Errorf("%s", err.Error())
 		a.outputs([2]string{"verdict", "error"})
@@ -426,6 +436,10 @@ type ghEvent struct {
 		Head   struct {
 			SHA string `json:"sha"`
 		} `json:"head"`
+		// Base is the commit the pull request merges into (compare-with base).
+		Base struct {
+			SHA string `json:"sha"`
+		} `json:"base"`
 	} `json:"pull_request"`
 	// WorkflowRun is set for workflow_run events (the fork-safe comment job).
 	WorkflowRun *struct {

@@ -15,6 +15,7 @@
 //	perfgate run --config perfgate.yaml --part I/N [--list]
 //	perfgate run --url URL ... --generator I/N [--start-at RFC3339]
 //	perfgate merge --out DIR [--max-skew 100ms] PATH...
+//	perfgate gate --config perfgate.yaml --ab REF [--out DIR]
 //	perfgate baseline update --from DIR [--from DIR2]... --to DIR
 //	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
@@ -73,6 +74,15 @@
 // be decided (too few trials, too much noise, a busy host) or every result
 // was invalid. gate refuses (exit 2) a scenario whose trials can never
 // reach the configured confidence. See docs/verdicts.md.
+//
+// gate --ab REF is the same-runner A/B (docs/ab.md): instead of reading
+// baselines it checks git revision REF out in a temporary worktree (removed
+// on every exit), runs each target's build: in both checkouts, measures the
+// base and the current checkout interleaved (ABBA) and compares them pair by
+// pair (signed-rank test, paired bootstrap, Holm), stopping each scenario
+// once every gated metric is decided (ab: max_trials, budget). A REF that
+// does not exist and url: targets are usage errors (2); a failed build
+// is 3, its output quoted.
 //
 // # report
 //

@@ -33,6 +33,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
 		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided); the same as --on-inconclusive fail")
 		onInc     = fs.String("on-inconclusive", "", "what an inconclusive gate does: pass (exit 0, reported as inconclusive), fail (exit 1), or rerun (measure the undecided scenarios again, up to gate.rerun_budget); default: the config's gate.on_inconclusive, else pass")
+		abRef     = fs.String("ab", "", "same-runner A/B: measure git revision `REF` and this checkout interleaved, instead of reading baselines (docs/ab.md)")
 		scenarios stringList
 	)
 	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
@@ -55,7 +56,15 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if *results != "" {
 		pipeline = resultsPipeline(*results)
 	}
-	g, err := pipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv, *onInc)
+	var g *gateRun
+	if *abRef != "" || flagGiven(fs, "ab") {
+		if *baseDir != "" || *results != "" {
+			return usageErr("gate: --ab measures the base revision and the head now; --baselines and --results are not read with it")
+		}
+		g, err = gateABPipeline(ctx, e, *cfgPath, *abRef, *out, scenarios, *allowEnv)
+	} else {
+		g, err = pipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv, *onInc)
+	}
 	if err != nil {
 		return err
 	}
@@ -184,20 +193,7 @@ func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, 
 	if g.runErr != nil {
 		return nil, withCode(exitRunFailed, g.runErr)
 	}
-	out := &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict(), FailOnInconclusive: g.failOnInconclusive}
-	for _, s := range g.report.Comparison.Scenarios {
-		if s.Verdict != compare.Regressed {
-			continue
-		}
-		msg := fmt.Sprintf("%s (%s layer) regressed", s.Scenario, s.Layer)
-		for _, m := range s.Metrics {
-			if m.Verdict == compare.Regressed {
-				msg += fmt.Sprintf("; %s %.4g → %.4g (%+.1f%%, interval %+.1f%% to %+.1f%%)", m.Metric, m.Baseline, m.Candidate, m.DeltaPct, m.CIPct[0], m.CIPct[1])
-			}
-		}
-		out.Regressions = append(out.Regressions, msg)
-	}
-	return out, nil
+	return outcomeOf(g), nil
 }
 
 // BaselineRuns is how many independent runs the Action's baseline mode
@@ -247,4 +243,23 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 		fmt.Fprintf(e.stderr, "stored baseline %s\n", w)
 	}
 	return written, nil
+}
+
+// outcomeOf is a gate run as the Action reports it: the verdict and one
+// line per regressed scenario.
+func outcomeOf(g *gateRun) *gateOutcome {
+	out := &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict(), FailOnInconclusive: g.failOnInconclusive}
+	for _, s := range g.report.Comparison.Scenarios {
+		if s.Verdict != compare.Regressed {
+			continue
+		}
+		msg := fmt.Sprintf("%s (%s layer) regressed", s.Scenario, s.Layer)
+		for _, m := range s.Metrics {
+			if m.Verdict == compare.Regressed {
+				msg += fmt.Sprintf("; %s %.4g → %.4g (%+.1f%%, interval %+.1f%% to %+.1f%%)", m.Metric, m.Baseline, m.Candidate, m.DeltaPct, m.CIPct[0], m.CIPct[1])
+			}
+		}
+		out.Regressions = append(out.Regressions, msg)
+	}
+	return out
 }

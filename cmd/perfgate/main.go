@@ -162,7 +162,7 @@ Usage:
   perfgate run  --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--rate R | --concurrency C | --sweep --slo-p99 DUR] ...
   perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
   perfgate size    --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
-  perfgate gate    --config perfgate.yaml [--results DIR]
+  perfgate gate    --config perfgate.yaml [--results DIR | --ab REF]
   perfgate run  --config perfgate.yaml --part I/N [--list]
   perfgate run  --url URL ... --generator I/N [--start-at RFC3339]
   perfgate merge   --out DIR PATH...

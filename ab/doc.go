@@ -1,0 +1,42 @@
+// Package ab measures a pull request's head against its base on the same
+// runner, interleaved: `perfgate gate --ab REF`.
+//
+// # Model
+//
+// Stored baselines were measured days ago on a runner whose state has
+// moved since (clocks, temperature, drivers, neighbours); the gate then
+// reads the runner's drift as the code's change. An A/B run removes the
+// drift instead of fighting it: it checks REF out in a detached git
+// worktree in a temporary folder (removed on every exit path), builds each
+// target in both checkouts (the target's `build:` argv), starts the base
+// target from the worktree and the head target from the current checkout,
+// and measures every scenario on both sides in ABBA order
+// (A B B A A B B A …), each trial after its own warm-up, the same load,
+// env and port layout on both sides.
+//
+// Adjacent trials form pairs; compare.ComparePaired turns the pairs into
+// per-metric log ratios, a signed-rank test and a paired bootstrap
+// interval, with Holm's correction across the gated metrics. A slow drift
+// moves both trials of a pair alike and cancels in the ratio; ABBA order
+// alternates which side goes first, so a drift within a pair cancels in the
+// mean as well.
+//
+// Measuring stops early: after each ABBA block the comparison is looked at
+// and the scenario stops once every gated metric is decided, at a level
+// spent over the looks (compare.Sequential), else at ab.max_trials pairs or
+// the ab.budget time. Each side runs in at least two fresh processes over a
+// scenario (with ab.resident both, both are restarted after the first block
+// and every second block after; with ab.resident one, every switch of side
+// starts a fresh process), so one unlucky process is not read as the
+// change. The report gives the trials and runner time spent beside what the
+// fixed design (max_trials pairs) would have spent, and how far the base
+// side drifted during the run: the drift the pairing cancelled.
+//
+// Knee searches (load mode sweep) probe both sides at the same rates back
+// to back: each probe rate is measured on A then B (or B then A,
+// alternating), and each side's knee search (and its confirmation rounds)
+// reads its own points.
+//
+// Targets given as a URL are refused: perfgate did not start them, so both
+// sides would hit one service.
+package ab

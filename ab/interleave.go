@@ -1,0 +1,222 @@
+package ab
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/result"
+)
+
+// Side is one side of an A/B scenario: a target process perfgate starts,
+// restarts and measures.
+type Side interface {
+	// Start starts a fresh process, stopping the earlier one if any.
+	Start(ctx context.Context) error
+	// Stop stops the process, if one runs.
+	Stop()
+	// Trial measures one trial, after its warm-up.
+	Trial(ctx context.Context) (*result.Trial, error)
+}
+
+// Plan is how one scenario is interleaved and when it stops.
+type Plan struct {
+	Scenario, Layer string
+	Settings        compare.Settings
+	// Design decides the looks and their levels; Design.MaxPairs bounds
+	// the pairs.
+	Design compare.Sequential
+	// Budget bounds the scenario's time (0: none).
+	Budget time.Duration
+	// ResidentOne runs one side's process at a time.
+	ResidentOne bool
+	// Clock returns the time elapsed since the scenario began (nil: the
+	// wall clock). The seeded simulation runs on a simulated one.
+	Clock func() time.Duration
+}
+
+// Measured is one scenario's A/B measurement and its paired comparison.
+type Measured struct {
+	Comparison compare.ScenarioComparison
+	Run        compare.ABScenario
+	Pairs      compare.Pairs
+}
+
+// block is the ABBA order of one block of two pairs: false is A (base).
+var block = [4]bool{false, true, true, false}
+
+// Interleave measures base and head in ABBA blocks and looks at the paired
+// comparison after each block, until it is decided or the plan's bounds
+// are reached. On an error (a side that cannot start, a trial that cannot
+// run, an interrupt) it stops both sides and returns what was measured with
+// the error.
+func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error) {
+	if err := p.Design.Validate(); err != nil {
+		return nil, err
+	}
+	clock := p.Clock
+	if clock == nil {
+		start := time.Now()
+		clock = func() time.Duration { return time.Since(start) }
+	}
+	sides := [2]Side{base, head}
+	out := &Measured{Run: compare.ABScenario{Scenario: p.Scenario, FixedTrials: 2 * p.Design.MaxPairs}}
+	run := &out.Run
+	defer base.Stop()
+	defer head.Stop()
+	var order strings.Builder
+	var aTimes, aP99 []float64 // for the base side's drift
+	active := -1               // resident one: the side whose process runs
+	start := func(i int) error {
+		if err := sides[i].Start(ctx); err != nil {
+			return fmt.Errorf("%s side: %w", sideName(i), err)
+		}
+		run.Processes[i]++
+		return nil
+	}
+	if !p.ResidentOne {
+		for i := range sides {
+			if err := start(i); err != nil {
+				return out, err
+			}
+		}
+	}
+	first := p.Design.FirstLook()
+	var tPrev float64
+	var pending [2]*result.Trial
+	for b := 0; ; b++ {
+		want := min(2, p.Design.MaxPairs-out.Pairs.Len())
+		for k := 0; k < 2*want; k++ {
+			i := 0
+			if block[k] {
+				i = 1
+			}
+			if p.ResidentOne && active != i {
+				if active >= 0 {
+					sides[active].Stop()
+				}
+				if err := start(i); err != nil {
+					return out, err
+				}
+				active = i
+			}
+			at := clock()
+			tr, err := sides[i].Trial(ctx)
+			if err != nil {
+				return out, fmt.Errorf("%s side, trial %d: %w", sideName(i), run.Trials+1, err)
+			}
+			order.WriteString("AB"[i : i+1])
+			run.Trials++
+			if i == 0 && tr.Latency.P99 > 0 {
+				aTimes = append(aTimes, at.Seconds())
+				aP99 = append(aP99, tr.Latency.P99)
+			}
+			pending[i] = tr
+			if pending[0] != nil && pending[1] != nil {
+				out.Pairs.Base = append(out.Pairs.Base, *pending[0])
+				out.Pairs.Head = append(out.Pairs.Head, *pending[1])
+				pending = [2]*result.Trial{}
+			}
+		}
+		n := out.Pairs.Len()
+		elapsed := clock()
+		var ofBudget float64
+		if p.Budget > 0 {
+			// Looking ahead one block: stop now when the next would overrun.
+			perBlock := elapsed / time.Duration(b+1)
+			ofBudget = float64(elapsed+perBlock) / float64(p.Budget)
+		}
+		t := p.Design.Fraction(n, ofBudget)
+		final := t >= 1
+		if n >= first || final {
+			level := p.Design.Spent(t) - p.Design.Spent(tPrev)
+			tPrev = t
+			out.Comparison = compare.ComparePaired(p.Scenario, p.Layer, out.Pairs, p.Settings, level)
+			run.Looks++
+			run.Level = level
+			switch {
+			case compare.Decided(out.Comparison):
+				run.Stopped = "decided"
+			case n >= p.Design.MaxPairs:
+				run.Stopped = "max_trials"
+			case final:
+				run.Stopped = "budget"
+			}
+		}
+		if run.Stopped != "" {
+			break
+		}
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		// Fresh processes: after the first block and every second one.
+		if !p.ResidentOne && b%2 == 0 {
+			for i := range sides {
+				if err := start(i); err != nil {
+					return out, err
+				}
+			}
+		}
+	}
+	run.Order = order.String()
+	run.Pairs = out.Pairs.Len()
+	run.RunnerS = clock().Seconds()
+	if run.Pairs > 0 {
+		run.FixedRunnerS = run.RunnerS / float64(run.Pairs) * float64(p.Design.MaxPairs)
+	}
+	run.BaseDriftPct = driftPct(aTimes, aP99)
+	run.UnpairedDeltaPct = unpaired(out.Pairs)
+	if run.Processes[0] < 2 || run.Processes[1] < 2 {
+		out.Comparison.Warnings = append(out.Comparison.Warnings, fmt.Sprintf(
+			"each side ran in fewer than two processes (base %d, head %d): one unlucky process could read as the change; raise ab.max_trials",
+			run.Processes[0], run.Processes[1]))
+	}
+	return out, nil
+}
+
+func sideName(i int) string { return [2]string{"base", "head"}[i] }
+
+// driftPct is how far y moved over the span of x: the least-squares slope
+// of ln y on x, times the span, as a percentage change.
+func driftPct(x, y []float64) float64 {
+	n := float64(len(x))
+	if len(x) < 2 {
+		return 0
+	}
+	var sx, sy, sxx, sxy float64
+	for i := range x {
+		ly := math.Log(y[i])
+		sx += x[i]
+		sy += ly
+		sxx += x[i] * x[i]
+		sxy += x[i] * ly
+	}
+	den := n*sxx - sx*sx
+	if den == 0 {
+		return 0
+	}
+	slope := (n*sxy - sx*sy) / den
+	return 100 * (math.Exp(slope*(x[len(x)-1]-x[0])) - 1)
+}
+
+// unpaired is the P99 change an unpaired reading of the pairs would give:
+// the ratio of the sides' geometric means, in percent.
+func unpaired(p compare.Pairs) float64 {
+	var lb, lh float64
+	n := 0
+	for i := range p.Len() {
+		b, h := p.Base[i].Latency.P99, p.Head[i].Latency.P99
+		if b > 0 && h > 0 {
+			lb += math.Log(b)
+			lh += math.Log(h)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return 100 * (math.Exp((lh-lb)/float64(n)) - 1)
+}

@@ -1,0 +1,122 @@
+package ab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/suite"
+)
+
+// targetSide is a real side: scenario s's target started in dir (the base
+// revision's worktree or the current checkout), measured one trial at a
+// time with the scenario's load.
+type targetSide struct {
+	cfg *config.Config
+	s   *config.Scenario
+	o   suite.Options
+	// dir is where the target's command runs; logPrefix names its logs
+	// (one per process: .1.log, .2.log, …).
+	dir, logPrefix string
+
+	cur    *suite.Started
+	client harness.Client
+	gen    int
+	// results are the trials measured, each as the one-trial result the
+	// suite returned (kept for the side's combined result).
+	results []*result.Result
+}
+
+var _ Side = (*targetSide)(nil)
+
+// Start starts a fresh process of the target and its protocol client.
+func (t *targetSide) Start(ctx context.Context) error {
+	t.Stop()
+	t.gen++
+	log := ""
+	if t.logPrefix != "" {
+		log = fmt.Sprintf("%s.%d.log", t.logPrefix, t.gen)
+	}
+	st, err := suite.StartAt(ctx, t.cfg, t.s, t.o, t.dir, log)
+	if err != nil {
+		return fmt.Errorf("%w: scenario %s: %v", suite.ErrRunFailed, t.s.Name, err)
+	}
+	c, err := suite.NewClient(ctx, t.cfg, t.s, st.Base)
+	if err != nil {
+		st.Stop()
+		return err
+	}
+	t.cur, t.client = st, c
+	return nil
+}
+
+// Stop stops the running process, if any.
+func (t *targetSide) Stop() {
+	if c, ok := t.client.(harness.Closer); ok {
+		c.Close()
+	}
+	t.client = nil
+	if t.cur != nil {
+		t.cur.Stop()
+		t.cur = nil
+	}
+}
+
+// Trial measures one trial after the scenario's warm-up. A trial whose
+// every request failed is a measurement (an error rate of 100%), not an
+// error.
+func (t *targetSide) Trial(ctx context.Context) (*result.Trial, error) {
+	if t.client == nil {
+		return nil, errors.New("no process running")
+	}
+	r, err := suite.MeasureTrial(ctx, t.cfg, t.s, t.client, t.o)
+	if err != nil && (r == nil || !errors.Is(err, harness.ErrAllFailed)) {
+		return nil, err
+	}
+	if r == nil || len(r.Trials) == 0 {
+		return nil, fmt.Errorf("scenario %s: the trial produced no measurement", t.s.Name)
+	}
+
+	t.results = append(t.results, r)
+	return &r.Trials[0], nil
+}
+
+// combined is the side's trials as one result, as a suite run would have
+// written it: the first trial's metadata, every trial, the summary of the
+// merged histograms.
+func (t *targetSide) combined(s *config.Scenario) *result.Result {
+	if len(t.results) == 0 {
+		return nil
+	}
+	r := *t.results[0]
+	r.Trials = nil
+	r.Valid = true
+	r.Warnings = nil
+	var reqs, errs int64
+	var rps float64
+	for _, x := range t.results {
+		r.Trials = append(r.Trials, x.Trials...)
+		r.Warnings = append(r.Warnings, x.Warnings...)
+		r.Valid = r.Valid && x.Valid
+		r.Interrupted = r.Interrupted || x.Interrupted
+		for _, tr := range x.Trials {
+			reqs += tr.Requests
+			errs += tr.Errors
+			rps += tr.AchievedRPS
+		}
+	}
+	r.Scenario, r.Layer, r.Protocol, r.Target = s.Name, s.Layer, s.Protocol, s.Target
+	r.Load.Trials = len(r.Trials)
+	r.Summary.Requests, r.Summary.Errors = reqs, errs
+	if reqs > 0 {
+		r.Summary.ErrorRate = float64(errs) / float64(reqs)
+	}
+	r.Summary.AchievedRPS = rps / float64(len(r.Trials))
+	if h, err := result.MergeTrials(r.Trials); err == nil && h != nil {
+		r.Summary.Latency = result.LatencyOf(h)
+	}
+	return &r
+}

@@ -1,0 +1,140 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+)
+
+// Sequential is a group-sequential design for an interleaved A/B run: the
+// pairs are measured in blocks, and after each block the comparison is
+// looked at and measuring stops as soon as every gated metric is decided.
+//
+// Looking repeatedly at a test at level α would raise its false-alarm rate
+// with every look. The design spends α over the looks instead (Lan and
+// DeMets): with the information fraction t = max(pairs/MaxPairs,
+// elapsed/budget) in [0, 1], the cumulative level spent by t is the
+// Pocock-type function
+//
+//	α(t) = α · ln(1 + (e − 1)·t)
+//
+// and a look at t_k after one at t_{k−1} tests at the nominal level
+// α(t_k) − α(t_{k−1}). By the union bound the chance of any false alarm
+// over all looks is at most Σ (α(t_k) − α(t_{k−1})) ≤ α(1) = α, whatever
+// the correlation between looks. The Pocock-type function spends more of α
+// early than O'Brien-Fleming's, which suits a gate that wants to stop early
+// on clear changes. Looks before MinPairs spend nothing.
+type Sequential struct {
+	// Alpha is the overall test level, 1 − confidence.
+	Alpha float64
+	// MaxPairs is the most pairs measured (the fixed design's size).
+	MaxPairs int
+	// MinPairs is the first look's number of pairs; zero means
+	// FirstLook's choice.
+	MinPairs int
+}
+
+// Spent is α(t), the level spent by information fraction t.
+func (q Sequential) Spent(t float64) float64 {
+	t = math.Max(0, math.Min(1, t))
+	return q.Alpha * math.Log(1+(math.E-1)*t)
+}
+
+// Fraction is the information fraction after pairs of MaxPairs, or of the
+// time budget when that is further along.
+func (q Sequential) Fraction(pairs int, elapsedOfBudget float64) float64 {
+	t := float64(pairs) / float64(max(q.MaxPairs, 1))
+	return math.Min(1, math.Max(t, elapsedOfBudget))
+}
+
+// FirstLook is the number of pairs at the first look: MinPairs when set,
+// else the smallest even number of pairs whose smallest possible
+// signed-rank p-value is below half the level spent by then (so that two
+// gated tests under Holm could both reject), capped at MaxPairs.
+func (q Sequential) FirstLook() int {
+	if q.MinPairs > 0 {
+		return min(q.MinPairs, q.MaxPairs)
+	}
+	for n := 2; n < q.MaxPairs; n += 2 {
+		if signedRankMinP(n) < q.Spent(float64(n)/float64(q.MaxPairs))/2 {
+			return n
+		}
+	}
+	return q.MaxPairs
+}
+
+// Validate reports a design that cannot run.
+func (q Sequential) Validate() error {
+	if !(q.Alpha > 0 && q.Alpha < 1) {
+		return fmt.Errorf("sequential design: alpha %v: want a value in (0, 1)", q.Alpha)
+	}
+	if q.MaxPairs < 2 {
+		return fmt.Errorf("sequential design: max pairs %d: want at least 2", q.MaxPairs)
+	}
+	return nil
+}
+
+// ABRun describes how an A/B comparison was measured: the revisions, the
+// residency, and per scenario the pairs, the looks and the runner time it
+// took, beside what a fixed design would have taken. It is the "ab" part of
+// the comparison document.
+type ABRun struct {
+	// Ref is the revision the user named; BaseSHA and HeadSHA the commits.
+	Ref     string `json:"ref"`
+	BaseSHA string `json:"base_sha"`
+	HeadSHA string `json:"head_sha,omitempty"`
+	// HeadDirty is true when the current checkout had uncommitted changes
+	// (they were measured as the head).
+	HeadDirty bool `json:"head_dirty,omitempty"`
+	// Resident is "both" (side by side) or "one" (one at a time).
+	Resident string `json:"resident"`
+	// MaxTrials and BudgetS are the design's bounds per scenario.
+	MaxTrials int          `json:"max_trials"`
+	BudgetS   float64      `json:"budget_s,omitempty"`
+	Scenarios []ABScenario `json:"scenarios"`
+	// Builds are the build steps run, with where their output was kept.
+	Builds []ABBuild `json:"builds,omitempty"`
+}
+
+// ABScenario is one scenario's measurement in an A/B run.
+type ABScenario struct {
+	Scenario string `json:"scenario"`
+	// Order is the sides in the order measured ("ABBAABBA").
+	Order string `json:"order"`
+	// Pairs is the number of pairs compared; Trials = 2·Pairs.
+	Pairs  int `json:"pairs"`
+	Trials int `json:"trials"`
+	// Looks is the number of sequential looks; Level the last look's
+	// nominal test level.
+	Looks int     `json:"looks"`
+	Level float64 `json:"level"`
+	// Stopped says why measuring stopped: "decided", "max_trials",
+	// "budget", "interrupted" or "failed".
+	Stopped string `json:"stopped"`
+	// RunnerS is the runner time the scenario took (starts, builds
+	// excluded, warm-ups, trials); FixedTrials and FixedRunnerS what the
+	// fixed design (MaxTrials pairs, one look) would have taken, the time
+	// scaled from this run's time per pair.
+	RunnerS      float64 `json:"runner_s"`
+	FixedTrials  int     `json:"fixed_trials"`
+	FixedRunnerS float64 `json:"fixed_runner_s"`
+	// Processes is the number of fresh processes per side (base, head).
+	Processes [2]int `json:"processes"`
+	// BaseDriftPct is how far the base side's P99 moved during the run
+	// (least-squares slope of ln P99 over the run's time): the drift the
+	// pairing cancelled.
+	BaseDriftPct float64 `json:"base_drift_pct"`
+	// UnpairedDeltaPct is the change an unpaired reading of the same trials
+	// (the ratio of the sides' geometric means) would report, beside the
+	// paired one in the scenario's metrics.
+	UnpairedDeltaPct float64 `json:"unpaired_delta_pct"`
+}
+
+// ABBuild is one build step of an A/B run.
+type ABBuild struct {
+	Target string   `json:"target"`
+	Side   string   `json:"side"`
+	Argv   []string `json:"argv"`
+	Dir    string   `json:"dir"`
+	Log    string   `json:"log,omitempty"`
+	TookS  float64  `json:"took_s"`
+}

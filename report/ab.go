@@ -1,0 +1,86 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfgate/perfgate/compare"
+)
+
+// abLines describes a same-runner A/B run (`gate --ab`) for the reports:
+// which mode ran, the pairs measured, the stopping, the runner time beside
+// the fixed design's, and the drift the pairing cancelled. Text and
+// markdown share it; cell escapes the untrusted parts (the ref).
+func abLines(ab *compare.ABRun, cell func(string) string, code func(string) string) (head string, rows []string) {
+	head = fmt.Sprintf("Same-runner A/B: base %s (%s) against head %s, measured interleaved on this runner (ABBA order, %s resident) and compared pair by pair; stored baselines were not read.",
+		code(cell(ab.Ref)), code(shortSHA(ab.BaseSHA)), code(shortSHA(ab.HeadSHA)), cell(ab.Resident))
+	if ab.HeadDirty {
+		head += " The head had uncommitted changes, measured as they were."
+	}
+	for _, s := range ab.Scenarios {
+		rows = append(rows, fmt.Sprintf("%s|%d pairs (%s)|%s after %s, last level %.3g|%s (fixed design: %d trials, ~%s)|%s|%s|%d / %d",
+			cell(s.Scenario), s.Pairs, cell(abbrevOrder(s.Order)), cell(s.Stopped), plural(s.Looks, "look"), s.Level,
+			fmt.Sprintf("%d trials, %s", s.Trials, seconds(s.RunnerS)), s.FixedTrials, seconds(s.FixedRunnerS),
+			pct(s.BaseDriftPct, false), pct(s.UnpairedDeltaPct, false), s.Processes[0], s.Processes[1]))
+	}
+	return head, rows
+}
+
+// abColumns are the columns of abLines' rows.
+var abColumns = []string{"scenario", "pairs (order)", "stopped", "runner time", "base drift cancelled", "unpaired Δ P99", "processes base / head"}
+
+// mdAB is the markdown A/B section, empty when the run was not A/B.
+func (r *Report) mdAB() string {
+	ab := r.Comparison.AB
+	if ab == nil {
+		return ""
+	}
+	head, rows := abLines(ab, esc, func(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" })
+	var b strings.Builder
+	b.WriteString("\n" + head + "\n\n")
+	b.WriteString("| " + strings.Join(abColumns, " | ") + " |\n|" + strings.Repeat(" --- |", len(abColumns)) + "\n")
+	for _, row := range rows {
+		b.WriteString("| " + strings.ReplaceAll(row, "|", " | ") + " |\n")
+	}
+	return b.String()
+}
+
+// textAB is the terminal's A/B section, empty when the run was not A/B.
+func (r *Report) textAB() string {
+	ab := r.Comparison.AB
+	if ab == nil {
+		return ""
+	}
+	head, rows := abLines(ab, plain, func(s string) string { return s })
+	var b strings.Builder
+	b.WriteString(head + "\n")
+	for _, row := range rows {
+		f := strings.Split(row, "|")
+		for i := 1; i < len(f) && i < len(abColumns); i++ {
+			f[i] = abColumns[i] + " " + f[i]
+		}
+		b.WriteString("  " + strings.Join(f, "; ") + "\n")
+	}
+	return b.String()
+}
+
+// abbrevOrder shortens a long ABBA order string.
+func abbrevOrder(o string) string {
+	if len(o) <= 12 {
+		return o
+	}
+	return o[:8] + "…"
+}
+
+// seconds formats a runner time.
+func seconds(s float64) string {
+	if s >= 120 {
+		return fmt.Sprintf("%.1f min", s/60)
+	}
+	return fmt.Sprintf("%.0f s", s)
+}
+
+// abMethod is the method line of an A/B run's details.
+func abMethod(s compare.Settings) string {
+	return fmt.Sprintf("latency (A/B): per adjacent pair of base and head trials (ABBA order) the log ratio; Wilcoxon signed-rank test, Holm-corrected across a scenario's gated metrics; Hodges-Lehmann change with a %d-resample paired bootstrap interval (seed %d); each look after a block at the level spent by then (Pocock-type alpha spending)", s.Resamples, s.Seed)
+}

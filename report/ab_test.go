@@ -1,0 +1,40 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/compare"
+)
+
+// TestABSection checks that an A/B comparison's reports say which mode
+// ran, the pairs, the stopping, the runner time beside the fixed design's
+// and the drift the pairing cancelled, with the ref escaped.
+func TestABSection(t *testing.T) {
+	c := &compare.Comparison{Schema: compare.Schema, Verdict: compare.Pass, Settings: compare.DefaultSettings(),
+		Scenarios: []compare.ScenarioComparison{{Scenario: "api", Layer: "service", Verdict: compare.Unchanged}},
+		AB: &compare.ABRun{Ref: "main<b>", BaseSHA: "0a1b2c3d4e5f60718293", HeadSHA: "4f2c1e0d9b8a7f6e5d4c", Resident: "both", MaxTrials: 20,
+			Scenarios: []compare.ABScenario{{Scenario: "api", Order: "ABBAABBAABBAABBA", Pairs: 8, Trials: 16, Looks: 1, Level: 0.026,
+				Stopped: "decided", RunnerS: 95, FixedTrials: 40, FixedRunnerS: 237, Processes: [2]int{3, 3}, BaseDriftPct: 41.2, UnpairedDeltaPct: 12.5}}}}
+	r := &Report{Title: "perfgate.yaml", Comparison: c}
+	var md, txt strings.Builder
+	if err := Markdown(&md, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"markdown": md.String(), "text": txt.String()} {
+		for _, want := range []string{"Same-runner A/B", "0a1b2c3d4e5f", "8 pairs", "decided after 1 look", "16 trials, 95 s", "fixed design: 40 trials, ~4.0 min", "+41.2%", "+12.5%", "3 / 3"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s report lacks %q:\n%s", name, want, out)
+			}
+		}
+	}
+	if strings.Contains(md.String(), "main<b>") {
+		t.Errorf("markdown report carries the ref unescaped:\n%s", md.String())
+	}
+	if !strings.Contains(md.String(), "signed-rank") {
+		t.Errorf("markdown details do not name the paired method:\n%s", md.String())
+	}
+}

@@ -1,0 +1,87 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/result"
+)
+
+// Started is a scenario's target started for a caller that drives the load
+// itself (the A/B runner): the address its protocol client uses, and Stop.
+type Started struct {
+	// Base is the protocol client's address; HTTPBase the HTTP base URL
+	// when known.
+	Base, HTTPBase string
+	// Metrics is the Prometheus endpoint, if any; PGID the process group.
+	Metrics string
+	PGID    int
+	// Stop stops the target (idempotent).
+	Stop func()
+}
+
+// StartAt starts scenario s's target as RunScenario does, but with the
+// target's command run in dir (its relative program path resolved there)
+// and its log written to logPath (empty: a temporary file). The A/B runner
+// starts the base side in a worktree of the base revision this way.
+func StartAt(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, dir, logPath string) (*Started, error) {
+	t, ok := cfg.Targets[s.Target]
+	if s.URL != "" || !ok {
+		return nil, fmt.Errorf("scenario %s: no target to start (url %q)", s.Name, s.URL)
+	}
+	c := *cfg
+	c.Targets = maps.Clone(cfg.Targets)
+	tc := *t
+	tc.Dir = dir
+	c.Targets[s.Target] = &tc
+	o.OutDir = ""
+	r, err := startTargetLog(ctx, &c, s, o, logPath)
+	if err != nil {
+		return nil, err
+	}
+	return &Started{Base: r.base, HTTPBase: r.httpBase, Metrics: r.metrics, PGID: r.pgid, Stop: r.stop}, nil
+}
+
+// NewClient builds scenario s's protocol client for a target at base.
+func NewClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base string) (harness.Client, error) {
+	c, err := newClient(ctx, cfg, s, base)
+	if err != nil {
+		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
+	}
+	return c, nil
+}
+
+// MeasureTrial runs one trial of scenario s's fixed load (rate,
+// concurrency or replay) against client, after the scenario's warm-up.
+func MeasureTrial(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, o Options) (*result.Result, error) {
+	one := *s
+	one.Load.Trials = 1
+	return fixedLoad(ctx, cfg, &one, client, nil, o, 1)
+}
+
+// KneeOptions are the knee search settings scenario s's sweep uses.
+func KneeOptions(cfg *config.Config, s *config.Scenario, o Options) harness.KneeOptions {
+	return kneeOptions(cfg, s, o)
+}
+
+// Probe measures one knee-search probe of scenario s at rate against
+// client, as the suite's sweep does: one open-loop window after the
+// scenario's warm-up. A probe whose every request failed is a point (its
+// error rate 100%), not an error.
+func Probe(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, rate float64, o Options) (*result.Result, result.Point, error) {
+	l := s.Load
+	ho := harness.Options{
+		Client: client, Mode: harness.ModeRate, Rate: rate, Arrival: l.Arrival, Seed: l.Seed,
+		Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), Trials: 1, MaxConns: l.Connections,
+		SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
+	}
+	r, err := harness.Run(ctx, ho)
+	if r == nil || (err != nil && !isAllFailed(err)) {
+		return r, result.Point{OfferedRPS: rate}, err
+	}
+	return r, harness.PointOf(r, rate), nil
+}
