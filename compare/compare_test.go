@@ -329,3 +329,37 @@ func TestSweepStreamingNotGated(t *testing.T) {
 		t.Errorf("verdict = fail (%s): a sweep's latencies must not fail the gate", got.Reason)
 	}
 }
+
+// A max-QPS regression whose knee probes ran while the host was busy with
+// other work is inconclusive (host busy), as a latency regression on busy
+// trials is; on a quiet host the same loss regresses. (Issue 11: an A/A
+// gate of the demo on a shared machine failed on max QPS −50%.)
+func TestCompareMaxQPSOnBusyHost(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		busy   bool
+		ignore bool
+		want   string
+	}{
+		{"quiet host", false, false, Regressed},
+		{"busy probes", true, false, Inconclusive},
+		{"busy probes, ignore_host_load", true, true, Regressed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, c := pair(t, 9, 1, nil)
+			b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: 1000, Bracket: [2]float64{1000, 1030}, Found: true, Estimates: []float64{1000, 1020, 990, 1010}}
+			c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: 800, Bracket: [2]float64{800, 824}, Found: true, Estimates: []float64{800, 820, 790, 805},
+				Points: []result.Point{{OfferedRPS: 800, Pass: true}, {OfferedRPS: 824, Host: &result.HostLoad{Busy: tt.busy, Why: "other processes used 1.4 cores"}}}}
+			s := DefaultSettings()
+			s.IgnoreHostLoad = tt.ignore
+			got := mustCompare(t, one(b), one(c), s)
+			sc := got.Scenarios[0]
+			if sc.Verdict != tt.want {
+				t.Errorf("verdict %s (%s), want %s", sc.Verdict, sc.Reason, tt.want)
+			}
+			if tt.want == Inconclusive && !strings.Contains(sc.Reason, "knee probes") {
+				t.Errorf("reason %q does not name the busy knee probes", sc.Reason)
+			}
+		})
+	}
+}

@@ -288,6 +288,16 @@ func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) 
 	return warnings
 }
 
+// maxQPSRegressed reports whether sc's max-QPS metric regressed.
+func maxQPSRegressed(sc *ScenarioComparison) bool {
+	for _, m := range sc.Metrics {
+		if m.Metric == MetricMaxQPS && m.Verdict == Regressed {
+			return true
+		}
+	}
+	return false
+}
+
 // hostBusy counts the trials measured on a busy host and, unless ignore,
 // turns a regression resting on them into an inconclusive verdict: the
 // host's other work, not the change, may have slowed them.
@@ -319,6 +329,22 @@ func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
 		}
 		if n > 0 {
 			busy = append(busy, fmt.Sprintf("%d of %d %s trials (%s)", n, len(x.r.Trials), x.who, why))
+		}
+		// A knee rests on its probes: a max-QPS regression measured while
+		// the host was busy is no more trusted than a latency one.
+		if maxQPSRegressed(sc) && x.r.Capacity != nil {
+			np, pwhy := 0, ""
+			for _, p := range x.r.Capacity.Points {
+				if p.Host != nil && p.Host.Busy {
+					np++
+					if pwhy == "" {
+						pwhy = p.Host.Why
+					}
+				}
+			}
+			if np > 0 {
+				busy = append(busy, fmt.Sprintf("%d of %d %s knee probes (%s)", np, len(x.r.Capacity.Points), x.who, pwhy))
+			}
 		}
 	}
 	if len(busy) == 0 {

@@ -42,6 +42,8 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 		if o.Progress != nil {
 			ho.Progress = func(p harness.Progress) { o.Progress(fmt.Sprintf("%s @ %.0f rps", s.Name, rate), p) }
 		}
+		hs := harness.NewHostSampler(nil, ss.tg.pgid)
+		ho.Observer = hs
 		r, err := harness.Run(ctx, ho)
 		if r == nil {
 			return result.Point{OfferedRPS: rate}, err
@@ -52,7 +54,9 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 		if _, seen := runs[rate]; !seen {
 			runs[rate] = r
 		}
-		return harness.PointOf(r, rate), nil
+		pt := harness.PointOf(r, rate)
+		pt.Host = hs.Load(0)
+		return pt, nil
 	}
 	mprobe, metricsURL := probeMetrics(ctx, ss.tg, s.URL == "")
 	cacheBefore, cacheOK := cacheScrape(ctx, metricsURL)
