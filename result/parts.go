@@ -43,12 +43,12 @@ type Point struct {
 	Latency     Latency `json:"latency_ms"`
 	Pass        bool    `json:"pass"`
 	// Why says which condition failed.
-	Why        string  `json:"why,omitempty"`
+	Why string `json:"why,omitempty"`
 	// Host is how busy the machine was with other work during the probe
 	// (as a trial's Host); a max-QPS regression resting on busy probes is
 	// inconclusive (host busy). Nil when not sampled.
-	Host *HostLoad `json:"host,omitempty"`
-	GoodputRPS float64 `json:"goodput_rps,omitempty"`
+	Host       *HostLoad `json:"host,omitempty"`
+	GoodputRPS float64   `json:"goodput_rps,omitempty"`
 	// InFlightMean is the measured mean concurrency during the probe.
 	InFlightMean float64 `json:"in_flight_mean,omitempty"`
 	// TTFTP99Ms and TPOTP99Ms are set for streaming probes (goodput knee).
