@@ -177,7 +177,8 @@ func TestActionGate(t *testing.T) {
 		{name: "fail-on-regression false reports without failing", event: "pull_request", verdict: compare.Fail,
 			inputs: map[string]string{"INPUT_FAIL-ON-REGRESSION": "false"}, wantCode: exitPass, wantComment: true,
 			wantStdout: []string{"::warning::perfgate: 1 regression; fail-on-regression is false"}},
-		{name: "incomparable is a configuration error", event: "pull_request", verdict: compare.Incomparable, wantCode: exitUsage, wantComment: true,
+		// Incomparable exits 1, as gate and compare do (exitcode.ForVerdict).
+		{name: "incomparable fails the step", event: "pull_request", verdict: compare.Incomparable, wantCode: exitRegression, wantComment: true,
 			wantStdout: []string{"::error::perfgate: the baselines were measured on a different environment: gpu model"}},
 		{name: "comment false posts nothing", event: "pull_request", verdict: compare.Pass, inputs: map[string]string{"INPUT_COMMENT": "false"}, wantCode: exitPass},
 		// On a fork's pull request the token is read-only: a warning, and

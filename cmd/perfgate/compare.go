@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/comparetext"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/result"
 )
@@ -128,11 +129,8 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if err := comparetext.Render(e.stdout, c, *format); err != nil {
 		return fmt.Errorf("compare: writing the report: %w", err)
 	}
-	if c.Verdict == compare.Fail || c.Verdict == compare.Incomparable {
-		return withCode(exitRegression, errSilentFail)
-	}
-	if c.Verdict == compare.Undecided && *failUndecided {
-		return withCode(exitRegression, errSilentFail)
+	if code := exitcode.ForVerdict(c.Verdict, *failUndecided); code != exitPass {
+		return withCode(code, errSilentFail)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
@@ -72,10 +73,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		return withCode(exitRunFailed, err)
 	}
 	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", g.comparisonPath, g.markdownPath, htmlPathNextTo(g.markdownPath))
-	if g.runErr == nil && g.verdict() == compare.Undecided && g.failOnInconclusive {
-		return withCode(exitRegression, errors.New("gate inconclusive: "+g.report.Comparison.Reason))
-	}
-	return g.exitErr(e)
+	return g.exitErr(e, g.failOnInconclusive)
 }
 
 // gateRun is one gate's outcome, for the command and the Action.
@@ -96,20 +94,26 @@ type pipelineFunc func(ctx context.Context, e *env, cfgPath, baseDir, out string
 // verdict is the comparison's verdict.
 func (g *gateRun) verdict() string { return g.report.Comparison.Verdict }
 
-// exitErr maps the outcome to the exit code: 3 when the run failed, 1 on a
-// regression or an incomparable baseline, 0 on pass or no baseline.
-func (g *gateRun) exitErr(e *env) error {
+// exitErr maps the outcome to the exit code: 3 when the run failed, else
+// exitcode.ForVerdict (1 on a regression or an incomparable baseline, and
+// on an inconclusive one when failOnInconclusive; 0 on pass or no
+// baseline).
+func (g *gateRun) exitErr(e *env, failOnInconclusive bool) error {
 	if g.runErr != nil {
 		return withCode(exitRunFailed, g.runErr)
 	}
+	code := exitcode.ForVerdict(g.verdict(), failOnInconclusive)
 	switch g.verdict() {
 	case compare.Fail:
-		return withCode(exitRegression, errors.New("gate failed: a regression beyond the threshold"))
+		return withCode(code, errors.New("gate failed: a regression beyond the threshold"))
 	case compare.Incomparable:
-		return withCode(exitRegression, errors.New("gate cannot compare: the baselines were measured on other hardware; update them on this runner, or pass --allow-env-mismatch"))
+		return withCode(code, errors.New("gate cannot compare: the baselines were measured on other hardware; update them on this runner, or pass --allow-env-mismatch"))
 	case compare.NoBaseline:
 		fmt.Fprintln(e.stderr, "perfgate: no baseline to compare with: the gate passes; store baselines with `perfgate baseline update`")
 	case compare.Undecided:
+		if code != exitPass {
+			return withCode(code, errors.New("gate inconclusive: "+g.report.Comparison.Reason))
+		}
 		fmt.Fprintln(e.stderr, "perfgate: inconclusive: "+g.report.Comparison.Reason+" (the gate passes as inconclusive, not pass; gate.on_inconclusive: fail or --on-inconclusive fail fails it, rerun measures more trials)")
 	}
 	return nil

@@ -9,14 +9,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/perfgate/perfgate/exitcode"
 )
 
-// Exit codes, as DESIGN.md fixes them.
+// Exit codes, as the README documents them (package exitcode).
 const (
-	exitPass       = 0
-	exitRegression = 1
-	exitUsage      = 2
-	exitRunFailed  = 3
+	exitPass       = exitcode.Pass
+	exitRegression = exitcode.Regression
+	exitUsage      = exitcode.Usage
+	exitRunFailed  = exitcode.RunFailed
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"
@@ -39,13 +41,7 @@ type env struct {
 }
 
 // exitError carries an exit code with its error.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
+type exitError = exitcode.Error
 
 // errHelp is returned when -h or --help was asked for: the flag set has
 // already printed its usage, and the exit code is 0.
@@ -63,15 +59,12 @@ func usageErr(format string, a ...any) error {
 			return errHelp
 		}
 	}
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+	return &exitError{Code: exitUsage, Err: fmt.Errorf(format, a...)}
 }
 
 // withCode marks err with an exit code.
 func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
+	return exitcode.With(code, err)
 }
 
 // errSilentFail is returned when the verdict is a failure already reported.
@@ -101,11 +94,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return exitPass
 	}
-	code := exitRunFailed
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
+	code := exitcode.Of(err)
 	if msg := err.Error(); msg != "" {
 		fmt.Fprintf(stderr, "perfgate: %s\n", msg)
 	}

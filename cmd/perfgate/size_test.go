@@ -82,7 +82,7 @@ func TestCmdSize(t *testing.T) {
 				return
 			}
 			var ee *exitError
-			if !errors.As(err, &ee) || ee.code != tt.code {
+			if !errors.As(err, &ee) || ee.Code != tt.code {
 				t.Fatalf("size %v error = %v, want exit code %d", tt.args, err, tt.code)
 			}
 			if !strings.Contains(err.Error(), tt.message) {
@@ -173,7 +173,7 @@ scenarios:
 				return
 			}
 			var ee *exitError
-			if !errors.As(err, &ee) || ee.code != tt.code {
+			if !errors.As(err, &ee) || ee.Code != tt.code {
 				t.Fatalf("size %v error = %v, want exit code %d", tt.args, err, tt.code)
 			}
 			if !strings.Contains(err.Error(), tt.message) {

@@ -1,0 +1,301 @@
+package ghaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/exitcode"
+	"github.com/perfgate/perfgate/report"
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Env is what the action may touch of the process.
+type Env struct {
+	// Getenv reads the runner's variables (os.Getenv in the command).
+	Getenv func(string) string
+	// Stdout is where the text report goes: the command passes it through
+	// a guard that keeps lines of pull-request text from acting as
+	// workflow commands.
+	Stdout io.Writer
+	// Commands returns the writer, past that guard, for the action's own
+	// workflow commands (nil: Stdout).
+	Commands func() io.Writer
+	// Workdir is the directory relative input paths resolve against.
+	Workdir string
+	// OutDir is the output folder under Workdir (an A/B run writes there).
+	OutDir string
+}
+
+// commands is the writer for the action's own workflow commands.
+func (env Env) commands() io.Writer {
+	if env.Commands == nil {
+		return env.Stdout
+	}
+	return env.Commands()
+}
+
+// GateOutcome is what the gate pipeline (run, compare, size) hands the
+// action: the report to render, the comparison JSON it wrote, the verdict
+// (a compare top-level verdict) and one line per regression.
+type GateOutcome struct {
+	Report         *report.Report
+	ComparisonPath string
+	Verdict        string
+	Regressions    []string
+	// FailOnInconclusive: gate.on_inconclusive (or the input) is fail.
+	FailOnInconclusive bool
+}
+
+// Pipelines are the stages the action drives: the command passes the real
+// ones, tests their own.
+type Pipelines struct {
+	// Gate runs (or reads) the results, compares them with the baselines
+	// and sizes them.
+	Gate func(ctx context.Context, in Inputs) (*GateOutcome, error)
+	// Baseline runs the suite and stores its results as baselines,
+	// returning the files it wrote.
+	Baseline func(ctx context.Context, in Inputs) ([]string, error)
+	// AB runs the same-runner A/B gate against git revision ref, writing
+	// into out (compare-with: base or both).
+	AB func(ctx context.Context, in Inputs, ref, out string) (*GateOutcome, error)
+}
+
+// Action is one run of the action.
+type Action struct {
+	env Env
+	gha *githubactions.Action
+	in  Inputs
+	gh  GitHub
+}
+
+// errReported is returned when the failure was already reported (as an
+// annotation): the exit code is all that is left to say.
+var errReported = errors.New("")
+
+// New starts a run of the action: it reads the token input and masks it
+// before anything else is printed.
+func New(env Env) *Action {
+	gha := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(env.commands()))
+	token := Input(gha, env.Getenv, "github-token")
+	if token != "" {
+		gha.AddMask(token)
+	}
+	return &Action{env: env, gha: gha, in: Inputs{Token: token}}
+}
+
+// usage is a usage or configuration error (exit 2).
+func usage(format string, a ...any) error {
+	return exitcode.With(exitcode.Usage, fmt.Errorf(format, a...))
+}
+
+// Run reads the inputs and the run, and drives the mode asked for.
+// commentFrom, when set (the command's --comment-from), selects comment
+// mode with that bundle. Errors carry their exit code (exitcode.Of).
+func (a *Action) Run(ctx context.Context, commentFrom string, p Pipelines) error {
+	if a.env.Getenv("GITHUB_ACTIONS") != "true" && a.env.Getenv("GITHUB_EVENT_NAME") == "" {
+		return usage("action: no GitHub Actions environment (GITHUB_ACTIONS and GITHUB_EVENT_NAME are unset): " +
+			"this command is the Action's entry point. Outside Actions use `perfgate gate --config perfgate.yaml`, " +
+			"or set the variables `perfgate action -h` lists to run it locally")
+	}
+	in, err := ReadInputs(a.gha, a.env.Getenv, a.in.Token)
+	if err != nil {
+		a.gha.Errorf("%s", err.Error())
+		return usage("action: %w", err)
+	}
+	if commentFrom != "" {
+		in.Mode, in.CommentFrom = ModeComment, commentFrom
+	}
+	a.in = in
+	gh, err := ReadGitHub(a.env.Getenv)
+	if err != nil {
+		a.gha.Errorf("%s", err.Error())
+		return usage("action: %w", err)
+	}
+	a.gh = gh
+	switch in.Mode {
+	case ModeBaseline:
+		return a.baseline(ctx, p)
+	case ModeComment:
+		return a.commentFromBundle(ctx)
+	}
+	return a.gate(ctx, p)
+}
+
+// path resolves p against the working directory.
+func (a *Action) path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(a.env.Workdir, p)
+}
+
+// gate runs the gate pipeline and reports its outcome. Its exit code is
+// exitcode.ForVerdict's, unless fail-on-regression is false.
+func (a *Action) gate(ctx context.Context, p Pipelines) error {
+	out, err := a.gateWith(ctx, p)
+	if err != nil {
+		a.gha.Errorf("%s", err.Error())
+		a.outputs(Output{"verdict", "error"})
+		return err
+	}
+	r := out.Report
+	r.Commit, r.RunURL, r.SummaryURL = a.gh.Event.HeadSHA(), a.gh.RunURL(), a.gh.RunURL()
+	a.printText(r)
+	a.summary(r)
+	for _, reg := range out.Regressions {
+		a.gha.WithFieldsMap(map[string]string{"title": "perfgate regression"}).Errorf("%s", reg)
+	}
+	if a.in.CommentDir != "" {
+		if err := WriteBundle(a.path(a.in.CommentDir), r, BundlePR{Number: a.gh.Event.PRNumber(), HeadSHA: a.gh.Event.HeadSHA()}); err != nil {
+			a.gha.Warningf("%s", err.Error())
+		}
+	}
+	url := ""
+	if n := a.gh.Event.PRNumber(); a.in.Comment && n > 0 {
+		url = a.comment(ctx, n, r)
+	} else if a.in.Comment {
+		a.gha.Noticef("%s", fmt.Sprintf("perfgate: the %q event is not a pull request: no comment posted", a.gh.EventName))
+	}
+	a.outputs(Output{"verdict", out.Verdict}, Output{"report", out.ComparisonPath}, Output{"comment-url", url})
+	code := exitcode.ForVerdict(out.Verdict, out.FailOnInconclusive)
+	if out.Verdict == compare.Undecided {
+		if code != exitcode.Pass {
+			a.gha.Errorf("%s", "perfgate: inconclusive, and on-inconclusive is fail: "+r.Comparison.Reason)
+			return exitcode.With(code, errReported)
+		}
+		a.gha.Warningf("%s", "perfgate: inconclusive: "+r.Comparison.Reason)
+	}
+	if code == exitcode.Pass {
+		return nil
+	}
+	if out.Verdict == compare.Incomparable {
+		msg := "perfgate: the baselines were measured on a different environment: " + r.Comparison.Reason
+		if !a.in.FailOnRegression {
+			a.gha.Warningf("%s", msg)
+			return nil
+		}
+		a.gha.Errorf("%s", msg)
+	} else if !a.in.FailOnRegression {
+		a.gha.Warningf("perfgate: %s; fail-on-regression is false, so the step passes", countNoun(len(out.Regressions), "regression"))
+		return nil
+	}
+	return exitcode.With(code, errReported)
+}
+
+// countNoun is n with its noun, pluralized with s.
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// baseline runs every scenario and writes the baselines atomically. They
+// are left in the work tree, uncommitted: a following step commits them or
+// opens a pull request (peter-evans/create-pull-request), so that new
+// baselines are reviewed like code and the action needs no write access.
+func (a *Action) baseline(ctx context.Context, p Pipelines) error {
+	written, err := p.Baseline(ctx, a.in)
+	if err != nil {
+		a.gha.Errorf("%s", err.Error())
+		a.outputs(Output{"verdict", "error"})
+		return err
+	}
+	dir := a.in.Baselines
+	if dir == "" {
+		if c, err := config.ReadFile(a.path(a.in.Config)); err == nil {
+			dir = c.Resolve(c.Baselines)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## perfgate: baselines stored\n\n%d baseline files written to `%s`:\n\n", len(written), strings.ReplaceAll(dir, "`", "'"))
+	b.WriteString(baselineTable(written))
+	b.WriteString("\nThey are left in the work tree, not committed: a following step commits them or opens a pull request.\n")
+	a.appendSummary(b.String())
+	a.gha.Noticef("%s", fmt.Sprintf("perfgate: %d baselines written to %s (not committed)", len(written), dir))
+	a.outputs(Output{"verdict", "baseline"}, Output{"baselines", dir})
+	return nil
+}
+
+// commentFromBundle is comment mode, the trusted half of the fork-safe
+// pair: it runs on workflow_run with a writable token, reads the bundle the
+// pull_request run uploaded, checks that the pull request it names has the
+// head commit that run measured, and posts the comment. The verdict was the
+// pull_request run's; this step fails only on bad input.
+func (a *Action) commentFromBundle(ctx context.Context) error {
+	if a.in.CommentFrom == "" {
+		return usage("action: mode comment needs the comment-from input (or --comment-from DIR)")
+	}
+	r, info, err := ReadBundle(a.path(a.in.CommentFrom))
+	if err != nil {
+		a.gha.Errorf("%s", err.Error())
+		return usage("action: %w", err)
+	}
+	wr := a.gh.Event.WorkflowRun
+	if wr == nil {
+		if a.gh.EventName != "workflow_run" {
+			return usage("action: mode comment runs on a workflow_run event; GITHUB_EVENT_NAME is %q", a.gh.EventName)
+		}
+		if a.gh.EventPath == "" {
+			return usage("action: mode comment reads the workflow_run event payload, but GITHUB_EVENT_PATH is not set")
+		}
+		return usage("action: the event payload %s has no workflow_run object: mode comment needs the workflow_run event's payload (its head_sha and html_url)", a.gh.EventPath)
+	}
+	if info.HeadSHA != wr.HeadSHA {
+		msg := fmt.Sprintf("the bundle is for commit %s but the triggering run measured %s: not posted", info.HeadSHA, wr.HeadSHA)
+		a.gha.Errorf("%s", "perfgate: "+msg)
+		return usage("action: %s", msg)
+	}
+	r.Commit, r.RunURL, r.SummaryURL = info.HeadSHA, wr.HTMLURL, wr.HTMLURL
+	a.summary(r)
+	url := ""
+	if a.in.Comment {
+		url = a.checkedComment(ctx, info, r)
+	}
+	a.outputs(Output{"verdict", r.Comparison.Verdict}, Output{"comment-url", url})
+	return nil
+}
+
+// gateWith runs the gate the compare-with input asks for: the stored
+// baselines, a same-runner A/B against the pull request's base commit, or
+// both (the A/B outcome reported, failing when either fails, the
+// baselines' verdict added to its warnings).
+func (a *Action) gateWith(ctx context.Context, p Pipelines) (*GateOutcome, error) {
+	if a.in.CompareWith == CompareBaselines || a.in.CompareWith == "" {
+		return p.Gate(ctx, a.in)
+	}
+	base := a.gh.Event.BaseSHA()
+	if base == "" {
+		return nil, usage("action: compare-with %s measures the pull request's base commit, but the %q event has none: run it on pull_request events, or use compare-with baselines", a.in.CompareWith, a.gh.EventName)
+	}
+	if !IsSHA(base) {
+		return nil, usage("action: the event's pull_request.base.sha %q is not a commit id", base)
+	}
+	out := filepath.Join(a.env.Workdir, a.env.OutDir)
+	if a.in.CompareWith == CompareBase {
+		return p.AB(ctx, a.in, base, out)
+	}
+	stored, err := p.Gate(ctx, a.in)
+	if err != nil {
+		return nil, err
+	}
+	ab, err := p.AB(ctx, a.in, base, filepath.Join(out, "ab"))
+	if err != nil {
+		return nil, err
+	}
+	c := ab.Report.Comparison
+	c.Warnings = append(c.Warnings, fmt.Sprintf("compare-with both: against the stored baselines the verdict is %s (%s); the table above is the A/B run's",
+		stored.Verdict, stored.Report.Comparison.Reason))
+	if stored.Verdict == compare.Fail && ab.Verdict != compare.Fail {
+		ab.Verdict = compare.Fail
+		c.Verdict = compare.Fail
+		ab.Regressions = append(ab.Regressions, stored.Regressions...)
+	}
+	return ab, nil
+}
