@@ -8,7 +8,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/sizing"
 )
+
+// DefaultFile is the configuration file commands read when not told
+// otherwise.
+const DefaultFile = "perfgate.yaml"
 
 // DefaultValues are the values of fields left out of the file.
 type DefaultValues struct {
@@ -32,15 +39,21 @@ type DefaultValues struct {
 }
 
 // Defaults returns the values Parse gives fields left out of the file.
+// Those of the packages that use them are taken from there (one source
+// each): the headroom from sizing.DefaultHeadroom, the target's ready
+// timeout from harness.DefaultReadyTimeout. The gate's thresholds and
+// confidence are compare.DefaultSettings' (written out here, because
+// compare's tests read this package; TestDefaultsInStep holds them equal).
+// The command line's defaults are these too.
 func Defaults() DefaultValues {
 	return DefaultValues{
 		MaxErrorRate:     0.001,
-		Headroom:         1.3,
+		Headroom:         sizing.DefaultHeadroom,
 		P99Regression:    0.05,
 		MaxQPSRegression: 0.05,
 		Confidence:       0.95,
 		Baselines:        "perfgate/baselines",
-		ReadyTimeout:     60 * time.Second,
+		ReadyTimeout:     harness.DefaultReadyTimeout,
 		Protocol:         "http",
 		Duration:         30 * time.Second,
 		Warmup:           5 * time.Second,

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfgate/perfgate/config"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -17,7 +18,7 @@ const (
 )
 
 // DefaultConfig is the config input's default.
-const DefaultConfig = "perfgate.yaml"
+const DefaultConfig = config.DefaultFile
 
 // Inputs are the action's inputs (action.yml).
 type Inputs struct {

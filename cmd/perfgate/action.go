@@ -32,10 +32,9 @@ func cmdAction(ctx context.Context, e *env, args []string) error {
 	return runAction(ctx, e, args, pipelines{gate: runGatePipeline, baseline: runBaselinePipeline, ab: runABPipeline})
 }
 
-// actionUsage is `perfgate action -h`: what the entry point reads, and how
-// to run it on a laptop.
-const actionUsage = `usage: perfgate action [--comment-from DIR]
-
+// actionUsage is `perfgate action -h` after the synopsis: what the entry
+// point reads, and how to run it on a laptop.
+const actionUsage = `
 The GitHub Action's entry point (action.yml runs it). It reads its inputs
 from INPUT_* variables and the run from GITHUB_* variables, as the runner
 sets them:
@@ -91,7 +90,7 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 	fs.SetOutput(e.stderr)
 	commentFrom := fs.String("comment-from", "", "post the comment bundle in `DIR` (written by a gate run with comment-dir) on its pull request")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), actionUsage)
+		fmt.Fprint(fs.Output(), commandUsage("action")+actionUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

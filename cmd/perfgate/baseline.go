@@ -22,7 +22,7 @@ import (
 // scenario's baseline holds all runs' trials and their noise floor.
 func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && isHelpArg(args[0]) {
-		fmt.Fprintln(e.stdout, "usage: perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]")
+		fmt.Fprint(e.stdout, commandUsage("baseline"))
 		return nil
 	}
 	if len(args) == 0 || args[0] != "update" {
@@ -38,10 +38,7 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		cfg   = fs.String("config", "", "configuration `FILE` whose hash is recorded in the provenance")
 	)
 	fs.Var(&froms, "from", "`DIR` holding a run's result files (perfgate run --out DIR); repeat it with independent runs of the same config to store their noise floor")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "baseline")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

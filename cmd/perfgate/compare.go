@@ -45,10 +45,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&s.AllowEnvMismatch, "allow-env-mismatch", false, "compare with a baseline from other hardware anyway, with a loud warning")
 	fs.BoolVar(&s.IgnoreHostLoad, "ignore-host-load", false, "keep a regression measured while the host was busy with other work a regression (default: inconclusive (host busy))")
 	failUndecided := fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: perfgate compare [--config perfgate.yaml] --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json] [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95]")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "compare")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

@@ -8,19 +8,20 @@
 //	perfgate run --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--model NAME]
 //	             [--rate R | --concurrency C | --sweep --slo-p99 DUR | --trace FILE]
 //	             [--duration 30s] [--warmup 5s] [--trials 5] [--body @FILE] [--out FILE]
-//	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json] [--fail-on-inconclusive]
-//	perfgate size --result FILE --peak-qps N [--headroom 1.3] [--format text|markdown|json]
-//	perfgate size --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
-//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--fail-on-inconclusive]
 //	perfgate run --config perfgate.yaml --part I/N [--list]
 //	perfgate run --url URL ... --generator I/N [--start-at RFC3339]
-//	perfgate merge --out DIR [--max-skew 100ms] PATH...
+//	perfgate compare [--config perfgate.yaml] --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
+//	                 [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95] [--fail-on-inconclusive]
+//	perfgate size [--config perfgate.yaml] --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
+//	perfgate size [--config perfgate.yaml] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
+//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--fail-on-inconclusive]
 //	perfgate gate --config perfgate.yaml --ab REF [--out DIR]
-//	perfgate baseline update --from DIR [--from DIR2]... --to DIR
+//	perfgate merge --out DIR [--max-skew 100ms] PATH...
+//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]
 //	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
 //	             [--batch-window 5ms] [--max-batch 32] [--model mlp|sim|large] ...
-//	perfgate action
+//	perfgate action [--comment-from DIR]
 //	perfgate gpu-sample [--duration 8s] [--interval 100ms]
 //	perfgate version
 //

@@ -21,6 +21,7 @@ func cmdFixture(ctx context.Context, e *env, args []string) error {
 	}
 	fs := flag.NewFlagSet("fixture serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	setUsage(fs, "fixture")
 	d := fixtures.DefaultOptions()
 	var o fixtures.Options
 	addr := fs.String("addr", "127.0.0.1:8000", "HTTP listen address (KServe v2, OpenAI, /metrics); port 0 picks one")

@@ -25,8 +25,9 @@ import (
 func cmdGate(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	setUsage(fs, "gate")
 	var (
-		cfgPath   = fs.String("config", "perfgate.yaml", "perfgate.yaml to run")
+		cfgPath   = fs.String("config", config.DefaultFile, "perfgate.yaml to run")
 		baseDir   = fs.String("baselines", "", "baseline folder (default: the config's baselines)")
 		out       = fs.String("out", defaultOutDir, "output `folder`: results/, comparison.json, report.md and report.html")
 		format    = fs.String("format", "text", "report on stdout: text, markdown or json")

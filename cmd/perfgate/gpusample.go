@@ -14,7 +14,8 @@ import (
 func cmdGPUSample(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("gpu-sample", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	d := fs.Duration("duration", 8*time.Second, "how long to sample")
+	setUsage(fs, "gpu-sample")
+	d := fs.Duration("duration", gpuSampleDuration, "how long to sample")
 	iv := fs.Duration("interval", telemetry.DefaultInterval, "sampling interval")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("gpu-sample: %v", err)
@@ -27,3 +28,6 @@ func cmdGPUSample(ctx context.Context, e *env, args []string) error {
 	}
 	return withCode(exitRunFailed, telemetry.SampleFor(ctx, *d, *iv, e.stdout))
 }
+
+// gpuSampleDuration is gpu-sample's default --duration.
+const gpuSampleDuration = 8 * time.Second

@@ -142,25 +142,3 @@ func run(ctx context.Context, args []string, e *env) error {
 	fmt.Fprint(e.stderr, usageText)
 	return usageErr("unknown command %q", cmd)
 }
-
-const usageText = `perfgate: load-test an inference service, gate regressions, size capacity.
-
-Usage:
-  perfgate demo [--quick]
-  perfgate run  --config perfgate.yaml [--scenario NAME]... [--out DIR]
-  perfgate run  --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--rate R | --concurrency C | --sweep --slo-p99 DUR] ...
-  perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
-  perfgate size    --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
-  perfgate gate    --config perfgate.yaml [--results DIR | --ab REF]
-  perfgate run  --config perfgate.yaml --part I/N [--list]
-  perfgate run  --url URL ... --generator I/N [--start-at RFC3339]
-  perfgate merge   --out DIR PATH...
-  perfgate baseline update --from DIR --to DIR
-  perfgate report  --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS...
-  perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] ...
-  perfgate action
-  perfgate gpu-sample [--duration 8s] [--interval 100ms]
-  perfgate version
-
-Run "perfgate COMMAND -h" for a command's flags.
-`

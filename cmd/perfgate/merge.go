@@ -18,6 +18,7 @@ import (
 func cmdMerge(_ context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	setUsage(fs, "merge")
 	out := fs.String("out", "", "folder to write the merged results into (required)")
 	maxSkew := fs.Duration("max-skew", merge.DefaultMaxSkew, "largest start skew between generator shards; beyond it (or beyond the warm-up) the merged result is invalid")
 	if err := fs.Parse(args); err != nil {

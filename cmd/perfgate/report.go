@@ -31,10 +31,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 		cfgPath  = fs.String("config", "", "perfgate.yaml whose gate thresholds, capacity plan and ladder to use (optional)")
 		allowEnv = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
 	)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "report")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/protocol"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -23,6 +24,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 func cmdRun(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	setUsage(fs, "run")
 	var (
 		cfgPath   = fs.String("config", "", "perfgate.yaml to run")
 		scenarios stringList
@@ -173,7 +175,7 @@ type quickFlags struct {
 func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.url, "url", "", "the service to test (http: whole URL; kserve-http, openai: base address; kserve-grpc: host:port)")
 	fs.StringVar(&q.layer, "layer", "", "the layer this run exercises (model, engine, service, system); default: unlabelled")
-	fs.StringVar(&q.protocol, "protocol", "http", "http | kserve-http | kserve-grpc | openai")
+	fs.StringVar(&q.protocol, "protocol", config.Defaults().Protocol, "http | kserve-http | kserve-grpc | openai")
 	fs.StringVar(&q.model, "model", "", "model name (kserve-*, openai)")
 	fs.StringVar(&q.endpoint, "endpoint", "", "openai endpoint: chat (default) or completions")
 	fs.StringVar(&q.method, "method", "", "HTTP method (default GET, or POST with a body)")
@@ -190,17 +192,17 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&q.sweepBudget, "budget", 0, "--sweep: stop searching after this much time (default 5m)")
 	fs.DurationVar(&q.sloTTFT, "slo-ttft", 0, "openai: time-to-first-token objective (goodput)")
 	fs.DurationVar(&q.sloTPOT, "slo-tpot", 0, "openai: time-per-output-token objective (goodput)")
-	fs.StringVar(&q.maxErrorRate, "max-error-rate", "0.1%", "error-rate limit for --sweep")
-	fs.DurationVar(&q.duration, "duration", 30*time.Second, "one trial's measurement window")
-	fs.DurationVar(&q.warmup, "warmup", 5*time.Second, "warm-up, excluded from every figure")
+	fs.StringVar(&q.maxErrorRate, "max-error-rate", thresholdString(config.Defaults().MaxErrorRate), "error-rate limit for --sweep")
+	fs.DurationVar(&q.duration, "duration", config.Defaults().Duration, "one trial's measurement window")
+	fs.DurationVar(&q.warmup, "warmup", config.Defaults().Warmup, "warm-up, excluded from every figure")
 	fs.IntVar(&q.trials, "trials", config.Defaults().Trials, "measurement windows (the same default as the config's)")
-	fs.DurationVar(&q.timeout, "timeout", 30*time.Second, "per-request timeout")
+	fs.DurationVar(&q.timeout, "timeout", protocol.DefaultTimeout, "per-request timeout")
 	fs.IntVar(&q.connections, "connections", 0, "connection cap (default: sized from the load: the concurrency, or up to 4096 in open loop)")
 	fs.StringVar(&q.dataset, "dataset", "", "openai: JSONL prompts (prompt or messages, max_tokens)")
 	fs.IntVar(&q.promptTokens, "prompt-tokens", 0, "openai: synthetic prompt length in tokens")
 	fs.IntVar(&q.maxTokens, "max-tokens", 0, "openai: tokens to generate")
 	fs.StringVar(&q.trace, "trace", "", "replay a JSONL trace (offset_ms, body or prompt)")
-	fs.Float64Var(&q.speed, "speed", 1, "replay speed factor")
+	fs.Float64Var(&q.speed, "speed", config.Defaults().Speed, "replay speed factor")
 	fs.StringVar(&q.client, "client", "fast", "HTTP client for http and kserve-http: fast (lean HTTP/1.1) or std (net/http)")
 	fs.StringVar(&q.caCert, "cacert", "", "https, kserve-grpc: PEM `FILE` of CA certificates to trust beside the system's (a private CA)")
 	fs.StringVar(&q.cert, "cert", "", "https, kserve-grpc: client certificate PEM `FILE` for mutual TLS (with --key)")

@@ -41,11 +41,7 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 		whole   = fs.String("whole", "", "result `FILE` of the whole-device knee, to compare with a --result measured on a partition")
 	)
 	fs.Float64Var(cost, "cost-per-instance-hour", 0, "alias of --cost-per-hour")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: perfgate size [--config perfgate.yaml] --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]")
-		fmt.Fprintln(fs.Output(), "       perfgate size [--config perfgate.yaml] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "size")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

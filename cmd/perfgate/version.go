@@ -123,7 +123,7 @@ func resolveVersion(stampedVersion, stampedCommit, stampedDate string, bi *debug
 func cmdVersion(e *env, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	fs.Usage = func() { fmt.Fprintln(e.stderr, "usage: perfgate version") }
+	fs.Usage = func() { fmt.Fprint(e.stderr, commandUsage("version")) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
