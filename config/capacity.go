@@ -37,8 +37,8 @@ func (c *Config) validatePlanKeys(sp string, s *Scenario) error {
 	}
 	if s.Repeat > 0 {
 		switch {
-		case s.Protocol == "http":
-			return c.errAt(sp+".repeat", "protocol http: perfgate varies the inputs of kserve-http and kserve-grpc (random tensors) and openai (synthetic prompts) only")
+		case !protocolTraits[s.Protocol].variesInputs:
+			return c.errAt(sp+".repeat", "protocol %s: perfgate varies the inputs of kserve-http and kserve-grpc (random tensors) and openai (synthetic prompts) only", s.Protocol)
 		case s.Body != "":
 			return c.errAt(sp+".repeat", "scenario %q sends one body file: every request repeats it; drop body to send random inputs, a fraction of them repeated", s.Name)
 		case s.Dataset != "":

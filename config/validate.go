@@ -69,6 +69,22 @@ func Defaults() DefaultValues {
 // Protocols lists the protocols perfgate speaks.
 var Protocols = []string{"http", "kserve-http", "kserve-grpc", "openai"}
 
+// protocolTraits is what the checks below need to know of each protocol:
+// a copy of what package protocol declares (protocol.Traits), kept in step
+// by TestProtocolTraitsInStep, so that this package stays free of the
+// clients.
+var protocolTraits = map[string]struct {
+	needsModel   bool // requests name a model
+	grpc         bool // the address is host:port, not a URL
+	streaming    bool // SLOs on TTFT and TPOT
+	variesInputs bool // inputs generated, so repeat applies
+}{
+	"http":        {},
+	"kserve-http": {needsModel: true, variesInputs: true},
+	"kserve-grpc": {needsModel: true, grpc: true, variesInputs: true},
+	"openai":      {needsModel: true, streaming: true, variesInputs: true},
+}
+
 // Modes lists the load modes.
 var Modes = []string{"rate", "concurrency", "sweep", "replay"}
 
@@ -305,7 +321,7 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 			return c.errAt(sp+".target", "no target is named %q (defined: %s)", s.Target, strings.Join(names, ", "))
 		}
 	case s.URL != "":
-		if s.Protocol != "kserve-grpc" {
+		if !protocolTraits[s.Protocol].grpc {
 			if err := checkURL(s.URL); err != nil {
 				return c.errAt(sp+".url", "%v", err)
 			}
@@ -314,7 +330,7 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	if !slices.Contains(Protocols, s.Protocol) {
 		return c.errAt(sp+".protocol", "%q is not a protocol: want one of %s", s.Protocol, strings.Join(Protocols, ", "))
 	}
-	if (s.Protocol == "kserve-http" || s.Protocol == "kserve-grpc" || s.Protocol == "openai") && s.Model == "" {
+	if protocolTraits[s.Protocol].needsModel && s.Model == "" {
 		return c.errAt(sp+".model", "missing: protocol %s needs the model's name", s.Protocol)
 	}
 	if s.Client != "" && s.Client != "fast" && s.Client != "std" {
@@ -335,7 +351,7 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 				return c.errAt(sp+".tls."+f.key, "%q: %v", f.path, err)
 			}
 		}
-		if s.Protocol != "kserve-grpc" && s.URL != "" && !strings.HasPrefix(s.URL, "https://") {
+		if !protocolTraits[s.Protocol].grpc && s.URL != "" && !strings.HasPrefix(s.URL, "https://") {
 			return c.errAt(sp+".tls", "url %q is not https: tls applies to https:// URLs and kserve-grpc", s.URL)
 		}
 	}
@@ -356,10 +372,11 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 			return c.errAt(lp+".concurrency", "must be >= 1 for mode concurrency (got %d)", l.Concurrency)
 		}
 	case "sweep":
-		if c.SLO.P99 <= 0 && s.Protocol != "openai" {
+		streaming := protocolTraits[s.Protocol].streaming
+		if c.SLO.P99 <= 0 && !streaming {
 			return c.errAt("slo.p99", "missing: scenario %q sweeps for the knee, which needs slo.p99", s.Name)
 		}
-		if s.Protocol == "openai" && c.SLO.TTFT <= 0 && c.SLO.TPOT <= 0 && c.SLO.P99 <= 0 {
+		if streaming && c.SLO.TTFT <= 0 && c.SLO.TPOT <= 0 && c.SLO.P99 <= 0 {
 			return c.errAt("slo", "scenario %q sweeps an openai target: set slo.ttft and slo.tpot", s.Name)
 		}
 	case "replay":

@@ -140,7 +140,7 @@ func kneeOptions(cfg *config.Config, s *config.Scenario, o Options) harness.Knee
 	if l.Budget > 0 {
 		ko.Budget = l.Budget.D()
 	}
-	if s.Protocol == "openai" {
+	if traitsOf(s).Streaming {
 		// The goodput knee: requests per second under the TTFT and TPOT SLOs.
 		ko.SLOTTFT, ko.SLOTPOT = cfg.SLO.TTFT.D(), cfg.SLO.TPOT.D()
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,7 +41,7 @@ func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, logPath string) (*running, error) {
 	if s.URL != "" {
 		r := &running{base: s.URL, metrics: s.Metrics, stop: func() {}}
-		if s.Protocol != "kserve-grpc" {
+		if !traitsOf(s).GRPC {
 			r.httpBase = s.URL
 		}
 		return r, nil
@@ -67,7 +66,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 		Ready:        t.Ready,
 		ReadyTimeout: t.ReadyTimeout.D(),
 		Metrics:      firstNonEmpty(s.Metrics, t.Metrics),
-		GRPCPort:     t.GRPCPort || s.Protocol == "kserve-grpc",
+		GRPCPort:     t.GRPCPort || traitsOf(s).GRPC,
 	}
 	spec.Supervisor = o.Supervisor
 	if o.OutDir != "" {
@@ -92,7 +91,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 	r := &running{base: tg.URL(), httpBase: tg.URL(), metrics: tg.MetricsURL(), pgid: tg.PGID(),
 		stop: func() { tg.Stop(5 * time.Second) },
 		done: tg.Done(), err: tg.Err, logPath: tg.LogPath(), logTail: tg.LogTail}
-	if s.Protocol == "kserve-grpc" {
+	if traitsOf(s).GRPC {
 		r.base = fmt.Sprintf("127.0.0.1:%d", tg.GRPCPort())
 	}
 	return r, nil
@@ -105,17 +104,10 @@ const SimulatedHeader = "X-Perfgate-Simulated"
 
 // simulated asks the target's model endpoint whether its timing is
 // simulated. Any failure means "not declared".
-func simulated(ctx context.Context, httpBase, protocol, model string) bool {
-	var path string
-	switch protocol {
-	case "kserve-http", "kserve-grpc":
-		path = "/v2/models/" + url.PathEscape(model)
-	case "openai":
-		path = "/v1/models/" + url.PathEscape(model)
-	default:
-		return false
-	}
-	if httpBase == "" {
+func simulated(ctx context.Context, httpBase, proto, model string) bool {
+	tr, _ := protocol.Lookup(proto)
+	path := tr.MetadataPath(model)
+	if path == "" || httpBase == "" {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -130,6 +122,13 @@ func simulated(ctx context.Context, httpBase, protocol, model string) bool {
 	}
 	resp.Body.Close()
 	return resp.Header.Get(SimulatedHeader) == "1"
+}
+
+// traitsOf is what the scenario's protocol declares of itself (config
+// has checked that it is one).
+func traitsOf(s *config.Scenario) protocol.Traits {
+	tr, _ := protocol.Lookup(s.Protocol)
+	return tr
 }
 
 func firstNonEmpty(a ...string) string {
@@ -149,7 +148,7 @@ func newClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 		PromptTokens: s.PromptTokens, MaxTokens: s.MaxTokens, Timeout: s.Timeout.D(),
 		MaxConns: harness.PoolSize(s.Load.Mode, s.Load.Concurrency, s.Load.Connections), StdHTTP: s.Client == "std",
 	}
-	if s.Protocol == "http" && s.Path != "" {
+	if traitsOf(s).WholeURL && s.Path != "" {
 		po.URL = strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(s.Path, "/")
 	}
 	if s.Body != "" {

@@ -1,0 +1,76 @@
+package protocol
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Traits is what a protocol declares about itself, so that the config
+// checks and the suite ask it instead of naming protocols.
+type Traits struct {
+	// Name is the protocol's name (HTTP, KServeHTTP, KServeGRPC, OpenAI).
+	Name string
+	// NeedsModel: requests name a model, so a scenario must give one.
+	NeedsModel bool
+	// GRPC: the address is host:port, not a URL, and a started target
+	// must open a gRPC port ({grpc_port}).
+	GRPC bool
+	// WholeURL: the URL is the whole request URL (a scenario's path is
+	// appended to a target's base); otherwise it is the base address and
+	// the protocol adds its own paths.
+	WholeURL bool
+	// Metadata is the path of the model's metadata, {model} standing for
+	// the escaped model name ("" when the protocol has none). A target
+	// declares simulated timing in that response's headers.
+	Metadata string
+	// Streaming: responses stream tokens, so the protocol reports TTFT,
+	// TPOT and ITL, and its SLOs (and its knee) are on those.
+	Streaming bool
+	// VariesInputs: without a body the protocol generates its inputs
+	// (random tensors, synthetic prompts), so a fraction of them can be
+	// repeated (a scenario's repeat).
+	VariesInputs bool
+}
+
+// traits are the protocols perfgate speaks, in the order they are listed.
+var traits = []Traits{
+	{Name: HTTP, WholeURL: true},
+	{Name: KServeHTTP, NeedsModel: true, Metadata: "/v2/models/{model}", VariesInputs: true},
+	{Name: KServeGRPC, NeedsModel: true, GRPC: true, Metadata: "/v2/models/{model}", VariesInputs: true},
+	{Name: OpenAI, NeedsModel: true, Metadata: "/v1/models/{model}", Streaming: true, VariesInputs: true},
+}
+
+// All returns every protocol's traits, in the order they are listed.
+func All() []Traits { return append([]Traits(nil), traits...) }
+
+// Names returns the protocols' names, in the order they are listed.
+func Names() []string {
+	names := make([]string, len(traits))
+	for i, t := range traits {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Lookup returns the traits of the protocol named name ("" is http), and
+// whether it is one.
+func Lookup(name string) (Traits, bool) {
+	if name == "" {
+		name = HTTP
+	}
+	for _, t := range traits {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Traits{}, false
+}
+
+// MetadataPath is the path of model's metadata, or "" when the protocol has
+// none.
+func (t Traits) MetadataPath(model string) string {
+	if t.Metadata == "" {
+		return ""
+	}
+	return strings.ReplaceAll(t.Metadata, "{model}", url.PathEscape(model))
+}
