@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -43,7 +44,7 @@ type pairedProbes struct {
 }
 
 // probe returns side i's knee-search probe.
-func (p *pairedProbes) probe(i int) harness.Probe {
+func (p *pairedProbes) probe(i int) knee.Probe {
 	return func(ctx context.Context, rate float64) (result.Point, error) {
 		if q := p.queued[i][rate]; len(q) > 0 {
 			p.queued[i][rate] = q[1:]
@@ -128,14 +129,14 @@ func sweepAB(ctx context.Context, cfg *config.Config, s *config.Scenario, base, 
 			}
 			run.Processes[k]++
 		}
-		c, err := harness.SearchKnee(ctx, p.probe(i), ko)
+		c, err := knee.Search(ctx, p.probe(i), ko)
 		if c == nil {
 			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
 		}
 		// The knee confirmation (independent estimates, each round in
 		// fresh processes), its probes paired like the search's.
 		if err == nil && s.Load.Estimates > 1 {
-			err = harness.ConfirmKnee(ctx, c, p.probe(i), p.fresh(&run), ko, s.Load.Estimates)
+			err = knee.Confirm(ctx, c, p.probe(i), p.fresh(&run), ko, s.Load.Estimates)
 		}
 		if err != nil {
 			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)

@@ -10,7 +10,7 @@ import (
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -174,8 +174,8 @@ func TestSimulatedRunToRun(t *testing.T) {
 	}
 }
 
-// simKnee runs a real knee search and its confirmation (harness.SearchKnee,
-// harness.ConfirmKnee: the default 5 estimates, each confirmation round in a fresh
+// simKnee runs a real knee search and its confirmation (knee.Search,
+// knee.Confirm: the default 5 estimates, each confirmation round in a fresh
 // process) against a simulated server: one worker of 10 ms service time,
 // P99 = 10 ms + 23 ms·ρ/(1−ρ) under a 50 ms objective (knee at 63.5% of
 // capacity), capacity shifted by capNoise (sd, lognormal) in every fresh
@@ -200,13 +200,13 @@ func simKnee(t *testing.T, rng *rand.Rand, scale, capNoise, p99Noise float64, es
 		p.Latency = result.Latency{P50: 10 + 5*g, P99: (10 + 23*g) * math.Exp(p99Noise*rng.NormFloat64()), Mean: 10 + 5*g}
 		return p, nil
 	}
-	o := harness.DefaultKneeOptions(50 * time.Millisecond)
+	o := knee.DefaultOptions(50 * time.Millisecond)
 	o.Drain, o.Start = 0, 10
-	c, err := harness.SearchKnee(context.Background(), probe, o)
+	c, err := knee.Search(context.Background(), probe, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.ConfirmKnee(context.Background(), c, probe, fresh, o, estimates); err != nil {
+	if err := knee.Confirm(context.Background(), c, probe, fresh, o, estimates); err != nil {
 		t.Fatal(err)
 	}
 	return c

@@ -159,31 +159,6 @@ func TestInterruptAccountsOutstanding(t *testing.T) {
 	}
 }
 
-// In a sweep, a probe whose target hangs one request in ten fails on its
-// error rate: the hung requests count, as timeouts, in the probe's window.
-func TestSweepCountsHungRequests(t *testing.T) {
-	srv := hangServer(t, time.Millisecond, 10)
-	probe := RateProbe(Options{Client: newHTTP(t, srv.URL), Warmup: 200 * time.Millisecond,
-		Duration: time.Second, Drain: 300 * time.Millisecond})
-	o := DefaultKneeOptions(50 * time.Millisecond)
-	o.Start, o.Window, o.MaxWindows, o.Drain = 40, time.Second, 2, 50*time.Millisecond
-	c, err := SearchKnee(context.Background(), probe, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Points) == 0 {
-		t.Fatal("SearchKnee() probed nothing")
-	}
-	for _, p := range c.Points {
-		if p.ErrorRate < 0.05 || p.Pass {
-			t.Errorf("probe at %.0f rps: error rate %.3f, pass %v; want about 0.1 and a failing probe", p.OfferedRPS, p.ErrorRate, p.Pass)
-		}
-	}
-	if c.Found {
-		t.Errorf("SearchKnee() found a knee at %.1f rps against a target that hangs 10%% of requests", c.MaxQPS)
-	}
-}
-
 // An open loop of long requests keeps its schedule: rate × duration in
 // flight. The dispatcher used to start a worker only when every worker was
 // counted inside a request, and a worker just started was not yet: the

@@ -61,12 +61,5 @@
 // log, and stops the whole group with SIGTERM then SIGKILL, also when the
 // context is cancelled (perfgate interrupted).
 //
-// # Knee search
-//
-// SearchKnee finds the highest offered rate whose P99 meets the SLO with
-// errors and achieved rate within limits: after a first low probe it jumps
-// toward 1/(mean latency) (Little's Law), grows geometrically until a probe
-// fails, then narrows the bracket to a resolution with a fitted queueing
-// curve, falling back to bisection; each probe is a full measurement window
-// after its own warm-up, and a pass near the SLO is probed again.
+// The knee search that drives this engine probe by probe is package knee.
 package harness

@@ -23,7 +23,7 @@ type Capacity struct {
 	SLOTPOTMs float64 `json:"slo_tpot_ms,omitempty"`
 	// Estimates are independent estimates of the knee (rps): the search's
 	// own and one per confirmation round, each from re-probing the
-	// bracket (see harness.ConfirmKnee). The gate tests max QPS over them.
+	// bracket (see knee.Confirm). The gate tests max QPS over them.
 	Estimates []float64 `json:"estimates,omitempty"`
 	// ConfirmWindows and ConfirmS are what the confirmation cost: probe
 	// windows and wall seconds (restarts included).

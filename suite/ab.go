@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"time"
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -64,7 +64,7 @@ func MeasureTrial(ctx context.Context, cfg *config.Config, s *config.Scenario, c
 }
 
 // KneeOptions are the knee search settings scenario s's sweep uses.
-func KneeOptions(cfg *config.Config, s *config.Scenario, o Options) harness.KneeOptions {
+func KneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options {
 	return kneeOptions(cfg, s, o)
 }
 
@@ -73,15 +73,11 @@ func KneeOptions(cfg *config.Config, s *config.Scenario, o Options) harness.Knee
 // scenario's warm-up. A probe whose every request failed is a point (its
 // error rate 100%), not an error.
 func Probe(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, rate float64, o Options) (*result.Result, result.Point, error) {
-	l := s.Load
-	ho := harness.Options{
-		Client: client, Mode: harness.ModeRate, Rate: rate, Arrival: l.Arrival, Seed: l.Seed,
-		Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), Trials: 1, MaxConns: l.Connections,
-		SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
+	var run *result.Result
+	p := knee.RateProbe{
+		Options: func(rate float64) harness.Options { return probeOptions(cfg, s, client, rate) },
+		Observe: func(_ float64, r *result.Result, _ *result.Point) { run = r },
 	}
-	r, err := harness.Run(ctx, ho)
-	if r == nil || (err != nil && !isAllFailed(err)) {
-		return r, result.Point{OfferedRPS: rate}, err
-	}
-	return r, harness.PointOf(r, rate), nil
+	pt, err := p.Measure(ctx, rate)
+	return run, pt, err
 }

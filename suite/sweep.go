@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -17,7 +18,7 @@ const DefaultSweepBudget = 5 * time.Minute
 // runSweep searches the knee, then confirms it: each probe is a full
 // open-loop measurement window at one offered rate, after its own warm-up.
 // The search runs in one target process; each confirmation round
-// (harness.ConfirmKnee) re-probes the bracket in a fresh process when
+// (knee.Confirm) re-probes the bracket in a fresh process when
 // restarts > 1, so the knee estimates sample process-to-process variance.
 // The result carries the capacity with its estimates, and the summary and
 // trial of the highest passing probe so that latency at the knee is on
@@ -33,34 +34,31 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 	l := s.Load
 	ko := kneeOptions(cfg, s, o)
 	runs := map[float64]*result.Result{}
-	probe := func(ctx context.Context, rate float64) (result.Point, error) {
-		ho := harness.Options{
-			Client: ss.client, Mode: harness.ModeRate, Rate: rate, Arrival: l.Arrival, Seed: l.Seed,
-			Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), Trials: 1, MaxConns: l.Connections,
-			SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
-		}
-		if o.Progress != nil {
-			ho.Progress = func(p harness.Progress) { o.Progress(fmt.Sprintf("%s @ %.0f rps", s.Name, rate), p) }
-		}
-		hs := harness.NewHostSampler(nil, ss.tg.pgid)
-		ho.Observer = hs
-		r, err := harness.Run(ctx, ho)
-		if r == nil {
-			return result.Point{OfferedRPS: rate}, err
-		}
-		if err != nil && !isAllFailed(err) {
-			return result.Point{OfferedRPS: rate}, err
-		}
-		if _, seen := runs[rate]; !seen {
-			runs[rate] = r
-		}
-		pt := harness.PointOf(r, rate)
-		pt.Host = hs.Load(0)
-		return pt, nil
-	}
+	// hs samples the host's load during the probe running now (probes run
+	// one at a time).
+	var hs *harness.HostSampler
+	probe := knee.RateProbe{
+		Options: func(rate float64) harness.Options {
+			ho := probeOptions(cfg, s, ss.client, rate)
+			if o.Progress != nil {
+				ho.Progress = func(p harness.Progress) { o.Progress(fmt.Sprintf("%s @ %.0f rps", s.Name, rate), p) }
+			}
+			hs = harness.NewHostSampler(nil, ss.tg.pgid)
+			ho.Observer = hs
+			return ho
+		},
+		// The first run at each rate is kept: the knee's is on record.
+		// Each point carries the host's load during its probe.
+		Observe: func(rate float64, r *result.Result, pt *result.Point) {
+			if _, seen := runs[rate]; !seen {
+				runs[rate] = r
+			}
+			pt.Host = hs.Load(0)
+		},
+	}.Probe()
 	mprobe, metricsURL := probeMetrics(ctx, ss.tg, s.URL == "")
 	cacheBefore, cacheOK := cacheScrape(ctx, metricsURL)
-	capa, err := harness.SearchKnee(ctx, probe, ko)
+	capa, err := knee.Search(ctx, probe, ko)
 	if capa == nil {
 		return nil, err
 	}
@@ -86,7 +84,7 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 			ss = next
 			return nil
 		}
-		err = harness.ConfirmKnee(ctx, capa, probe, fresh, ko, l.Estimates)
+		err = knee.Confirm(ctx, capa, probe, fresh, ko, l.Estimates)
 	}
 	res := &result.Result{Schema: result.Schema, StartedAt: time.Now().UTC(), Valid: true, Capacity: capa, Simulated: ss.sim,
 		Metrics: mprobe, Cache: facts.Cache, Partition: facts.Partition}
@@ -116,9 +114,9 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 }
 
 // kneeOptions are the knee search's settings for scenario s.
-func kneeOptions(cfg *config.Config, s *config.Scenario, o Options) harness.KneeOptions {
+func kneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options {
 	l := s.Load
-	ko := harness.DefaultKneeOptions(cfg.SLO.P99.D())
+	ko := knee.DefaultOptions(cfg.SLO.P99.D())
 	ko.MaxErrorRate = float64(cfg.SLO.MaxErrorRate)
 	if l.Start > 0 {
 		ko.Start = l.Start
@@ -156,4 +154,16 @@ const MinProbeRequests = 200
 func probeWindow(d time.Duration, rate float64) time.Duration {
 	need := time.Duration(MinProbeRequests / rate * float64(time.Second))
 	return min(max(d, need), 4*d)
+}
+
+// probeOptions are the engine's options of one knee-search probe of
+// scenario s at rate: one open-loop window after the scenario's warm-up
+// (knee.RateProbe sets the mode, rate and trial count).
+func probeOptions(cfg *config.Config, s *config.Scenario, client harness.Client, rate float64) harness.Options {
+	l := s.Load
+	return harness.Options{
+		Client: client, Arrival: l.Arrival, Seed: l.Seed,
+		Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), MaxConns: l.Connections,
+		SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
+	}
 }

@@ -1,4 +1,4 @@
-package harness
+package knee
 
 import (
 	"context"
@@ -21,9 +21,9 @@ type Probe func(ctx context.Context, rate float64) (result.Point, error)
 // expected.
 func (p Probe) Measure(ctx context.Context, rate float64) (result.Point, error) { return p(ctx, rate) }
 
-// KneeOptions configure a knee search. Zero values of the optional fields
-// take the defaults shown in DefaultKneeOptions.
-type KneeOptions struct {
+// Options configure a knee search. Zero values of the optional fields
+// take the defaults shown in DefaultOptions.
+type Options struct {
 	// SLOP99 is the P99 latency objective. A probe passes only if its P99 is
 	// at most this. May be zero when SLOTTFT or SLOTPOT is set.
 	SLOP99 time.Duration
@@ -43,7 +43,7 @@ type KneeOptions struct {
 	// two requests is forgiven.
 	Window time.Duration
 	// Start is the first rate probed (default 10 rps, then the search jumps
-	// by Little's Law, see SearchKnee). MaxRate caps the rates probed
+	// by Little's Law, see Search). MaxRate caps the rates probed
 	// (0: no cap). MinRate ends a search whose probes all fail (default
 	// 0.1 rps).
 	Start, MaxRate, MinRate float64
@@ -70,13 +70,13 @@ type KneeOptions struct {
 	Judge func(p result.Point) (pass bool, why string)
 }
 
-// DefaultKneeOptions returns the defaults for a search under a P99 SLO.
-func DefaultKneeOptions(sloP99 time.Duration) KneeOptions {
-	return KneeOptions{
+// DefaultOptions returns the defaults for a search under a P99 SLO.
+func DefaultOptions(sloP99 time.Duration) Options {
+	return Options{
 		SLOP99:       sloP99,
 		MaxErrorRate: 0.001,
 		MinAchieved:  0.95,
-		Start:        DefaultKneeStart,
+		Start:        DefaultStart,
 		MinRate:      0.1,
 		Resolution:   0.03,
 		Growth:       2,
@@ -86,12 +86,12 @@ func DefaultKneeOptions(sloP99 time.Duration) KneeOptions {
 	}
 }
 
-// DefaultKneeStart is the first rate probed when KneeOptions.Start is 0.
-const DefaultKneeStart = 10.0
+// DefaultStart is the first rate probed when Options.Start is 0.
+const DefaultStart = 10.0
 
 // withDefaults fills the zero optional fields.
-func (o KneeOptions) withDefaults() KneeOptions {
-	d := DefaultKneeOptions(o.SLOP99)
+func (o Options) withDefaults() Options {
+	d := DefaultOptions(o.SLOP99)
 	if o.MinAchieved == 0 {
 		o.MinAchieved = d.MinAchieved
 	}
@@ -120,7 +120,7 @@ func (o KneeOptions) withDefaults() KneeOptions {
 }
 
 // Validate reports the first invalid setting, naming it and its value.
-func (o KneeOptions) Validate() error {
+func (o Options) Validate() error {
 	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) || x < 0 }
 	switch {
 	case o.SLOP99 <= 0 && o.SLOTTFT <= 0 && o.SLOTPOT <= 0:
@@ -149,7 +149,7 @@ func (o KneeOptions) Validate() error {
 	return nil
 }
 
-// SearchKnee finds the highest offered rate at which a probe passes: P99 at
+// Search finds the highest offered rate at which a probe passes: P99 at
 // most the SLO (and TTFT/TPOT for a goodput knee), error rate at most
 // MaxErrorRate, achieved rate at least MinAchieved of the offered one.
 //
@@ -177,7 +177,7 @@ func (o KneeOptions) Validate() error {
 // and Stopped when the search ended before converging (time budget, window
 // cap, MaxRate, MinRate). When ctx ends or a probe errors, the partial
 // Capacity is returned with the error.
-func SearchKnee(ctx context.Context, probe Probe, o KneeOptions) (*result.Capacity, error) {
+func Search(ctx context.Context, probe Probe, o Options) (*result.Capacity, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func SearchKnee(ctx context.Context, probe Probe, o KneeOptions) (*result.Capaci
 
 // kneeSearch is the state of one search.
 type kneeSearch struct {
-	o         KneeOptions
+	o         Options
 	probe     Probe
 	begin     time.Time
 	points    []result.Point
@@ -275,7 +275,7 @@ func (s *kneeSearch) measure(ctx context.Context, rate float64) error {
 }
 
 // judgePoint applies the pass rules to p.
-func judgePoint(p result.Point, o KneeOptions) (bool, string) {
+func judgePoint(p result.Point, o Options) (bool, string) {
 	if p.GeneratorBound {
 		return false, "the load generator was saturated: this probe measured perfgate, so it neither passes nor fails"
 	}
@@ -308,7 +308,7 @@ func judgePoint(p result.Point, o KneeOptions) (bool, string) {
 
 // shortOf reports whether p achieved less than MinAchieved of its offered
 // rate, beyond the two requests of edge effect forgiven when Window is set.
-func shortOf(p result.Point, o KneeOptions) bool {
+func shortOf(p result.Point, o Options) bool {
 	short := o.MinAchieved*p.OfferedRPS - p.AchievedRPS
 	if o.Window > 0 {
 		short -= 2 / o.Window.Seconds()
@@ -317,7 +317,7 @@ func shortOf(p result.Point, o KneeOptions) bool {
 }
 
 // severity is p's worst latency relative to its objective: <= 1 meets all.
-func severity(p result.Point, o KneeOptions) float64 {
+func severity(p result.Point, o Options) float64 {
 	r := 0.0
 	if o.SLOP99 > 0 {
 		r = max(r, p.Latency.P99/durMs(o.SLOP99))

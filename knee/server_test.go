@@ -1,4 +1,4 @@
-package harness
+package knee
 
 import (
 	"context"
@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 )
 
-// TestSearchKneeRealServer drives the knee search through the engine
+// TestSearchRealServer drives the knee search through the engine
 // against a real HTTP server of known capacity: one worker (a mutex) that
 // holds each request 2 ms, so it serves about 1/(2 ms) = 500 rps at most.
 // The server measures its own busy time, which gives the true capacity on
@@ -26,7 +27,7 @@ import (
 // a scheduling stall of a few hundred milliseconds fails any probe it
 // lands in. The tight ±5% goal is asserted on the simulated probe.
 // Skipped with -short.
-func TestSearchKneeRealServer(t *testing.T) {
+func TestSearchRealServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-server knee search takes 8–20 s")
 	}
@@ -46,11 +47,11 @@ func TestSearchKneeRealServer(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	probe := RateProbe(Options{
+	probe := RateProbe{Options: FixedOptions(harness.Options{
 		Client: newHTTP(t, srv.URL), MaxConns: 256,
 		Warmup: 300 * time.Millisecond, Duration: time.Second, Drain: 3 * time.Second,
-	})
-	o := DefaultKneeOptions(50 * time.Millisecond)
+	})}.Probe()
+	o := DefaultOptions(50 * time.Millisecond)
 	o.Start, o.Window = 50, time.Second
 	o.Drain, o.Budget, o.MaxWindows = 200*time.Millisecond, 12*time.Second, 10
 	start := time.Now()
@@ -59,7 +60,7 @@ func TestSearchKneeRealServer(t *testing.T) {
 		busyNs.Store(0)
 		served.Store(0)
 		jitter := watchJitter()
-		c, err := SearchKnee(context.Background(), probe, o)
+		c, err := Search(context.Background(), probe, o)
 		j := jitter()
 		if err != nil {
 			t.Fatal(err)
@@ -70,7 +71,7 @@ func TestSearchKneeRealServer(t *testing.T) {
 		logPoints(t, c.Points)
 		// Structural checks hold on any machine.
 		if c.Windows > o.MaxWindows || c.Windows != len(c.Points) {
-			t.Fatalf("SearchKnee() windows = %d (points %d), want <= %d", c.Windows, len(c.Points), o.MaxWindows)
+			t.Fatalf("Search() windows = %d (points %d), want <= %d", c.Windows, len(c.Points), o.MaxWindows)
 		}
 		for _, p := range c.Points {
 			if p.Pass && p.Latency.P99 > 50 {
@@ -90,7 +91,7 @@ func TestSearchKneeRealServer(t *testing.T) {
 	if quiet == 0 {
 		t.Skipf("machine too busy for a latency-SLO test: every attempt saw scheduling stalls over %v", maxJitter)
 	}
-	t.Errorf("SearchKnee() missed 65–110%% of the measured capacity in %d attempts on a quiet machine (see the log)", quiet)
+	t.Errorf("Search() missed 65–110%% of the measured capacity in %d attempts on a quiet machine (see the log)", quiet)
 }
 
 // maxJitter is the scheduling noise above which an attempt says nothing
@@ -133,5 +134,55 @@ func logPoints(t *testing.T, pts []result.Point) {
 	for _, p := range pts {
 		t.Logf("  %7.1f rps  achieved %7.1f  p50 %7.2f  p99 %8.2f ms  pass %v %s",
 			p.OfferedRPS, p.AchievedRPS, p.Latency.P50, p.Latency.P99, p.Pass, p.Why)
+	}
+}
+
+// newHTTP is a plain HTTP client of url, closed with the test.
+func newHTTP(t *testing.T, url string) *harness.HTTPClient {
+	t.Helper()
+	c, err := harness.NewHTTPClient(harness.HTTPOptions{URL: url, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// In a sweep, a probe whose target hangs one request in ten fails on its
+// error rate: the hung requests count, as timeouts, in the probe's window.
+// (Moved from harness with the knee search.)
+func TestSweepCountsHungRequests(t *testing.T) {
+	release := make(chan struct{})
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%10 == 0 {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+			return
+		}
+		time.Sleep(time.Millisecond)
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	probe := RateProbe{Options: FixedOptions(harness.Options{Client: newHTTP(t, srv.URL), Warmup: 200 * time.Millisecond,
+		Duration: time.Second, Drain: 300 * time.Millisecond})}.Probe()
+	o := DefaultOptions(50 * time.Millisecond)
+	o.Start, o.Window, o.MaxWindows, o.Drain = 40, time.Second, 2, 50*time.Millisecond
+	c, err := Search(context.Background(), probe, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Points) == 0 {
+		t.Fatal("Search() probed nothing")
+	}
+	for _, p := range c.Points {
+		if p.ErrorRate < 0.05 || p.Pass {
+			t.Errorf("probe at %.0f rps: error rate %.3f, pass %v; want about 0.1 and a failing probe", p.OfferedRPS, p.ErrorRate, p.Pass)
+		}
+	}
+	if c.Found {
+		t.Errorf("Search() found a knee at %.1f rps against a target that hangs 10%% of requests", c.MaxQPS)
 	}
 }

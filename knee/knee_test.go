@@ -1,4 +1,4 @@
-package harness
+package knee
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func (q queueModel) probe(calls *int) Probe {
 	}
 }
 
-func TestSearchKneeSimulated(t *testing.T) {
+func TestSearchSimulated(t *testing.T) {
 	ms := time.Millisecond
 	tests := []struct {
 		name  string
@@ -90,10 +90,10 @@ func TestSearchKneeSimulated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := DefaultKneeOptions(tt.slo)
+			o := DefaultOptions(tt.slo)
 			o.Start, o.Drain = tt.start, 0
 			calls := 0
-			c, err := SearchKnee(context.Background(), tt.model.probe(&calls), o)
+			c, err := Search(context.Background(), tt.model.probe(&calls), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,37 +104,37 @@ func TestSearchKneeSimulated(t *testing.T) {
 				t.Logf("  %8.1f rps  p99 %8.2f ms  pass %v %s", p.OfferedRPS, p.Latency.P99, p.Pass, p.Why)
 			}
 			if !c.Found || math.Abs(c.MaxQPS/want-1) > 0.05 {
-				t.Errorf("SearchKnee() max QPS = %.1f (found %v), want %.1f ± 5%%", c.MaxQPS, c.Found, want)
+				t.Errorf("Search() max QPS = %.1f (found %v), want %.1f ± 5%%", c.MaxQPS, c.Found, want)
 			}
 			if c.MaxQPS > want*(1+1e-9) {
-				t.Errorf("SearchKnee() max QPS = %.1f passes above the true knee %.1f", c.MaxQPS, want)
+				t.Errorf("Search() max QPS = %.1f passes above the true knee %.1f", c.MaxQPS, want)
 			}
 			if c.Windows > tt.max || c.Windows != calls || len(c.Points) != calls {
-				t.Errorf("SearchKnee() windows = %d (points %d, probes %d), want <= %d and all recorded", c.Windows, len(c.Points), calls, tt.max)
+				t.Errorf("Search() windows = %d (points %d, probes %d), want <= %d and all recorded", c.Windows, len(c.Points), calls, tt.max)
 			}
 			if c.Bracket[0] != c.MaxQPS || !(c.Bracket[1] > c.Bracket[0]) || c.Bracket[1] > c.Bracket[0]*1.0301 {
-				t.Errorf("SearchKnee() bracket = %v, want [max QPS, within 3%% above]", c.Bracket)
+				t.Errorf("Search() bracket = %v, want [max QPS, within 3%% above]", c.Bracket)
 			}
 			if c.Stopped != "" {
-				t.Errorf("SearchKnee() stopped = %q, want a converged search", c.Stopped)
+				t.Errorf("Search() stopped = %q, want a converged search", c.Stopped)
 			}
 			if c.SLOP99Ms != durMs(tt.slo) {
-				t.Errorf("SearchKnee() slo = %v ms, want %v", c.SLOP99Ms, durMs(tt.slo))
+				t.Errorf("Search() slo = %v ms, want %v", c.SLOP99Ms, durMs(tt.slo))
 			}
 		})
 	}
 }
 
-// TestSearchKneeNoisy runs the search against a P99 with 3% noise: the
+// TestSearchNoisy runs the search against a P99 with 3% noise: the
 // re-probe near the boundary and the pessimistic merge keep it honest.
-func TestSearchKneeNoisy(t *testing.T) {
+func TestSearchNoisy(t *testing.T) {
 	worst, most, total := 0.0, 0, 0
 	for seed := range uint64(40) {
 		q := queueModel{s: 2 * time.Millisecond, c: 1, noise: 0.03, rng: rand.New(rand.NewPCG(seed, 7))}
-		o := DefaultKneeOptions(10 * time.Millisecond)
+		o := DefaultOptions(10 * time.Millisecond)
 		o.Drain = 0
 		calls := 0
-		c, err := SearchKnee(context.Background(), q.probe(&calls), o)
+		c, err := Search(context.Background(), q.probe(&calls), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,11 +171,11 @@ func cliff(knee, sloMs, fraction float64) func(float64, int) result.Point {
 	}
 }
 
-func TestSearchKneeStops(t *testing.T) {
+func TestSearchStops(t *testing.T) {
 	slo := 10 * time.Millisecond
 	tests := []struct {
 		name    string
-		opts    func(o *KneeOptions)
+		opts    func(o *Options)
 		f       func(rate float64, seen int) result.Point
 		found   bool
 		maxQPS  float64 // checked when > 0
@@ -183,20 +183,20 @@ func TestSearchKneeStops(t *testing.T) {
 		windows int     // the most windows allowed
 	}{
 		{"cliff converges by bisection", nil, cliff(777, 10, 0.5), true, 0, "", 12},
-		{"max rate reached without failing", func(o *KneeOptions) { o.MaxRate = 300 }, cliff(1e9, 10, 0.5), true, 300, "reached the max rate 300 rps", 12},
-		{"window cap", func(o *KneeOptions) { o.MaxWindows = 3 }, cliff(777, 10, 0.5), true, 0, "window cap reached: 3 windows", 3},
-		{"nothing passes", func(o *KneeOptions) { o.Start, o.MinRate = 8, 1 }, cliff(0, 10, 0.5), false, 0, "no probe passed down to the min rate 1 rps", 12},
+		{"max rate reached without failing", func(o *Options) { o.MaxRate = 300 }, cliff(1e9, 10, 0.5), true, 300, "reached the max rate 300 rps", 12},
+		{"window cap", func(o *Options) { o.MaxWindows = 3 }, cliff(777, 10, 0.5), true, 0, "window cap reached: 3 windows", 3},
+		{"nothing passes", func(o *Options) { o.Start, o.MinRate = 8, 1 }, cliff(0, 10, 0.5), false, 0, "no probe passed down to the min rate 1 rps", 12},
 		{"target down", nil, func(float64, int) result.Point { return result.Point{ErrorRate: 1} }, false, 0, "every request failed at the first probe", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := DefaultKneeOptions(slo)
+			o := DefaultOptions(slo)
 			o.Drain = 0
 			if tt.opts != nil {
 				tt.opts(&o)
 			}
 			calls := 0
-			c, err := SearchKnee(context.Background(), scripted(&calls, tt.f), o)
+			c, err := Search(context.Background(), scripted(&calls, tt.f), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,16 +204,16 @@ func TestSearchKneeStops(t *testing.T) {
 				t.Logf("  %8.1f rps  p99 %6.2f ms  pass %v %s", p.OfferedRPS, p.Latency.P99, p.Pass, p.Why)
 			}
 			if c.Found != tt.found || (tt.maxQPS > 0 && c.MaxQPS != tt.maxQPS) {
-				t.Errorf("SearchKnee() found %v max %v, want %v %v", c.Found, c.MaxQPS, tt.found, tt.maxQPS)
+				t.Errorf("Search() found %v max %v, want %v %v", c.Found, c.MaxQPS, tt.found, tt.maxQPS)
 			}
 			if !c.Found && c.MaxQPS != 0 {
-				t.Errorf("SearchKnee() max QPS = %v without a pass, want 0", c.MaxQPS)
+				t.Errorf("Search() max QPS = %v without a pass, want 0", c.MaxQPS)
 			}
 			if (tt.stopped == "") != (c.Stopped == "") || !strings.Contains(c.Stopped, tt.stopped) {
-				t.Errorf("SearchKnee() stopped = %q, want %q", c.Stopped, tt.stopped)
+				t.Errorf("Search() stopped = %q, want %q", c.Stopped, tt.stopped)
 			}
 			if c.Windows > tt.windows || c.Windows != calls {
-				t.Errorf("SearchKnee() windows = %d (probes %d), want <= %d", c.Windows, calls, tt.windows)
+				t.Errorf("Search() windows = %d (probes %d), want <= %d", c.Windows, calls, tt.windows)
 			}
 			// Whatever happened, a reported knee passed every probe at its rate
 			// and no probe at or below it failed... unless noise said so.
@@ -226,22 +226,22 @@ func TestSearchKneeStops(t *testing.T) {
 	}
 }
 
-func TestSearchKneeCliffAccuracy(t *testing.T) {
+func TestSearchCliffAccuracy(t *testing.T) {
 	calls := 0
-	o := DefaultKneeOptions(10 * time.Millisecond)
+	o := DefaultOptions(10 * time.Millisecond)
 	o.Drain = 0
-	c, err := SearchKnee(context.Background(), scripted(&calls, cliff(777, 10, 0.5)), o)
+	c, err := Search(context.Background(), scripted(&calls, cliff(777, 10, 0.5)), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.MaxQPS > 777 || c.MaxQPS < 777*0.97 || c.Bracket[1] <= 777 {
-		t.Errorf("SearchKnee() = %v bracket %v, want within 3%% below 777", c.MaxQPS, c.Bracket)
+		t.Errorf("Search() = %v bracket %v, want within 3%% below 777", c.MaxQPS, c.Bracket)
 	}
 }
 
-func TestSearchKneeFlakyBoundary(t *testing.T) {
+func TestSearchFlakyBoundary(t *testing.T) {
 	calls := 0
-	o := DefaultKneeOptions(10 * time.Millisecond)
+	o := DefaultOptions(10 * time.Millisecond)
 	o.Drain, o.MaxWindows = 0, 16
 	flaky := func(rate float64, seen int) result.Point {
 		p := cliff(400, 10, 0.95)(rate, seen)
@@ -250,12 +250,12 @@ func TestSearchKneeFlakyBoundary(t *testing.T) {
 		}
 		return p
 	}
-	c, err := SearchKnee(context.Background(), scripted(&calls, flaky), o)
+	c, err := Search(context.Background(), scripted(&calls, flaky), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.MaxQPS > 380 {
-		t.Errorf("SearchKnee() = %v, want <= 380: a pass that failed its re-probe is no knee", c.MaxQPS)
+		t.Errorf("Search() = %v, want <= 380: a pass that failed its re-probe is no knee", c.MaxQPS)
 	}
 	reprobed := 0
 	for i, p := range c.Points {
@@ -266,33 +266,33 @@ func TestSearchKneeFlakyBoundary(t *testing.T) {
 		}
 	}
 	if reprobed == 0 {
-		t.Errorf("SearchKnee() never re-probed a boundary pass: %+v", c.Points)
+		t.Errorf("Search() never re-probed a boundary pass: %+v", c.Points)
 	}
 }
 
-func TestSearchKneeBudget(t *testing.T) {
+func TestSearchBudget(t *testing.T) {
 	calls := 0
 	slow := func(ctx context.Context, rate float64) (result.Point, error) {
 		calls++
 		time.Sleep(30 * time.Millisecond)
 		return cliff(777, 10, 0.5)(rate, 0), nil
 	}
-	o := DefaultKneeOptions(10 * time.Millisecond)
+	o := DefaultOptions(10 * time.Millisecond)
 	o.Drain, o.Budget = 10*time.Millisecond, 100*time.Millisecond
 	start := time.Now()
-	c, err := SearchKnee(context.Background(), slow, o)
+	c, err := Search(context.Background(), slow, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(c.Stopped, "time budget 100ms spent") || calls > 3 {
-		t.Errorf("SearchKnee() stopped %q after %d probes, want the budget to stop it within 3", c.Stopped, calls)
+		t.Errorf("Search() stopped %q after %d probes, want the budget to stop it within 3", c.Stopped, calls)
 	}
 	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("SearchKnee() took %v with a 100ms budget", el)
+		t.Errorf("Search() took %v with a 100ms budget", el)
 	}
 }
 
-func TestSearchKneeErrors(t *testing.T) {
+func TestSearchErrors(t *testing.T) {
 	boom := errors.New("connection refused")
 	calls := 0
 	failing := func(ctx context.Context, rate float64) (result.Point, error) {
@@ -302,29 +302,29 @@ func TestSearchKneeErrors(t *testing.T) {
 		}
 		return cliff(777, 10, 0.5)(rate, 0), nil
 	}
-	o := DefaultKneeOptions(10 * time.Millisecond)
+	o := DefaultOptions(10 * time.Millisecond)
 	o.Drain = 0
-	c, err := SearchKnee(context.Background(), failing, o)
+	c, err := Search(context.Background(), failing, o)
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "probe at ") {
-		t.Errorf("SearchKnee() error = %v, want the probe's error with its rate", err)
+		t.Errorf("Search() error = %v, want the probe's error with its rate", err)
 	}
 	if c == nil || len(c.Points) != 1 || !c.Found {
-		t.Errorf("SearchKnee() partial capacity = %+v, want the first probe kept", c)
+		t.Errorf("Search() partial capacity = %+v, want the first probe kept", c)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	o.Drain = time.Hour // the drain must not outlive ctx
-	_, err = SearchKnee(ctx, func(ctx context.Context, rate float64) (result.Point, error) {
+	_, err = Search(ctx, func(ctx context.Context, rate float64) (result.Point, error) {
 		return cliff(777, 10, 0.5)(rate, 0), nil
 	}, o)
 	if !errors.Is(err, context.Canceled) {
-		t.Errorf("SearchKnee(cancelled) error = %v, want context.Canceled", err)
+		t.Errorf("Search(cancelled) error = %v, want context.Canceled", err)
 	}
 }
 
 func TestJudgePoint(t *testing.T) {
-	o := DefaultKneeOptions(10 * time.Millisecond)
+	o := DefaultOptions(10 * time.Millisecond)
 	o.SLOTTFT, o.SLOTPOT = 200*time.Millisecond, 50*time.Millisecond
 	o.Window = time.Second
 	ok := result.Point{OfferedRPS: 100, AchievedRPS: 99, Latency: result.Latency{P99: 9}, TTFTP99Ms: 150, TPOTP99Ms: 40}
@@ -360,9 +360,9 @@ func TestJudgePoint(t *testing.T) {
 	}
 }
 
-// TestSearchKneeGoodput searches a streaming target whose TTFT, not its
+// TestSearchGoodput searches a streaming target whose TTFT, not its
 // end-to-end P99, limits it: the goodput knee.
-func TestSearchKneeGoodput(t *testing.T) {
+func TestSearchGoodput(t *testing.T) {
 	q := queueModel{s: 50 * time.Millisecond, c: 4} // μ = 80 rps
 	calls := 0
 	probe := func(ctx context.Context, rate float64) (result.Point, error) {
@@ -371,38 +371,38 @@ func TestSearchKneeGoodput(t *testing.T) {
 		p.Latency.P99 *= 10         // end-to-end includes the whole generation
 		return p, nil
 	}
-	o := DefaultKneeOptions(0)
+	o := DefaultOptions(0)
 	o.SLOTTFT, o.Drain = 200*time.Millisecond, 0
-	c, err := SearchKnee(context.Background(), probe, o)
+	c, err := Search(context.Background(), probe, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := q.knee(200 * time.Millisecond)
 	if !c.Found || math.Abs(c.MaxQPS/want-1) > 0.05 || c.Windows > 8 || c.SLOTTFTMs != 200 || c.SLOP99Ms != 0 {
-		t.Errorf("SearchKnee(ttft 200ms) = %.2f rps in %d windows (slo ttft %v), want %.2f ± 5%% in <= 8", c.MaxQPS, c.Windows, c.SLOTTFTMs, want)
+		t.Errorf("Search(ttft 200ms) = %.2f rps in %d windows (slo ttft %v), want %.2f ± 5%% in <= 8", c.MaxQPS, c.Windows, c.SLOTTFTMs, want)
 	}
 }
 
-func TestKneeOptionsValidate(t *testing.T) {
+func TestOptionsValidate(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(o *KneeOptions)
+		edit func(o *Options)
 		want string // substring of the error; "" means valid
 	}{
 		{"defaults", nil, ""},
-		{"no objective", func(o *KneeOptions) { o.SLOP99 = 0 }, "slo p99 is 0s"},
-		{"goodput only", func(o *KneeOptions) { o.SLOP99, o.SLOTTFT = 0, time.Second }, ""},
-		{"error rate", func(o *KneeOptions) { o.MaxErrorRate = 1.5 }, "max error rate is 1.5"},
-		{"resolution", func(o *KneeOptions) { o.Resolution = 0.9 }, "resolution is 0.9"},
-		{"growth", func(o *KneeOptions) { o.Growth = 1 }, "growth is 1"},
-		{"windows", func(o *KneeOptions) { o.MaxWindows = 1 }, "max windows is 1"},
-		{"rates", func(o *KneeOptions) { o.Start = math.NaN() }, "rates must be finite"},
-		{"min above max", func(o *KneeOptions) { o.MinRate, o.MaxRate = 10, 5 }, "min rate 10 is above max rate 5"},
-		{"budget", func(o *KneeOptions) { o.Budget = -time.Second }, "budget -1s"},
+		{"no objective", func(o *Options) { o.SLOP99 = 0 }, "slo p99 is 0s"},
+		{"goodput only", func(o *Options) { o.SLOP99, o.SLOTTFT = 0, time.Second }, ""},
+		{"error rate", func(o *Options) { o.MaxErrorRate = 1.5 }, "max error rate is 1.5"},
+		{"resolution", func(o *Options) { o.Resolution = 0.9 }, "resolution is 0.9"},
+		{"growth", func(o *Options) { o.Growth = 1 }, "growth is 1"},
+		{"windows", func(o *Options) { o.MaxWindows = 1 }, "max windows is 1"},
+		{"rates", func(o *Options) { o.Start = math.NaN() }, "rates must be finite"},
+		{"min above max", func(o *Options) { o.MinRate, o.MaxRate = 10, 5 }, "min rate 10 is above max rate 5"},
+		{"budget", func(o *Options) { o.Budget = -time.Second }, "budget -1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := DefaultKneeOptions(10 * time.Millisecond)
+			o := DefaultOptions(10 * time.Millisecond)
 			if tt.edit != nil {
 				tt.edit(&o)
 			}
@@ -412,7 +412,7 @@ func TestKneeOptionsValidate(t *testing.T) {
 			}
 		})
 	}
-	if _, err := SearchKnee(context.Background(), nil, KneeOptions{}); err == nil {
-		t.Error("SearchKnee(zero options) = nil error, want the missing SLO")
+	if _, err := Search(context.Background(), nil, Options{}); err == nil {
+		t.Error("Search(zero options) = nil error, want the missing SLO")
 	}
 }

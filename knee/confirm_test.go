@@ -1,4 +1,4 @@
-package harness
+package knee
 
 import (
 	"context"
@@ -13,23 +13,23 @@ import (
 // Confirmation gives one estimate per round, each near the model's true
 // knee, and re-probes the bracket (2 to 5 windows a round), calling fresh
 // before each round.
-func TestConfirmKnee(t *testing.T) {
+func TestConfirm(t *testing.T) {
 	q := queueModel{s: 10 * time.Millisecond, c: 1, noise: 0.10, rng: rand.New(rand.NewPCG(3, 3))}
 	slo := 50 * time.Millisecond
-	o := DefaultKneeOptions(slo)
+	o := DefaultOptions(slo)
 	o.Drain = 0
 	calls := 0
-	c, err := SearchKnee(context.Background(), q.probe(&calls), o)
+	c, err := Search(context.Background(), q.probe(&calls), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	searchWindows := c.Windows
 	fresh := 0
-	if err := ConfirmKnee(context.Background(), c, q.probe(&calls), func(context.Context) error { fresh++; return nil }, o, 4); err != nil {
+	if err := Confirm(context.Background(), c, q.probe(&calls), func(context.Context) error { fresh++; return nil }, o, 4); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Estimates) != 4 || fresh != 3 {
-		t.Fatalf("ConfirmKnee: %d estimates after %d fresh starts, want 4 after 3", len(c.Estimates), fresh)
+		t.Fatalf("Confirm: %d estimates after %d fresh starts, want 4 after 3", len(c.Estimates), fresh)
 	}
 	if c.ConfirmWindows < 6 || c.ConfirmWindows > 3*(2+maxConfirmSteps) || c.Windows != searchWindows+c.ConfirmWindows || len(c.Points) != c.Windows {
 		t.Errorf("confirmation used %d windows (search %d, total %d, points %d), want 2 to 5 a round added to the search's", c.ConfirmWindows, searchWindows, c.Windows, len(c.Points))
@@ -45,7 +45,7 @@ func TestConfirmKnee(t *testing.T) {
 // A round of the confirmation whose probes both pass extrapolates upward
 // (the knee moved up in the fresh process), both fail downward.
 func TestEstimateRound(t *testing.T) {
-	o := DefaultKneeOptions(50 * time.Millisecond)
+	o := DefaultOptions(50 * time.Millisecond)
 	pt := func(rate, p99 float64) result.Point {
 		p := result.Point{OfferedRPS: rate, AchievedRPS: rate, Latency: result.Latency{P99: p99}}
 		p.Pass, _ = judgePoint(p, o)
@@ -71,7 +71,7 @@ func TestEstimateRound(t *testing.T) {
 // A probe where the generator, not the target, was saturated neither
 // passes nor fails; a knee resting on one makes the capacity
 // generator-bound.
-func TestSearchKneeGeneratorBound(t *testing.T) {
+func TestSearchGeneratorBound(t *testing.T) {
 	calls := 0
 	probe := scripted(&calls, func(rate float64, seen int) result.Point {
 		p := result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 1, P99: 2, Mean: 1}}
@@ -80,9 +80,9 @@ func TestSearchKneeGeneratorBound(t *testing.T) {
 		}
 		return p
 	})
-	o := DefaultKneeOptions(50 * time.Millisecond)
+	o := DefaultOptions(50 * time.Millisecond)
 	o.Drain, o.Start = 0, 100
-	c, err := SearchKnee(context.Background(), probe, o)
+	c, err := Search(context.Background(), probe, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestSearchKneeGeneratorBound(t *testing.T) {
 }
 
 // A pass above the lowest fail is probed again, not trusted.
-func TestSearchKneeNonMonotone(t *testing.T) {
+func TestSearchNonMonotone(t *testing.T) {
 	calls := 0
 	seenAt := map[float64]int{}
 	probe := func(ctx context.Context, rate float64) (result.Point, error) {
@@ -109,7 +109,7 @@ func TestSearchKneeNonMonotone(t *testing.T) {
 		}
 		return p, nil
 	}
-	o := DefaultKneeOptions(50 * time.Millisecond)
+	o := DefaultOptions(50 * time.Millisecond)
 	o.Drain, o.Start, o.MaxRate = 0, 100, 1600
 	s := &kneeSearch{o: o.withDefaults(), probe: probe, begin: time.Now()}
 	for _, r := range []float64{100, 200, 800, 400} {

@@ -1,4 +1,4 @@
-package harness
+package knee
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-// ConfirmKnee turns one knee search into several independent estimates of
+// Confirm turns one knee search into several independent estimates of
 // the knee, so that a gate can test max QPS against its real noise rather
 // than the search's resolution (a bracket from one search says nothing of
 // how far the next run's knee will be).
@@ -36,7 +36,7 @@ import (
 // c.Points; c.Estimates, c.ConfirmWindows and
 // c.ConfirmS record the outcome. Nothing is done when the search found no
 // knee or was generator-bound. The error is a probe's or fresh's.
-func ConfirmKnee(ctx context.Context, c *result.Capacity, probe Probe, fresh func(context.Context) error, o KneeOptions, estimates int) error {
+func Confirm(ctx context.Context, c *result.Capacity, probe Probe, fresh func(context.Context) error, o Options, estimates int) error {
 	o = o.withDefaults()
 	if c == nil || !c.Found || c.GeneratorBound || c.MaxQPS <= 0 {
 		return nil
@@ -167,7 +167,7 @@ func searchPoints(ps []result.Point, lo, hi float64) []result.Point {
 // effSeverity is p's severity as the estimate uses it: a failing probe
 // whose latency met the objective counts as just over it, and a passing
 // one never above it. 0 when p carries no information.
-func effSeverity(p result.Point, o KneeOptions) float64 {
+func effSeverity(p result.Point, o Options) float64 {
 	if p.GeneratorBound {
 		return 0
 	}
@@ -181,7 +181,7 @@ func effSeverity(p result.Point, o KneeOptions) float64 {
 // estimateRound estimates the knee from one round's probes: interpolated
 // between the highest pass and the lowest fail above it, else
 // extrapolated from the nearest probe by at most one span (in log rate).
-func estimateRound(pts []result.Point, o KneeOptions, slope, span float64) (float64, bool) {
+func estimateRound(pts []result.Point, o Options, slope, span float64) (float64, bool) {
 	var pass, fail *result.Point
 	var sp, sf float64
 	for i := range pts {
@@ -236,7 +236,7 @@ func estimateRound(pts []result.Point, o KneeOptions, slope, span float64) (floa
 // knee, d ln severity / d ln rate between the search's two highest passing
 // probes whose latency means something, clamped to [1, 30]; 5 when it
 // cannot be measured.
-func kneeSlope(ps []result.Point, o KneeOptions) float64 {
+func kneeSlope(ps []result.Point, o Options) float64 {
 	var a, b *result.Point
 	for i := range ps {
 		p := &ps[i]
