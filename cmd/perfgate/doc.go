@@ -14,7 +14,7 @@
 //	                 [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95] [--fail-on-inconclusive]
 //	perfgate size [--config perfgate.yaml] --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
 //	perfgate size [--config perfgate.yaml] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
-//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--fail-on-inconclusive]
+//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun]
 //	perfgate gate --config perfgate.yaml --ab REF [--out DIR]
 //	perfgate merge --out DIR [--max-skew 100ms] PATH...
 //	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]

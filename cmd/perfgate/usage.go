@@ -43,7 +43,7 @@ func synopses() []synopsis {
 			"perfgate size [--config " + config.DefaultFile + "] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]",
 		}},
 		{"gate", []string{
-			"perfgate gate --config " + config.DefaultFile + " [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--fail-on-inconclusive]",
+			"perfgate gate --config " + config.DefaultFile + " [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun]",
 			"perfgate gate --config " + config.DefaultFile + " --ab REF [--out DIR]",
 		}},
 		{"merge", []string{fmt.Sprintf("perfgate merge --out DIR [--max-skew %v] PATH...", merge.DefaultMaxSkew)}},
