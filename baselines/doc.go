@@ -1,8 +1,11 @@
-// Package baselines stores, reads and validates the baselines a gate
-// compares with, and fingerprints the environment they were measured on.
+// Package baselines is the policy of a trusted baseline and its atomic
+// storage: which results may be trusted as baselines, and how they are
+// stored. The result format's own rules (file names, the decoder, what a
+// well-formed result holds, the environment fingerprint, the run manifest)
+// are package result's.
 //
-// A baseline folder holds one file per scenario, named FileName(scenario)
-// (the scenario name with anything but letters, digits, '.', '_' and '-'
+// A baseline folder holds one file per scenario, named
+// result.FileName(scenario) (the scenario name with anything but letters, digits, '.', '_' and '-'
 // replaced by '_', plus ".json"). Each file is a perfgate.result/v1 of a
 // trusted build with its Provenance: git sha and ref, tag, when it was
 // stored, the perfgate version and a hash of the configuration.

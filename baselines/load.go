@@ -2,15 +2,12 @@ package baselines
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/perfgate/perfgate/result"
 )
@@ -18,26 +15,6 @@ import (
 // ErrNoBaselines is returned (wrapped) by Load when the folder does not
 // exist or holds no baseline file: the gate's "no baseline" case.
 var ErrNoBaselines = errors.New("no baselines")
-
-// FileName is the file a scenario's baseline is stored in: the name with
-// anything but ASCII letters, digits, '.', '_' and '-' replaced by '_', a
-// leading '.' replaced too (no hidden files), and ".json" appended.
-func FileName(scenario string) string {
-	var b strings.Builder
-	for i, r := range scenario {
-		ok := r < 128 && (r == '_' || r == '-' || r == '.' && i > 0 ||
-			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-		if ok {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	if b.Len() == 0 {
-		b.WriteByte('_')
-	}
-	return b.String() + ".json"
-}
 
 // Load reads and validates every baseline file (*.json, not hidden) in dir,
 // sorted by file name. Each bad file is reported, naming it; any bad file
@@ -56,7 +33,7 @@ func Load(dir string) ([]*result.Result, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if want := FileName(r.Scenario); filepath.Base(p) != want {
+		if want := result.FileName(r.Scenario); filepath.Base(p) != want {
 			errs = append(errs, fmt.Errorf("baseline %q: holds scenario %q, whose file is %q", p, r.Scenario, want))
 			continue
 		}
@@ -68,24 +45,16 @@ func Load(dir string) ([]*result.Result, error) {
 	return rs, nil
 }
 
-// jsonFiles lists the visible *.json files of dir, sorted.
+// jsonFiles lists the visible *.json files of dir, sorted; a missing
+// folder or one without any is ErrNoBaselines.
 func jsonFiles(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
+	paths, err := result.JSONFiles(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("baselines %q: folder does not exist: %w", dir, ErrNoBaselines)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("baselines %q: %w", dir, err)
 	}
-	var paths []string
-	for _, e := range ents {
-		n := e.Name()
-		if e.IsDir() || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") {
-			continue
-		}
-		paths = append(paths, filepath.Join(dir, n))
-	}
-	sort.Strings(paths)
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("baselines %q: no .json files: %w", dir, ErrNoBaselines)
 	}
@@ -105,13 +74,10 @@ func LoadFile(path string) (*result.Result, error) {
 	return r, nil
 }
 
-// Decode reads one baseline from rd and validates it (see Validate).
+// Decode reads one baseline from rd (result.Decode) and checks that it
+// may be trusted as one (see Validate).
 func Decode(rd io.Reader) (*result.Result, error) {
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, err
-	}
-	r, err := parse(data)
+	r, err := result.Decode(rd)
 	if err != nil {
 		return nil, err
 	}
@@ -121,53 +87,11 @@ func Decode(rd io.Reader) (*result.Result, error) {
 	return r, nil
 }
 
-// parse decodes one JSON result document that must fill data.
-func parse(data []byte) (*result.Result, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, errors.New("empty file")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var r result.Result
-	if err := dec.Decode(&r); err != nil {
-		return nil, describeJSONError(data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data after the JSON object at byte %d", dec.InputOffset())
-	}
-	return &r, nil
-}
-
-// describeJSONError says where and how the JSON is broken.
-func describeJSONError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf("truncated JSON: the file ends after %d bytes, inside the document: %w", len(data), err)
-	case errors.As(err, &syn):
-		line := 1 + bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n"))
-		return fmt.Errorf("line %d: malformed JSON: %w", line, err)
-	case errors.As(err, &typ):
-		return fmt.Errorf("field %q: %s is not a %s: %w", typ.Field, typ.Value, typ.Type, err)
-	}
-	return fmt.Errorf("decoding JSON: %w", err)
-}
-
-// errNoTrials is Validate's error for a result without trials.
-var errNoTrials = errors.New(`missing field "trials": a baseline needs at least one trial`)
-
-// Validate checks what a baseline must have: the result schema, a
-// scenario, a known layer, a valid and complete run, at least one trial,
-// and trial histograms (latency, and TTFT/TPOT when present) that decode.
+// Validate is the policy of a trusted baseline: a well-formed result
+// (result.Check) of a complete, valid run with at least one trial.
 func Validate(r *result.Result) error {
-	if r.Schema != result.Schema {
-		return fmt.Errorf("schema is %q, want %q", r.Schema, result.Schema)
-	}
-	if r.Scenario == "" {
-		return errors.New(`missing field "scenario"`)
-	}
-	if r.Layer != "" && !validLayer(r.Layer) {
-		return fmt.Errorf("layer %q: want one of %s", r.Layer, strings.Join(result.Layers, ", "))
+	if err := r.Check(); err != nil && !errors.Is(err, result.ErrNoTrials) {
+		return err
 	}
 	if r.Interrupted {
 		return errors.New("the run was interrupted: not a baseline")
@@ -176,34 +100,7 @@ func Validate(r *result.Result) error {
 		return errors.New(`the run is marked invalid ("valid": false): not a baseline`)
 	}
 	if len(r.Trials) == 0 {
-		return errNoTrials
-	}
-	for i, t := range r.Trials {
-		if t.Histogram == "" {
-			return fmt.Errorf("trial %d: missing field \"histogram\"", i+1)
-		}
-		hists := []struct{ name, enc string }{{"histogram", t.Histogram}}
-		if t.LLM != nil {
-			hists = append(hists, struct{ name, enc string }{"llm.ttft_histogram", t.LLM.TTFTHistogram},
-				struct{ name, enc string }{"llm.tpot_histogram", t.LLM.TPOTHistogram})
-		}
-		for _, h := range hists {
-			if h.enc == "" && h.name != "histogram" {
-				continue
-			}
-			if _, err := result.DecodeHistogram(h.enc); err != nil {
-				return fmt.Errorf("trial %d: field %q: %w", i+1, h.name, err)
-			}
-		}
+		return result.ErrNoTrials
 	}
 	return nil
-}
-
-func validLayer(l string) bool {
-	for _, x := range result.Layers {
-		if x == l {
-			return true
-		}
-	}
-	return false
 }

@@ -98,7 +98,7 @@ func CombineRuns(dirs []string) ([]string, error) {
 	}
 	// The combined files replace the first run's: its manifest (when it
 	// has one) is brought in step, so Update still promotes them.
-	m, merr := ReadManifest(dirs[0])
+	m, merr := result.ReadManifest(dirs[0])
 	var done []string
 	for _, r := range first {
 		more := others[r.Scenario]
@@ -108,7 +108,7 @@ func CombineRuns(dirs []string) ([]string, error) {
 		runs := append([]*result.Result{r}, more...)
 		r.NoiseFloorPct = NoiseFloor(runs)
 		combine(r, more)
-		path := filepath.Join(dirs[0], FileName(r.Scenario))
+		path := filepath.Join(dirs[0], result.FileName(r.Scenario))
 		if err := r.WriteFile(path); err != nil {
 			return nil, fmt.Errorf("combining runs: %w", err)
 		}

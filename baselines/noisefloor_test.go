@@ -49,11 +49,11 @@ func TestCombineRuns(t *testing.T) {
 	mk := func(dir string, p99 float64) {
 		r := good("s", 1)
 		r.Summary.Latency.P99 = p99
-		path := filepath.Join(dir, FileName(r.Scenario))
+		path := filepath.Join(dir, result.FileName(r.Scenario))
 		if err := r.WriteFile(path); err != nil {
 			t.Fatal(err)
 		}
-		m := NewManifest("run-"+filepath.Base(dir), time.Now())
+		m := result.NewManifest("run-"+filepath.Base(dir), time.Now())
 		m.Add(r.Scenario, path)
 		m.Complete = true
 		if err := m.Write(dir); err != nil {
@@ -67,7 +67,7 @@ func TestCombineRuns(t *testing.T) {
 	if err != nil || len(done) != 1 {
 		t.Fatalf("CombineRuns = %v, %v; want one scenario", done, err)
 	}
-	rs, err := ReadResults(a)
+	rs, err := result.ReadResults(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/result"
@@ -23,7 +26,7 @@ func HashConfig(b []byte) string {
 // Update stores the results of the run in folder from as the baselines in
 // folder to, stamped with prov, and returns the paths it wrote.
 //
-// The results are exactly those the run's manifest (ManifestFile, written
+// The results are exactly those the run's manifest (result.ManifestFile, written
 // by perfgate run --out) lists, each unchanged since the run wrote it;
 // any other file in from, a leftover of an earlier run, is ignored. A
 // folder without a manifest, or whose run did not complete, is refused.
@@ -48,7 +51,7 @@ func Update(from, to string, prov result.Provenance) ([]string, error) {
 	var outs []out
 	seen := map[string]string{}
 	for _, r := range rs {
-		name := FileName(r.Scenario)
+		name := result.FileName(r.Scenario)
 		if other, dup := seen[name]; dup {
 			return nil, fmt.Errorf("updating baselines from %q: scenarios %q and %q both map to %q: nothing written", from, other, r.Scenario, name)
 		}
@@ -96,7 +99,7 @@ func Update(from, to string, prov result.Provenance) ([]string, error) {
 // readRun reads the result files a run's manifest lists, failing on the
 // first that cannot become a baseline.
 func readRun(dir string) ([]*result.Result, error) {
-	m, err := ReadManifest(dir)
+	m, err := result.ReadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("updating baselines: %w: nothing written", err)
 	}
@@ -106,7 +109,7 @@ func readRun(dir string) ([]*result.Result, error) {
 	var paths []string
 	for _, e := range m.Scenarios {
 		p := filepath.Join(dir, e.File)
-		sum, err := fileSHA256(p)
+		sum, err := result.FileSHA256(p)
 		if err != nil {
 			return nil, fmt.Errorf("updating baselines from %q: scenario %q: %w: nothing written", dir, e.Scenario, err)
 		}
@@ -123,4 +126,32 @@ func readRun(dir string) ([]*result.Result, error) {
 		return nil, fmt.Errorf("updating baselines from %q: no %s files: nothing written", dir, result.Schema)
 	}
 	return rs, nil
+}
+
+// decodeFiles decodes every perfgate.result file of paths with decode,
+// skipping other JSON documents (comparisons, sizings) and joining the
+// errors of every file that fails, each naming its file.
+func decodeFiles(paths []string, decode func([]byte) (*result.Result, error)) ([]*result.Result, error) {
+	var rs []*result.Result
+	var errs []error
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
+			continue
+		}
+		var head struct {
+			Schema string `json:"schema"`
+		}
+		if json.Unmarshal(b, &head) == nil && head.Schema != "" && !strings.HasPrefix(head.Schema, "perfgate.result/") {
+			continue // another kind of document
+		}
+		r, err := decode(b)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
+			continue
+		}
+		rs = append(rs, r)
+	}
+	return rs, errors.Join(errs...)
 }

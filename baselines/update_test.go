@@ -20,13 +20,13 @@ func writeRun(t *testing.T, rs ...*result.Result) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, r := range rs {
-		if err := r.WriteFile(filepath.Join(dir, FileName(r.Scenario))); err != nil {
+		if err := r.WriteFile(filepath.Join(dir, result.FileName(r.Scenario))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	m := NewManifest("test", time.Now())
+	m := result.NewManifest("test", time.Now())
 	for _, r := range rs {
-		if err := m.Add(r.Scenario, filepath.Join(dir, FileName(r.Scenario))); err != nil {
+		if err := m.Add(r.Scenario, filepath.Join(dir, result.FileName(r.Scenario))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -125,7 +125,7 @@ func TestUpdateRefuses(t *testing.T) {
 			dir := t.TempDir()
 			dup1.WriteFile(filepath.Join(dir, "one.json"))
 			dup2.WriteFile(filepath.Join(dir, "two.json"))
-			m := NewManifest("dup", time.Now())
+			m := result.NewManifest("dup", time.Now())
 			m.Add(dup1.Scenario, filepath.Join(dir, "one.json"))
 			m.Add(dup2.Scenario, filepath.Join(dir, "two.json"))
 			m.Complete = true
@@ -138,12 +138,12 @@ func TestUpdateRefuses(t *testing.T) {
 		// them: which run they belong to is unknown.
 		{"no manifest", func(t *testing.T) string {
 			dir := writeRun(t, good("a", 4))
-			os.Remove(filepath.Join(dir, ManifestFile))
+			os.Remove(filepath.Join(dir, result.ManifestFile))
 			return dir
 		}, "no run manifest"},
 		{"run did not complete", func(t *testing.T) string {
 			dir := writeRun(t, good("a", 4))
-			m, _ := ReadManifest(dir)
+			m, _ := result.ReadManifest(dir)
 			m.Complete = false
 			m.Write(dir)
 			return dir

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -83,7 +82,7 @@ type envDiffs struct {
 
 // check folds one pair's fingerprint check into env and d.
 func (d *envDiffs) check(env *EnvCheck, b, r *result.Result) {
-	fb, fc := baselines.FingerprintOf(b.Environment), baselines.FingerprintOf(r.Environment)
+	fb, fc := result.FingerprintOf(b.Environment), result.FingerprintOf(r.Environment)
 	if env.Baseline == "" {
 		env.Baseline, env.Candidate = fb.String(), fc.String()
 	}

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/result"
 )
 
 // validateRanges checks every numeric setting against its Bound.
@@ -89,11 +89,11 @@ func (c *Config) validateRanges() error {
 func (c *Config) checkFileNames() error {
 	seen := map[string]int{}
 	for i, s := range c.Scenarios {
-		f := strings.ToLower(baselines.FileName(s.Name))
+		f := strings.ToLower(result.FileName(s.Name))
 		if j, dup := seen[f]; dup {
 			return c.errAt(fmt.Sprintf("scenarios[%d].name", i),
 				"scenario names %q and %q (scenarios[%d]) both map to the result file %s: rename one",
-				s.Name, c.Scenarios[j].Name, j, baselines.FileName(s.Name))
+				s.Name, c.Scenarios[j].Name, j, result.FileName(s.Name))
 		}
 		seen[f] = i
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/report"
@@ -157,7 +156,7 @@ func writeRerun(dir string, r *result.Result) error {
 	if err := r.WriteFile(path); err != nil {
 		return err
 	}
-	m, err := baselines.ReadManifest(dir)
+	m, err := result.ReadManifest(dir)
 	if err != nil {
 		return nil // no manifest to keep in step
 	}

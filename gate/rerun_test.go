@@ -35,7 +35,7 @@ func TestRerunDecidesAnUndecidedScenario(t *testing.T) {
 	if err := cand[0].WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	m := baselines.NewManifest("run", time.Now())
+	m := result.NewManifest("run", time.Now())
 	m.Add("fp32", path)
 	m.Complete = true
 	m.Write(dir)

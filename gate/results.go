@@ -43,7 +43,7 @@ func FromResults(cfg *config.Config, dir string, o ResultsOptions) (*Outcome, er
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
 		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
 	}
-	all, err := baselines.ReadResults(dir)
+	all, err := result.ReadResults(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -30,7 +29,7 @@ func Read(paths []string) ([]Input, error) {
 	var ins []Input
 	var errs []error
 	add := func(p string) {
-		rs, err := baselines.ReadResults(p)
+		rs, err := result.ReadResults(p)
 		if err != nil {
 			errs = append(errs, err)
 			return
@@ -161,9 +160,9 @@ func WriteDir(dir string, rs []*result.Result) ([]string, error) {
 	var paths []string
 	// The merged folder is one run for baseline update: its manifest
 	// lists exactly what this merge wrote.
-	m := baselines.NewManifest(fmt.Sprintf("merge-%d", time.Now().UnixNano()), time.Now())
+	m := result.NewManifest(fmt.Sprintf("merge-%d", time.Now().UnixNano()), time.Now())
 	for _, r := range rs {
-		p := filepath.Join(dir, baselines.FileName(r.Scenario))
+		p := filepath.Join(dir, result.FileName(r.Scenario))
 		if err := r.WriteFile(p); err != nil {
 			return paths, fmt.Errorf("writing %q: %w", p, err)
 		}

@@ -8,6 +8,13 @@
 // merge without loss. Parts that were not measured (capacity, llm,
 // telemetry) are nil and omitted from the JSON, never zero-filled.
 //
+// The format owns its rules (format.go): FileName names a scenario's file,
+// Parse (and Decode, ReadFile, ReadResults) is the one decoder, and Check
+// says what every well-formed result holds; Fingerprint is what must match
+// between two environments for their numbers to be comparable; a run's
+// Manifest records the files it wrote. What a reader then trusts (a
+// baseline must be a valid, complete run) is the reader's policy.
+//
 // A trial may also carry a per-second timeline (PerSecond: responses,
 // errors and P99 in each second of its window), optional and additive, so
 // a stall or a short warm-up can be seen; docs/html-report.md describes it.

@@ -241,15 +241,11 @@ func ReadFile(path string) (*Result, error) {
 	return r, nil
 }
 
-// Decode reads one result from rd, rejecting unknown schemas.
+// Decode reads one result document from rd with Parse.
 func Decode(rd io.Reader) (*Result, error) {
-	var r Result
-	dec := json.NewDecoder(rd)
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("decoding JSON: %w", err)
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, err
 	}
-	if r.Schema != Schema {
-		return nil, fmt.Errorf("schema is %q, want %q", r.Schema, Schema)
-	}
-	return &r, nil
+	return Parse(data)
 }

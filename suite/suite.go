@@ -12,7 +12,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/protocol"
@@ -91,14 +90,14 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 	if err := o.Generator.validate(selected); err != nil {
 		return nil, err
 	}
-	var manifest *baselines.Manifest
+	var manifest *result.Manifest
 	if o.OutDir != "" {
 		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating output folder: %w", err)
 		}
 		// A new manifest replaces any earlier run's at once: baseline
 		// update promotes only what this run lists.
-		manifest = baselines.NewManifest(runID(), time.Now())
+		manifest = result.NewManifest(runID(), time.Now())
 		if err := manifest.Write(o.OutDir); err != nil {
 			return nil, fmt.Errorf("writing the run manifest: %w", err)
 		}
@@ -161,7 +160,7 @@ func (o *Options) getenv(k string) string {
 
 // FileName is the result file name for a scenario, the same as its
 // baseline's, so that a run's folder can become a baseline folder.
-func FileName(scenario string) string { return baselines.FileName(scenario) }
+func FileName(scenario string) string { return result.FileName(scenario) }
 
 // RunScenario measures one scenario: starts its target if it has one,
 // applies its load, and stops the target.

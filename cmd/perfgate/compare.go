@@ -107,7 +107,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("compare: %v", err)
 	}
-	cand, err := baselines.ReadResults(candDir)
+	cand, err := result.ReadResults(candDir)
 	if err != nil {
 		return usageErr("compare: --candidate: %v", err)
 	}

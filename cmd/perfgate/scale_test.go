@@ -20,7 +20,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/fixtures"
@@ -207,7 +206,7 @@ func TestPartsGateLikeUnsplit(t *testing.T) {
 		d := filepath.Join(dir, sub)
 		os.MkdirAll(d, 0o755)
 		for _, r := range rs {
-			if err := r.WriteFile(filepath.Join(d, baselines.FileName(r.Scenario))); err != nil {
+			if err := r.WriteFile(filepath.Join(d, result.FileName(r.Scenario))); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,12 +1,10 @@
-package baselines
+package result
 
 import (
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/perfgate/perfgate/result"
 )
 
 // Fingerprint is what must match between a baseline's environment and a
@@ -27,7 +25,7 @@ type Fingerprint struct {
 }
 
 // FingerprintOf extracts env's fingerprint.
-func FingerprintOf(env result.Environment) Fingerprint {
+func FingerprintOf(env Environment) Fingerprint {
 	f := Fingerprint{GPUCount: len(env.GPUs), CPU: strings.Join(strings.Fields(env.CPU), " "), Cores: env.Cores}
 	names := map[string]bool{}
 	for _, g := range env.GPUs {

@@ -1,4 +1,4 @@
-package baselines
+package result
 
 import (
 	"crypto/sha256"
@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/perfgate/perfgate/result"
 )
 
 // ManifestFile is the manifest's name in a run's output folder.
@@ -55,7 +53,7 @@ func NewManifest(runID string, started time.Time) *Manifest {
 // Add records the result file at path (in the run's folder) for scenario,
 // with the digest of its current content.
 func (m *Manifest) Add(scenario, path string) error {
-	sum, err := fileSHA256(path)
+	sum, err := FileSHA256(path)
 	if err != nil {
 		return fmt.Errorf("run manifest: %w", err)
 	}
@@ -72,7 +70,7 @@ func (m *Manifest) Add(scenario, path string) error {
 
 // Write writes the manifest into dir, atomically.
 func (m *Manifest) Write(dir string) error {
-	return result.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
+	return WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(m)
@@ -101,8 +99,8 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-// fileSHA256 is the hex SHA-256 of the file at path.
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex SHA-256 of the file at path.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
