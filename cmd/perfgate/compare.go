@@ -7,16 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
-	"github.com/perfgate/perfgate/comparetext"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -86,10 +85,10 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if *basePath == "" || *candPath == "" {
 		return usageErr("compare: --baseline and --candidate are both required (or --config perfgate.yaml, which names the baselines)")
 	}
-	if !slices.Contains(comparetext.Formats, *format) {
-		return usageErr("compare: --format %q: want one of %s", *format, strings.Join(comparetext.Formats, ", "))
+	outFormat, err := report.ParseFormat(*format)
+	if err != nil {
+		return usageErr("compare: %v", err)
 	}
-	var err error
 	if s.P99Regression, err = parseThreshold(*p99); err != nil {
 		return usageErr("compare: --p99-threshold: %v", err)
 	}
@@ -123,7 +122,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("compare: %v", err)
 	}
-	if err := comparetext.Render(e.stdout, c, *format); err != nil {
+	if err := report.RenderComparison(e.stdout, c, outFormat); err != nil {
 		return fmt.Errorf("compare: writing the report: %w", err)
 	}
 	if code := exitcode.ForVerdict(c.Verdict, *failUndecided); code != exitPass {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +41,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return usageErr("gate: %v", err)
 	}
-	render, err := renderer(*format)
+	outFormat, err := report.ParseFormat(*format)
 	if err != nil {
 		return usageErr("gate: %v", err)
 	}
@@ -70,7 +69,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := render(e.stdout, g.report); err != nil {
+	if err := report.Render(e.stdout, g.report, outFormat); err != nil {
 		return withCode(exitRunFailed, err)
 	}
 	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", g.comparisonPath, g.markdownPath, htmlPathNextTo(g.markdownPath))
@@ -165,21 +164,6 @@ func writeMarkdown(path string, r *report.Report) error {
 		return err
 	}
 	return f.Close()
-}
-
-// renderer returns the report renderer for a --format value.
-func renderer(format string) (func(io.Writer, *report.Report) error, error) {
-	switch format {
-	case "text":
-		return report.Text, nil
-	case "markdown":
-		return func(w io.Writer, r *report.Report) error {
-			return report.Markdown(w, r, report.Options{MaxBytes: report.SummaryMaxBytes})
-		}, nil
-	case "json":
-		return report.JSON, nil
-	}
-	return nil, fmt.Errorf("--format %q: want text, markdown or json", format)
 }
 
 // runGatePipeline is the Action's gate: the same pipeline as `perfgate

@@ -1,4 +1,4 @@
-package comparetext
+package report
 
 import (
 	"encoding/json"
@@ -10,24 +10,21 @@ import (
 	"github.com/perfgate/perfgate/compare"
 )
 
-// Formats are the names Render accepts.
-var Formats = []string{"text", "markdown", "json"}
-
-// Render writes c in format: "text", "markdown" or "json".
-func Render(w io.Writer, c *compare.Comparison, format string) error {
-	switch format {
-	case "text":
-		return Text(w, c)
-	case "markdown", "md":
-		return Markdown(w, c)
-	case "json":
-		return JSON(w, c)
+// RenderComparison writes c in format f.
+func RenderComparison(w io.Writer, c *compare.Comparison, f Format) error {
+	switch f {
+	case FormatText:
+		return ComparisonText(w, c)
+	case FormatMarkdown:
+		return ComparisonMarkdown(w, c)
+	case FormatJSON:
+		return ComparisonJSON(w, c)
 	}
-	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
+	return f.unknown()
 }
 
-// JSON writes c as indented perfgate.comparison/v1 JSON.
-func JSON(w io.Writer, c *compare.Comparison) error {
+// ComparisonJSON writes c as indented perfgate.comparison/v1 JSON.
+func ComparisonJSON(w io.Writer, c *compare.Comparison) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(c)
@@ -69,7 +66,7 @@ func delta(v float64, abs bool) string {
 
 // interval formats a change's interval: "[+12.1%, +23.5%]", or with an
 // open top "[+5.0%, ∞)".
-func interval(ci [2]float64, abs, openHigh bool) string {
+func ciText(ci [2]float64, abs, openHigh bool) string {
 	f := "%+.1f"
 	if abs {
 		f = "%+.2f"
@@ -114,7 +111,7 @@ func change(c *compare.Change, abs bool) string {
 	if c.Descriptive {
 		v = "(descriptive)"
 	}
-	s := delta(c.DeltaPct, abs) + " " + interval(c.CIPct, abs, c.CIOpenHigh) + " " + v
+	s := delta(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + v
 	if c.Ratio > 0 {
 		s = fmt.Sprintf("×%.3f (log %+.3f) ", c.Ratio, c.LogRatio) + s
 	}

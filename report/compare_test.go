@@ -1,4 +1,4 @@
-package comparetext
+package report
 
 import (
 	"bytes"
@@ -18,13 +18,18 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+// updating reports whether the tests run with -update (the flag of
+// internal/golden, which this package's tests share).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // sample builds a deterministic comparison that exercises every part of
 // the output: a regression with a knee, an improvement with a lagging
 // trial, a streaming scenario, a scenario without baseline, an allowed
 // environment mismatch and a ladder.
-func sample(t *testing.T) *compare.Comparison {
+func sampleComparison(t *testing.T) *compare.Comparison {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(2026, 11))
 	mk := func(sp comparetest.Spec, scale float64, qps [2]float64) *result.Result {
@@ -65,16 +70,16 @@ func sample(t *testing.T) *compare.Comparison {
 	return c
 }
 
-func TestGolden(t *testing.T) {
-	c := sample(t)
+func TestComparisonGolden(t *testing.T) {
+	c := sampleComparison(t)
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Render(&buf, c, format); err != nil {
+			if err := RenderComparison(&buf, c, Format(format)); err != nil {
 				t.Fatalf("Render(%s): %v", format, err)
 			}
-			path := filepath.Join("testdata", "sample."+format+".golden")
-			if *update {
+			path := filepath.Join("testdata", "compare-sample."+format+".golden")
+			if updating() {
 				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -105,8 +110,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func TestEveryWarningShown(t *testing.T) {
-	c := sample(t)
+func TestComparisonEveryWarningShown(t *testing.T) {
+	c := sampleComparison(t)
 	var all []string
 	all = append(all, c.Warnings...)
 	for _, sc := range c.Scenarios {
@@ -117,7 +122,7 @@ func TestEveryWarningShown(t *testing.T) {
 	}
 	for _, format := range []string{"text", "markdown"} {
 		var buf bytes.Buffer
-		if err := Render(&buf, c, format); err != nil {
+		if err := RenderComparison(&buf, c, Format(format)); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -132,10 +137,10 @@ func TestEveryWarningShown(t *testing.T) {
 	}
 }
 
-func TestJSONRoundTrip(t *testing.T) {
-	c := sample(t)
+func TestComparisonJSONRoundTrip(t *testing.T) {
+	c := sampleComparison(t)
 	var buf bytes.Buffer
-	if err := JSON(&buf, c); err != nil {
+	if err := ComparisonJSON(&buf, c); err != nil {
 		t.Fatal(err)
 	}
 	var back compare.Comparison
@@ -150,8 +155,8 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 }
 
-func TestRenderUnknownFormat(t *testing.T) {
-	if err := Render(&bytes.Buffer{}, &compare.Comparison{}, "html"); err == nil || !strings.Contains(err.Error(), `"html"`) {
+func TestRenderComparisonUnknownFormat(t *testing.T) {
+	if err := RenderComparison(&bytes.Buffer{}, &compare.Comparison{}, "html"); err == nil || !strings.Contains(err.Error(), `"html"`) {
 		t.Errorf("Render(html) = %v, want an error naming the format", err)
 	}
 }

@@ -1,4 +1,4 @@
-package comparetext
+package report
 
 import (
 	"bufio"
@@ -10,8 +10,8 @@ import (
 	"github.com/perfgate/perfgate/compare"
 )
 
-// Text writes c as aligned plain text for a terminal.
-func Text(w io.Writer, c *compare.Comparison) error {
+// ComparisonText writes c as aligned plain text for a terminal.
+func ComparisonText(w io.Writer, c *compare.Comparison) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, headline(c))
 	fmt.Fprintln(bw, settingsLine(c))
@@ -41,7 +41,7 @@ func Text(w io.Writer, c *compare.Comparison) error {
 			for _, m := range sc.Metrics {
 				fmt.Fprintf(tw, "  %-*s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t\n", width, name(m), value(m.Metric, m.Baseline),
 					value(m.Metric, m.Candidate), delta(m.DeltaPct, m.Absolute),
-					interval(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(m), m.NBase, m.NCand, m.Verdict)
+					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(m), m.NBase, m.NCand, m.Verdict)
 			}
 			tw.Flush()
 		}
