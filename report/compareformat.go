@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/internal/textfmt"
 )
 
 // RenderComparison writes c in format f.
@@ -48,15 +49,15 @@ func value(metric string, v float64) string {
 	return fmt.Sprintf("%.3f", v)
 }
 
-// unit is "%" for relative changes and "pt" for percentage points.
+// unit is "%" for relative changes and " pp" for percentage points.
 func unit(abs bool) string {
 	if abs {
-		return "pt"
+		return textfmt.Points
 	}
 	return "%"
 }
 
-// delta formats a change: "+17.8%", "−0.10pt".
+// delta formats a change: "+17.8%", "-0.10 pp".
 func delta(v float64, abs bool) string {
 	if abs {
 		return fmt.Sprintf("%+.2f%s", v, unit(abs))
@@ -137,7 +138,7 @@ func headline(c *compare.Comparison) string {
 // settingsLine states the thresholds and the method.
 func settingsLine(c *compare.Comparison) string {
 	s := c.Settings
-	return fmt.Sprintf("thresholds: latency %.3g%%, max QPS %.3g%%, error rate %.3gpt; confidence %.3g%%; %d bootstrap resamples (seed %d)",
+	return fmt.Sprintf("thresholds: latency %.3g%%, max QPS %.3g%%, error rate %.3g pp; confidence %.3g%%; %d bootstrap resamples (seed %d)",
 		100*s.P99Regression, 100*s.MaxQPSRegression, 100*s.ErrorRateIncrease, 100*s.Confidence, s.Resamples, s.Seed)
 }
 

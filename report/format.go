@@ -8,44 +8,12 @@ import (
 	"unicode"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/internal/textfmt"
 )
 
 // esc makes an untrusted string (a name from perfgate.yaml) inert in
-// GitHub-flavoured markdown, table cells included: HTML metacharacters
-// become entities, markdown punctuation is backslash-escaped, '@' and '#'
-// are followed by a zero-width joiner so that GitHub neither mentions
-// anyone (@team) nor links an issue (#123, owner/repo#123) — GitHub
-// still mentions after "&#64;" and links after "\#" — and line breaks and
-// control characters become spaces.
-func esc(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
-		case '@':
-			b.WriteString("@" + zwj)
-		case '#':
-			b.WriteString("\\#" + zwj)
-		case '|', '\\', '`', '*', '_', '[', ']', '(', ')', '~', '!', '$':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-				b.WriteByte(' ')
-				continue
-			}
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// GitHub-flavoured markdown, table cells included (textfmt.Markdown).
+func esc(s string) string { return textfmt.Markdown(s) }
 
 // zwj is the zero-width joiner esc puts after '@' and '#'.
 const zwj = "\u200d"
@@ -100,50 +68,19 @@ func qps(v float64) string {
 }
 
 // thousands formats v with dec decimals and commas between thousands.
-func thousands(v float64, dec int) string {
-	s := strconv.FormatFloat(math.Abs(v), 'f', dec, 64)
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	if v < 0 && s != strconv.FormatFloat(0, 'f', dec, 64) {
-		b.WriteByte('-')
-	}
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if frac != "" {
-		b.WriteString("." + frac)
-	}
-	return b.String()
-}
+func thousands(v float64, dec int) string { return textfmt.Thousands(v, dec) }
 
-// money formats dollars: $10,950.
-func money(v float64) string {
-	s := thousands(v, 0)
-	if strings.HasPrefix(s, "-") {
-		return "-$" + s[1:]
-	}
-	return "$" + s
-}
+// money formats dollars: $10,950.00.
+func money(v float64) string { return textfmt.Money(v) }
 
 // signedMoney is money with an explicit sign.
-func signedMoney(v float64) string {
-	if v > 0 {
-		return "+" + money(v)
-	}
-	if v == 0 {
-		return "±$0"
-	}
-	return money(v)
-}
+func signedMoney(v float64) string { return textfmt.SignedMoney(v) }
 
 // pct formats a signed change in percent, or in points when abs.
 func pct(v float64, abs bool) string {
 	unit := "%"
 	if abs {
-		unit = " pp"
+		unit = textfmt.Points
 	}
 	return fmt.Sprintf("%+.1f%s", v, unit)
 }
@@ -185,12 +122,7 @@ func ladderSum(l *compare.LadderAttribution) string {
 }
 
 // signedInt formats an integer change: +3, -2, ±0.
-func signedInt(n int) string {
-	if n == 0 {
-		return "±0"
-	}
-	return fmt.Sprintf("%+d", n)
-}
+func signedInt(n int) string { return textfmt.SignedInt(n) }
 
 // mark is the emoji of a scenario or metric verdict.
 func mark(v string) string {
