@@ -40,5 +40,5 @@ func ExampleCompare() {
 	}
 	fmt.Println(sizing.Compare(plan(600, 620), plan(470, 485)).Summary())
 	// Output:
-	// instances 11 → 14 (+3) for 5000 peak QPS; max QPS per instance 600 → 470 (−21.7%); cost +$5,475.00/month
+	// instances 11 → 14 (+3) for 5000 peak QPS; max QPS per instance 600 → 470 (-21.7%); cost +$5,475.00/month
 }

@@ -266,7 +266,7 @@ func TestCompare(t *testing.T) {
 	if d.CostPerMonthDelta == nil || *d.CostPerMonthDelta != 3*2.5*730 {
 		t.Errorf("Compare() cost delta = %v, want %v", d.CostPerMonthDelta, 3*2.5*730)
 	}
-	if want := "instances 11 → 14 (+3) for 5000 peak QPS; max QPS per instance 600 → 470 (−21.7%); cost +$5,475.00/month"; d.Summary() != want {
+	if want := "instances 11 → 14 (+3) for 5000 peak QPS; max QPS per instance 600 → 470 (-21.7%); cost +$5,475.00/month"; d.Summary() != want {
 		t.Errorf("Summary() = %q, want %q", d.Summary(), want)
 	}
 	if d.Overlap || len(d.Warnings) != 0 {

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
+
+	"github.com/perfgate/perfgate/internal/textfmt"
 )
 
 // WriteJSON writes s as indented perfgate.sizing/v1 JSON.
@@ -114,7 +115,7 @@ func (s *Sizing) WriteText(w io.Writer) error {
 // collapsed block.
 func (s *Sizing) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Sizing: `%s`\n\n", s.Scenario)
+	fmt.Fprintf(&b, "### Sizing: %s\n\n", textfmt.Markdown(s.Scenario))
 	if s.Simulated {
 		b.WriteString("> **Simulated target**: these are not a real service's figures.\n\n")
 	}
@@ -147,11 +148,7 @@ func (d Diff) Summary() string {
 		d.BaselineInstances, d.CandidateInstances, signedInt(d.InstancesDelta), num(d.PeakQPS),
 		num(d.BaselineMaxQPS), num(d.CandidateMaxQPS), signed(d.MaxQPSDeltaPct, 1))
 	if d.CostPerMonthDelta != nil {
-		sign := "+"
-		if *d.CostPerMonthDelta < 0 {
-			sign = "−"
-		}
-		fmt.Fprintf(&b, "; cost %s%s/month", sign, money(math.Abs(*d.CostPerMonthDelta)))
+		fmt.Fprintf(&b, "; cost %s/month", textfmt.SignedMoney(*d.CostPerMonthDelta))
 	}
 	if d.CostPerDayDelta != nil {
 		fmt.Fprintf(&b, "; scheduled cost %s/day", signedMoneyDay(*d.CostPerDayDelta))
@@ -159,44 +156,10 @@ func (d Diff) Summary() string {
 	return b.String()
 }
 
-func signedInt(n int) string {
-	switch {
-	case n > 0:
-		return fmt.Sprintf("+%d", n)
-	case n < 0:
-		return fmt.Sprintf("−%d", -n)
-	}
-	return "±0"
-}
-
-func signed(x float64, dec int) string {
-	s := fmt.Sprintf("%.*f", dec, math.Abs(x))
-	switch {
-	case x > 0:
-		return "+" + s
-	case x < 0:
-		return "−" + s
-	}
-	return "±" + s
-}
-
-// money formats x as dollars with thousands separators: $10,950.00.
-func money(x float64) string {
-	s := fmt.Sprintf("%.2f", math.Abs(x))
-	intPart, frac := s[:len(s)-3], s[len(s)-3:]
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	sign := ""
-	if x < 0 {
-		sign = "-"
-	}
-	return sign + "$" + b.String() + frac
-}
+// The number helpers are the ones every report uses (internal/textfmt).
+func signedInt(n int) string           { return textfmt.SignedInt(n) }
+func signed(x float64, dec int) string { return textfmt.Signed(x, dec) }
+func money(x float64) string           { return textfmt.Money(x) }
 
 // mdCell escapes the characters that would break a markdown table cell.
 func mdCell(s string) string {

@@ -1,6 +1,8 @@
 package sizing
 
 import (
+	"github.com/perfgate/perfgate/internal/textfmt"
+
 	"fmt"
 	"strings"
 	"time"
@@ -48,12 +50,7 @@ func (s *Sizing) extraLines() [][2]string {
 // secs renders seconds as a Go duration.
 func secs(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
 
-func signedMoneyDay(x float64) string {
-	if x < 0 {
-		return "−" + money(-x)
-	}
-	return "+" + money(x)
-}
+func signedMoneyDay(x float64) string { return textfmt.SignedMoney(x) }
 
 // scheduleText renders the schedule and the hour-by-hour plan, one line
 // each, for a terminal.
