@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/perfgate/perfgate/sizing"
 )
 
 // Format is a rendering of data as text: the terminal's, GitHub markdown,
@@ -45,6 +47,21 @@ func Render(w io.Writer, r *Report, f Format) error {
 		return Markdown(w, r, Options{MaxBytes: SummaryMaxBytes})
 	case FormatJSON:
 		return JSON(w, r)
+	}
+	return f.unknown()
+}
+
+// RenderSizing writes the sizing plan s in format f. (The plan's text and
+// markdown are still written by package sizing; this is their one
+// dispatcher.)
+func RenderSizing(w io.Writer, s *sizing.Sizing, f Format) error {
+	switch f {
+	case FormatText:
+		return s.WriteText(w)
+	case FormatMarkdown:
+		return s.WriteMarkdown(w)
+	case FormatJSON:
+		return s.WriteJSON(w)
 	}
 	return f.unknown()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
 )
@@ -57,9 +58,9 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 	if *resPath == "" {
 		return usageErr("size: --result is required: the result file of a knee search")
 	}
-	write, err := sizeWriter(*format)
+	outFormat, err := report.ParseFormat(*format)
 	if err != nil {
-		return err
+		return usageErr("size: %v", err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -137,7 +138,7 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 		_, err = io.WriteString(e.stdout, doc)
 		return err
 	}
-	return write(s, e.stdout)
+	return report.RenderSizing(e.stdout, s, outFormat)
 }
 
 // windowFlag maps a 0 duration flag to sizing.NoWindow (the flag's zero
@@ -193,19 +194,6 @@ func readTraffic(e *env, p, tz string) (*sizing.Curve, error) {
 		return nil, usageErr("size: %v", err)
 	}
 	return c, nil
-}
-
-// sizeWriter returns the renderer for a --format value.
-func sizeWriter(format string) (func(*sizing.Sizing, io.Writer) error, error) {
-	switch format {
-	case "text":
-		return (*sizing.Sizing).WriteText, nil
-	case "markdown", "md":
-		return (*sizing.Sizing).WriteMarkdown, nil
-	case "json":
-		return (*sizing.Sizing).WriteJSON, nil
-	}
-	return nil, usageErr("size: --format is %q, want text, markdown or json", format)
 }
 
 // flagName rewrites a sizing.Input validation error in terms of the flags.

@@ -55,7 +55,7 @@ func TestCmdSize(t *testing.T) {
 		{"negative peak", []string{"--result", good, "--peak-qps", "-5"}, exitUsage, "", "--peak-qps: -5 is out of range"},
 		{"small headroom", []string{"--result", good, "--peak-qps", "5", "--headroom", "0.8"}, exitUsage, "", "--headroom: 0.8 is out of range"},
 		{"zero headroom", []string{"--result", good, "--peak-qps", "5", "--headroom", "0"}, exitUsage, "", "--headroom: 0 is out of range"},
-		{"bad format", []string{"--result", good, "--peak-qps", "5", "--format", "xml"}, exitUsage, "", `--format is "xml"`},
+		{"bad format", []string{"--result", good, "--peak-qps", "5", "--format", "xml"}, exitUsage, "", `--format "xml": want text, markdown or json`},
 		{"no such file", []string{"--result", filepath.Join(dir, "none.json"), "--peak-qps", "5"}, exitUsage, "", "none.json"},
 		{"no passing probe", []string{"--result", bad, "--peak-qps", "5"}, exitUsage, "",
 			"no probe met the SLO: the lowest rate tried, 100 rps, already had P99 75 ms > SLO 50 ms"},
@@ -139,7 +139,7 @@ scenarios:
 		// 1 instance 00–08, 4 from 08 (an hour ahead of 09) to 19 (an hour
 		// after 18), 1 until midnight: 8 + 44 + 5 = 57 instance-hours × $2.
 		{"schedule", []string{"--result", good, "--traffic", curve, "--headroom", "1", "--cost-per-hour", "2"}, 0,
-			"$114.00 per day scheduled vs $192.00 flat (−$78.00)", ""},
+			"$114.00 per day scheduled vs $192.00 flat (-$78.00)", ""},
 		{"json", []string{"--result", good, "--traffic", curve, "--headroom", "1", "--cost-per-hour", "2", "--format", "json"}, 0, `"cost_per_day": 114`, ""},
 		// The config's curve, no lead time: 1 × 9 h + 4 × 10 h (09–19) + 1 × 5 h = 54 × $2.
 		{"config", []string{"--config", conf, "--result", good}, 0, "$108.00 per day scheduled vs $192.00 flat", ""},
