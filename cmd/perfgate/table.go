@@ -1,75 +1,17 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"text/tabwriter"
 
-	"github.com/perfgate/perfgate/sizing"
+	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/suite"
 )
 
-// printResults writes the terminal summary table of a run.
+// printResults writes the terminal summary table of a run (report.RunTable).
 func printResults(w io.Writer, outs []suite.Outcome) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tlayer\tload\trequests\terrors\tachieved/s\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms\t")
-	for _, o := range outs {
-		r := o.Result
-		if r == nil {
-			// The error itself is printed once, on stderr, at the end.
-			fmt.Fprintf(tw, "%s\t%s\tfailed\t\t\t\t\t\t\t\t\t\n", o.Scenario.Name, o.Scenario.Layer)
-			continue
-		}
-		s := r.Summary
-		load := ""
-		switch r.Load.Mode {
-		case "rate":
-			load = fmt.Sprintf("%g/s ×%d", r.Load.Rate, r.Load.Trials)
-		case "concurrency":
-			load = fmt.Sprintf("c=%d ×%d", r.Load.Concurrency, r.Load.Trials)
-		case "sweep":
-			load = "sweep"
-		default:
-			load = r.Load.Mode
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
-			r.Scenario, r.Layer, load, s.Requests, s.Errors, s.AchievedRPS,
-			s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)
+	rows := make([]report.RunRow, len(outs))
+	for i, o := range outs {
+		rows[i] = report.RunRow{Scenario: o.Scenario.Name, Layer: o.Scenario.Layer, Result: o.Result}
 	}
-	tw.Flush()
-	for _, o := range outs {
-		r := o.Result
-		if r == nil {
-			continue
-		}
-		if c := r.Capacity; c != nil {
-			switch {
-			case c.Found && c.Bracket[1] > 0:
-				fmt.Fprintf(w, "%s: max QPS under P99 ≤ %.0f ms: %.1f (bracket %.1f–%.1f, %d windows)\n",
-					r.Scenario, c.SLOP99Ms, c.MaxQPS, c.Bracket[0], c.Bracket[1], c.Windows)
-			case c.Found:
-				fmt.Fprintf(w, "%s: max QPS under P99 ≤ %.0f ms: at least %.1f (no probe failed, %d windows)\n",
-					r.Scenario, c.SLOP99Ms, c.MaxQPS, c.Windows)
-			default:
-				fmt.Fprintf(w, "%s: no probe met P99 ≤ %.0f ms (%d windows)\n", r.Scenario, c.SLOP99Ms, c.Windows)
-			}
-		}
-		if r.Load.Mode == "concurrency" {
-			if lc, err := sizing.LittlesLaw(r); err == nil {
-				fmt.Fprintf(w, "%s: Little's Law: measured in flight %.2f, λ·W = %.1f/s × %.2f ms = %.2f (%+.1f%%)\n",
-					r.Scenario, lc.MeasuredInFlight, r.Summary.AchievedRPS, r.Summary.Latency.Mean, lc.PredictedInFlight, lc.RelGap*100)
-			}
-		}
-		if l := r.LLM; l != nil {
-			fmt.Fprintf(w, "%s: TTFT p50 %.1f / p99 %.1f ms · TPOT p50 %.2f / p99 %.2f ms · ITL p99 %.2f ms · %.0f tokens/s · goodput %.1f req/s\n",
-				r.Scenario, l.TTFT.P50, l.TTFT.P99, l.TPOT.P50, l.TPOT.P99, l.ITL.P99, l.OutputTokensPerS, l.GoodputRPS)
-		}
-		printPlanFacts(w, r)
-		if r.Simulated {
-			fmt.Fprintf(w, "%s: SIMULATED target: these figures come from a cost model, not real computation\n", r.Scenario)
-		}
-		for _, warn := range r.Warnings {
-			fmt.Fprintf(w, "%s: warning: %s\n", r.Scenario, warn)
-		}
-	}
+	_ = report.RunTable(w, rows) // a terminal write error has nowhere to go
 }
