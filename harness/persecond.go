@@ -31,6 +31,10 @@ type seconds struct {
 	hists    []*hdrhistogram.Histogram // allocated on a second's first success
 	p99Ms    []float64                 // a reduced second's P99
 	reduced  []bool
+	// free holds reduced seconds' histograms, reset, for the next seconds:
+	// a long trial allocates at most openSeconds+1 of them, instead of one
+	// a second that the runtime would have to give back.
+	free []*hdrhistogram.Histogram
 	newest   int // the newest second a sample was scheduled in
 }
 
@@ -74,7 +78,11 @@ func (s *seconds) add(smp *Sample) {
 	}
 	h := s.hists[i]
 	if h == nil {
-		h = hdrhistogram.New(result.HistMinUs, result.HistMaxUs, perSecondSigFigs)
+		if n := len(s.free); n > 0 {
+			h, s.free = s.free[n-1], s.free[:n-1]
+		} else {
+			h = hdrhistogram.New(result.HistMinUs, result.HistMaxUs, perSecondSigFigs)
+		}
 		s.hists[i] = h
 	}
 	result.RecordDuration(h, smp.End.Sub(smp.Hit.Intended))
@@ -88,6 +96,8 @@ func (s *seconds) reduce(j int) {
 	if h := s.hists[j]; h != nil {
 		s.p99Ms[j] = float64(h.ValueAtQuantile(99)) / 1000
 		s.hists[j] = nil
+		h.Reset()
+		s.free = append(s.free, h)
 	}
 	s.reduced[j] = true
 }

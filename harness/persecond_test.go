@@ -1,6 +1,7 @@
 package harness
 
 import (
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"testing"
 	"time"
 
@@ -97,6 +98,7 @@ func TestPerSecondMemoryBounded(t *testing.T) {
 		return c
 	}
 	most := 0
+	seen := map[*hdrhistogram.Histogram]bool{}
 	for i := range n {
 		for k := range 10 {
 			intended := t0.Add(time.Duration(i)*time.Second + time.Duration(k)*100*time.Millisecond)
@@ -104,6 +106,16 @@ func TestPerSecondMemoryBounded(t *testing.T) {
 			s.add(&Sample{Hit: Hit{Intended: intended}, Start: intended, End: intended.Add(lat)})
 		}
 		most = max(most, live())
+		for _, h := range s.hists {
+			if h != nil {
+				seen[h] = true
+			}
+		}
+	}
+	// Reduced seconds' histograms are reused: a 600-second trial allocates
+	// no more than it holds at once.
+	if len(seen) > openSeconds+2 {
+		t.Errorf("%d histograms allocated over %d seconds, want at most %d (reused)", len(seen), n, openSeconds+2)
 	}
 	if most > openSeconds+1 {
 		t.Errorf("%d histograms alive at once, want at most %d", most, openSeconds+1)
