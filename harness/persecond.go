@@ -34,8 +34,8 @@ type seconds struct {
 	// free holds reduced seconds' histograms, reset, for the next seconds:
 	// a long trial allocates at most openSeconds+1 of them, instead of one
 	// a second that the runtime would have to give back.
-	free []*hdrhistogram.Histogram
-	newest   int // the newest second a sample was scheduled in
+	free   []*hdrhistogram.Histogram
+	newest int // the newest second a sample was scheduled in
 }
 
 func newSeconds(start time.Time, window time.Duration) *seconds {
