@@ -8,7 +8,7 @@ import (
 // Schema is the schema tag of a comparison document.
 const Schema = "perfgate.comparison/v1"
 
-// Top-level verdicts of a comparison, as DESIGN.md fixes them.
+// Top-level verdicts of a comparison, as docs/formats.md fixes them.
 const (
 	// Pass: nothing regressed (some scenarios may be inconclusive or lack a
 	// baseline; the warnings say so).

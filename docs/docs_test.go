@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -536,7 +537,33 @@ func TestActionInputs(t *testing.T) {
 
 // --- the index and the README -----------------------------------------
 
-var linkRE = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+var linkRE = regexp.MustCompile(`\]\(([^)#\s]*)(#[^)\s]*)?\)`)
+
+// slug is GitHub's anchor for a heading: lower case, punctuation dropped,
+// spaces as hyphens.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// anchors lists the anchors of a markdown file's headings.
+func anchors(page string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range sections(page, 6) {
+		if s.level > 0 {
+			out[slug(s.heading)] = true
+		}
+	}
+	return out
+}
 
 // TestIndex checks that docs/README.md links every page in docs/, that
 // every relative link of every page and of the repository's README
@@ -558,12 +585,27 @@ func TestIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range linkRE.FindAllStringSubmatch(string(b), -1) {
-			target := m[1]
+			target, anchor := m[1], strings.TrimPrefix(m[2], "#")
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
 			}
-			if _, err := os.Stat(filepath.Join(base, target)); err != nil {
+			path := file
+			if target != "" {
+				path = filepath.Join(base, target)
+			}
+			if _, err := os.Stat(path); err != nil {
 				t.Errorf("%s: link %q does not resolve: %v", file, target, err)
+				continue
+			}
+			if anchor == "" || !strings.HasSuffix(path, ".md") {
+				continue
+			}
+			page, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !anchors(string(page))[anchor] {
+				t.Errorf("%s: link %s#%s: %s has no heading with that anchor", file, target, anchor, path)
 			}
 		}
 	}

@@ -148,7 +148,7 @@ type ServerMs struct {
 	Source string `json:"source,omitempty"`
 }
 
-// Bottleneck classes, as DESIGN.md fixes them.
+// Bottleneck classes, as docs/formats.md fixes them.
 const (
 	ComputeBound   = "compute-bound"
 	BandwidthBound = "bandwidth-bound"

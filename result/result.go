@@ -11,7 +11,7 @@ import (
 // Schema is the schema tag of a result file.
 const Schema = "perfgate.result/v1"
 
-// Layer names, as DESIGN.md fixes them.
+// Layer names, as docs/configuration.md fixes them.
 const (
 	LayerModel   = "model"
 	LayerEngine  = "engine"

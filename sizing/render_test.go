@@ -61,7 +61,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestJSONFields(t *testing.T) {
-	// The keys DESIGN.md fixes for perfgate.sizing/v1.
+	// The keys docs/formats.md fixes for perfgate.sizing/v1.
 	s, err := Plan(sweep(1234.5, 1260, 8.42), Input{PeakQPS: 5000, CostPerInstanceHour: 2.5})
 	if err != nil {
 		t.Fatal(err)

@@ -536,7 +536,7 @@ func TestActionYAML(t *testing.T) {
 	}
 	for _, name := range []string{"config", "github-token", "mode", "baselines", "fail-on-regression", "comment"} {
 		if _, ok := meta.Inputs[name]; !ok {
-			t.Errorf("action.yml lacks the input %s DESIGN.md fixes", name)
+			t.Errorf("action.yml lacks the input %s that docs/action.md documents", name)
 		}
 	}
 	for _, name := range []string{"verdict", "report", "comment-url"} {
