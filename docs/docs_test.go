@@ -328,6 +328,42 @@ func sameValue(got, want string) bool {
 	return err1 == nil && err2 == nil && g == w
 }
 
+// boundPath writes a config.Bound's key as the page does.
+func boundPath(key string) string {
+	switch {
+	case strings.HasPrefix(key, "load."):
+		return "scenarios[]." + key
+	case strings.HasPrefix(key, "scenarios."):
+		return "scenarios[]." + strings.TrimPrefix(key, "scenarios.")
+	case strings.HasPrefix(key, "targets."):
+		return "targets.<name>." + strings.TrimPrefix(key, "targets.")
+	}
+	return key
+}
+
+// TestConfigurationRanges checks that the range cell of every numeric key
+// says what config.Bounds, the ranges perfgate enforces, says.
+func TestConfigurationRanges(t *testing.T) {
+	page := readPage(t, "configuration.md")
+	_, rest := rows(page)
+	for _, b := range config.Bounds() {
+		key := boundPath(b.Key)
+		r, ok := rest[key]
+		if !ok {
+			t.Errorf("docs/configuration.md: no row for %s (config.Bounds has %s)", key, b.Key)
+			continue
+		}
+		cells := strings.Split(r, "|")
+		if len(cells) < 4 {
+			t.Errorf("docs/configuration.md: row %s has too few cells", key)
+			continue
+		}
+		if want := b.Range.String(); !strings.Contains(cells[2], want) {
+			t.Errorf("docs/configuration.md: %s: the range cell %q does not say %q (config.Bounds)", key, strings.TrimSpace(cells[2]), want)
+		}
+	}
+}
+
 func fmtFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }
 func fmtInt(i int) string       { b, _ := json.Marshal(i); return string(b) }
 
