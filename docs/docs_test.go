@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
@@ -431,10 +432,11 @@ var formats = []struct {
 	{result.Schema, reflect.TypeOf(result.Result{})},
 	{compare.Schema, reflect.TypeOf(compare.Comparison{})},
 	{sizing.Schema, reflect.TypeOf(sizing.Sizing{})},
+	{baselines.ManifestSchema, reflect.TypeOf(baselines.Manifest{})},
 }
 
 // TestFormatsFields keeps docs/formats.md in step with the Go types of the
-// three JSON formats: each struct type reachable from a format's root has
+// JSON formats: each struct type reachable from a format's root has
 // a section (### TypeName) under the format's heading, with one row per
 // JSON field and no row for a field that does not exist.
 func TestFormatsFields(t *testing.T) {
