@@ -288,6 +288,8 @@ func TestConfigurationDefaults(t *testing.T) {
 		"scenarios[].load.duration":    shortDur(d.Duration),
 		"scenarios[].load.warmup":      shortDur(d.Warmup),
 		"scenarios[].load.trials":      fmtInt(d.Trials),
+		"scenarios[].restarts":         fmtInt(d.Restarts),
+		"scenarios[].load.estimates":   fmtInt(d.Estimates),
 		"scenarios[].load.speed":       fmtFloat(d.Speed),
 		"scenarios[].load.start":       fmtFloat(knee.Start),
 		"scenarios[].load.resolution":  pct(knee.Resolution),
