@@ -669,8 +669,10 @@ func TestIndex(t *testing.T) {
 // reader to a document the repository does not have: the design notes
 // outside the checkout.
 func TestNoOutsideContract(t *testing.T) {
-	// Built so that this file does not match itself.
-	banned := []string{"../" + "shared/", "DESIGN" + ".md"}
+	// The design notes the project started from lie outside the checkout
+	// (a tool's path there, such as bench's prebuilt wrk2, is not a
+	// document). Built so that this file does not match itself.
+	banned := []string{"shared/" + "DESIGN", "DESIGN" + ".md", "shared/" + "STYLE"}
 	root := ".."
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
