@@ -21,7 +21,6 @@ import (
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/protocol"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
@@ -268,14 +267,16 @@ func TestConfigurationExample(t *testing.T) {
 	}
 }
 
-// TestConfigurationDefaults checks the defaults the page states for the
-// keys config.Defaults covers against the code.
+// TestConfigurationDefaults checks the defaults the page states against
+// the code's constants. The knee search's own defaults (load.start 10,
+// load.resolution 3%) are not checked here: they are moving from package
+// harness to package knee (issue 14), and this test should not pin either
+// home; add knee.DefaultOptions here once it has landed.
 func TestConfigurationDefaults(t *testing.T) {
 	page := readPage(t, "configuration.md")
 	_, rest := rows(page)
 	d := config.Defaults()
 	pct := func(f float64) string { return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'g', -1, 64) + "%" }
-	knee := harness.DefaultKneeOptions(0)
 	for key, want := range map[string]string{
 		"slo.max_error_rate":           pct(d.MaxErrorRate),
 		"capacity.headroom":            fmtFloat(d.Headroom),
@@ -291,8 +292,6 @@ func TestConfigurationDefaults(t *testing.T) {
 		"scenarios[].restarts":         fmtInt(d.Restarts),
 		"scenarios[].load.estimates":   fmtInt(d.Estimates),
 		"scenarios[].load.speed":       fmtFloat(d.Speed),
-		"scenarios[].load.start":       fmtFloat(knee.Start),
-		"scenarios[].load.resolution":  pct(knee.Resolution),
 		"scenarios[].load.budget":      shortDur(suite.DefaultSweepBudget),
 		"scenarios[].timeout":          shortDur(protocol.DefaultTimeout),
 		"scenarios[].prompt_tokens":    fmtInt(protocol.DefaultPromptTokens),
