@@ -18,9 +18,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/protocol"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
@@ -268,14 +268,12 @@ func TestConfigurationExample(t *testing.T) {
 }
 
 // TestConfigurationDefaults checks the defaults the page states against
-// the code's constants. The knee search's own defaults (load.start 10,
-// load.resolution 3%) are not checked here: they are moving from package
-// harness to package knee (issue 14), and this test should not pin either
-// home; add knee.DefaultOptions here once it has landed.
+// the code's constants.
 func TestConfigurationDefaults(t *testing.T) {
 	page := readPage(t, "configuration.md")
 	_, rest := rows(page)
 	d := config.Defaults()
+	k := knee.DefaultOptions(0)
 	pct := func(f float64) string { return strconv.FormatFloat(math.Round(f*1e6)/1e4, 'g', -1, 64) + "%" }
 	for key, want := range map[string]string{
 		"slo.max_error_rate":           pct(d.MaxErrorRate),
@@ -292,6 +290,8 @@ func TestConfigurationDefaults(t *testing.T) {
 		"scenarios[].restarts":         fmtInt(d.Restarts),
 		"scenarios[].load.estimates":   fmtInt(d.Estimates),
 		"scenarios[].load.speed":       fmtFloat(d.Speed),
+		"scenarios[].load.start":       fmtFloat(k.Start),
+		"scenarios[].load.resolution":  pct(k.Resolution),
 		"scenarios[].load.budget":      shortDur(suite.DefaultSweepBudget),
 		"scenarios[].timeout":          shortDur(protocol.DefaultTimeout),
 		"scenarios[].prompt_tokens":    fmtInt(protocol.DefaultPromptTokens),
@@ -433,7 +433,7 @@ var formats = []struct {
 	{result.Schema, reflect.TypeOf(result.Result{})},
 	{compare.Schema, reflect.TypeOf(compare.Comparison{})},
 	{sizing.Schema, reflect.TypeOf(sizing.Sizing{})},
-	{baselines.ManifestSchema, reflect.TypeOf(baselines.Manifest{})},
+	{result.ManifestSchema, reflect.TypeOf(result.Manifest{})},
 }
 
 // TestFormatsFields keeps docs/formats.md in step with the Go types of the
