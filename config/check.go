@@ -52,6 +52,8 @@ func (c *Config) validateRanges() error {
 			check{sp + ".prompt_tokens", "scenarios.prompt_tokens", float64(s.PromptTokens)},
 			check{sp + ".max_tokens", "scenarios.max_tokens", float64(s.MaxTokens)},
 			check{sp + ".timeout", "scenarios.timeout", float64(s.Timeout)},
+			check{sp + ".restarts", "scenarios.restarts", float64(s.Restarts)},
+			check{lp + ".estimates", "load.estimates", float64(l.Estimates)},
 			check{lp + ".rate", "load.rate", l.Rate},
 			check{lp + ".concurrency", "load.concurrency", float64(l.Concurrency)},
 			check{lp + ".duration", "load.duration", float64(l.Duration)},

@@ -179,6 +179,7 @@ func Bounds() []Bound {
 		{Key: "scenarios.max_tokens", Flag: "max-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},
 		{Key: "scenarios.shape", Flag: "shape", Range: Range{Min: 1, Max: MaxTensorElements, Kind: Integer, Unit: "elements (each dimension, and their product)"}},
 		{Key: "scenarios.timeout", Flag: "timeout", Range: dur(0, true), Zero: "the protocol's default, 30s"},
+		{Key: "scenarios.restarts", Range: Range{Min: 1, Max: 16, Kind: Integer, Unit: "target processes"}, Zero: "the default: 2 for a target perfgate starts, 1 for a url"},
 		// Checked in capacity.go (repeat excludes 100%), listed here.
 		{Key: "scenarios.repeat", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "no repeats"},
 		{Key: "scenarios.partition.per_device", Range: Range{Min: 1, Max: MaxPartitionsPerDevice, Kind: Integer, Unit: "partitions per device"}},
@@ -194,6 +195,7 @@ func Bounds() []Bound {
 		{Key: "load.max_rate", Flag: "max-rate", Range: rate, Zero: "no cap below 1000000"},
 		{Key: "load.resolution", Range: Range{Min: 0, Max: 1, MinOpen: true, Kind: Fraction}, Zero: "the default, 3%"},
 		{Key: "load.budget", Flag: "budget", Range: dur(0, true), Zero: "the default, 5m"},
+		{Key: "load.estimates", Range: Range{Min: 1, Max: 20, Kind: Integer, Unit: "knee estimates"}, Zero: "the default, 5 (sweeps)"},
 	}
 }
 
