@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/result"
@@ -118,7 +115,7 @@ func readRun(dir string) ([]*result.Result, error) {
 		}
 		paths = append(paths, p)
 	}
-	rs, err := decodeFiles(paths, func(b []byte) (*result.Result, error) { return Decode(bytes.NewReader(b)) })
+	rs, err := result.DecodeFiles(paths, func(b []byte) (*result.Result, error) { return Decode(bytes.NewReader(b)) })
 	if err != nil {
 		return nil, fmt.Errorf("updating baselines from %q: nothing written: %w", dir, err)
 	}
@@ -126,32 +123,4 @@ func readRun(dir string) ([]*result.Result, error) {
 		return nil, fmt.Errorf("updating baselines from %q: no %s files: nothing written", dir, result.Schema)
 	}
 	return rs, nil
-}
-
-// decodeFiles decodes every perfgate.result file of paths with decode,
-// skipping other JSON documents (comparisons, sizings) and joining the
-// errors of every file that fails, each naming its file.
-func decodeFiles(paths []string, decode func([]byte) (*result.Result, error)) ([]*result.Result, error) {
-	var rs []*result.Result
-	var errs []error
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
-			continue
-		}
-		var head struct {
-			Schema string `json:"schema"`
-		}
-		if json.Unmarshal(b, &head) == nil && head.Schema != "" && !strings.HasPrefix(head.Schema, "perfgate.result/") {
-			continue // another kind of document
-		}
-		r, err := decode(b)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
-			continue
-		}
-		rs = append(rs, r)
-	}
-	return rs, errors.Join(errs...)
 }

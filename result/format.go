@@ -167,6 +167,20 @@ func ReadResults(path string) ([]*Result, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("results %q: no .json files", path)
 	}
+	rs, err := DecodeFiles(paths, parseChecked)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("results %q: no %s files", path, Schema)
+	}
+	return rs, nil
+}
+
+// DecodeFiles decodes every perfgate.result file of paths with decode,
+// skipping other JSON documents (comparisons, sizings, manifests) and
+// joining the errors of every file that fails, each naming its file.
+func DecodeFiles(paths []string, decode func([]byte) (*Result, error)) ([]*Result, error) {
 	var rs []*Result
 	var errs []error
 	for _, p := range paths {
@@ -181,20 +195,14 @@ func ReadResults(path string) ([]*Result, error) {
 		if json.Unmarshal(b, &head) == nil && head.Schema != "" && !strings.HasPrefix(head.Schema, "perfgate.result/") {
 			continue // another kind of document
 		}
-		r, err := parseChecked(b)
+		r, err := decode(b)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
 			continue
 		}
 		rs = append(rs, r)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if len(rs) == 0 {
-		return nil, fmt.Errorf("results %q: no %s files", path, Schema)
-	}
-	return rs, nil
+	return rs, errors.Join(errs...)
 }
 
 // parseChecked is Parse then Check.
