@@ -34,10 +34,15 @@
 //	unchanged     interval inside [−t, +t]
 //	inconclusive  otherwise: the noise is wider than the threshold
 //
-// Max QPS under the SLO has one value per run (the knee of a sweep); its
-// interval is the worst and best case the two knee brackets allow, with no
-// p-value: it regresses only when even the candidate's bracket top is more
-// than t below the baseline's bracket bottom.
+// Max QPS under the SLO: a sweep confirms its knee with independent
+// estimates (the search's and one per confirmation round, each in a fresh
+// target process); with estimates on both sides it is tested by Welch's
+// t-test on their logarithms and regresses when the change is beyond t and
+// the test is significant. With one knee a side (no estimates) the
+// interval is the worst and best case the two brackets allow, with no
+// p-value, and it is never called regressed or improved. A max-QPS
+// regression resting on knee probes measured while the host was busy is
+// inconclusive (host busy).
 //
 // Gated metrics (P99, max QPS, error rate, and TTFT and TPOT P99 for
 // streaming) decide the scenario's and the gate's verdict; P50, P999,

@@ -189,7 +189,7 @@ func Bounds() []Bound {
 		{Key: "load.duration", Flag: "duration", Range: dur(0, true), Zero: "the default when left out: 30s (5s for sweep probes); the whole trace for replay"},
 		{Key: "load.warmup", Flag: "warmup", Range: dur(0, false)},
 		{Key: "load.trials", Flag: "trials", Range: Range{Min: 1, Max: MaxTrials, Kind: Integer}, Zero: "the default when left out: 5 (1 for sweep and replay)"},
-		{Key: "load.connections", Flag: "connections", Range: Range{Min: 1, Max: MaxConcurrency, Kind: Integer}, Zero: "enough to hold the schedule, up to 4096"},
+		{Key: "load.connections", Flag: "connections", Range: Range{Min: 1, Max: MaxConcurrency, Kind: Integer}, Zero: "sized from the load: the concurrency in closed loop; opened as the schedule needs, up to 4096, in open loop"},
 		{Key: "load.speed", Flag: "speed", Range: Range{Min: 0, Max: 1000, MinOpen: true}, Zero: "the default, 1"},
 		{Key: "load.start", Flag: "start", Range: rate, Zero: "the sweep's default start"},
 		{Key: "load.max_rate", Flag: "max-rate", Range: rate, Zero: "no cap below 1000000"},
