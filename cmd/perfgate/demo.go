@@ -37,7 +37,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	setUsage(fs, "demo")
-	quick := fs.Bool("quick", false, "shorter windows: under a minute, with wider intervals")
+	quick := fs.Bool("quick", false, "shorter windows: about a minute and a half, with wider intervals")
 	out := fs.String("out", "perfgate-demo", "folder for results, baselines and the config to gate with")
 	var scenarios stringList
 	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")

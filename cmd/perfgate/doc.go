@@ -34,7 +34,7 @@
 // compares each layer's candidate variant with its baseline variant
 // measured in the same run, sizes capacity, prints the report, and stores
 // the run as a baseline folder with the command that gates against it.
-// --quick shortens every window (under a minute, wider intervals).
+// --quick shortens every window (about a minute and a half, wider intervals).
 //
 // # run
 //
