@@ -184,23 +184,9 @@ func round3(v float64) float64 {
 
 // scrape fetches url and returns its timing counters, one per source.
 func scrape(ctx context.Context, client *http.Client, url string) ([]counters, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	fams, err := scrapeFamilies(ctx, client, url)
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return nil, fmt.Errorf("scraping %s: %s", url, resp.Status)
-	}
-	fams, err := parseMetrics(io.LimitReader(resp.Body, maxScrapeBytes))
-	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, err
 	}
 	c, err := countersOf(fams)
 	if err != nil {
