@@ -146,7 +146,7 @@ func chart(name string, base, cand *result.Result) string {
 	// do, but xychart-beta draws a stub for every zero-height bar).
 	cats := make([]string, len(xs))
 	for i, x := range xs {
-		cats[i] = num(x)
+		cats[i] = axisLabel(x)
 	}
 	var knees []string
 	mark := func(r *result.Result, sym, side string) {

@@ -1,9 +1,16 @@
-// Package report renders one gate run for people: a terminal text report, a
+// Package report is the one place perfgate turns data into text: it
+// renders one gate run for people as a terminal text report, a
 // GitHub-flavoured markdown report (the pull request comment and the step
-// summary) and a JSON document, all from the same Report. It renders and
-// never computes: verdicts, intervals, layer attribution and instance counts
-// come from packages compare and sizing, sweep points, environments and
-// telemetry from the results.
+// summary), an HTML page and a JSON document, all from the same Report; a
+// comparison alone (`perfgate compare`: RenderComparison) and a capacity
+// plan alone (`perfgate size`: RenderSizing) in the same three formats; and
+// the run table a terminal sees after `perfgate run` (RunTable). One
+// ParseFormat reads --format for all of them, every renderer is
+// func(io.Writer, …) error, and one set of number and escaping helpers
+// (internal/textfmt) writes every figure. It renders and never computes:
+// verdicts, intervals, layer attribution and instance counts come from
+// packages compare and sizing, sweep points, environments and telemetry
+// from the results.
 //
 // # The markdown report
 //

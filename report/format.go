@@ -70,6 +70,14 @@ func qps(v float64) string {
 // thousands formats v with dec decimals and commas between thousands.
 func thousands(v float64, dec int) string { return textfmt.Thousands(v, dec) }
 
+// num formats a figure with as few decimals as it needs, at most two
+// (textfmt.Num, as the sizing plan's own formula writes it).
+func num(v float64) string { return textfmt.Num(v) }
+
+// mdCell keeps text perfgate wrote (a formula, a warning) inside one
+// markdown table cell or list item: only '|' is escaped.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
 // money formats dollars: $10,950.00.
 func money(v float64) string { return textfmt.Money(v) }
 

@@ -51,17 +51,15 @@ func Render(w io.Writer, r *Report, f Format) error {
 	return f.unknown()
 }
 
-// RenderSizing writes the sizing plan s in format f. (The plan's text and
-// markdown are still written by package sizing; this is their one
-// dispatcher.)
+// RenderSizing writes the sizing plan s in format f.
 func RenderSizing(w io.Writer, s *sizing.Sizing, f Format) error {
 	switch f {
 	case FormatText:
-		return s.WriteText(w)
+		return SizingText(w, s)
 	case FormatMarkdown:
-		return s.WriteMarkdown(w)
+		return SizingMarkdown(w, s)
 	case FormatJSON:
-		return s.WriteJSON(w)
+		return SizingJSON(w, s)
 	}
 	return f.unknown()
 }

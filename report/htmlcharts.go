@@ -239,7 +239,7 @@ func trialsFigure(s sides, m *compare.Metric) *figure {
 		lo, hi := m.Baseline*(1+m.CIPct[0]/100), m.Baseline*(1+m.CIPct[1]/100)
 		thr := m.Baseline * (1 + m.ThresholdPct/100)
 		p.HRules = append(p.HRules, rule{At: m.Baseline, Class: "base", Label: "baseline P99 " + ms(m.Baseline) + " ms", Left: true},
-			rule{At: thr, Class: "threshold", Label: fmt.Sprintf("threshold +%s%%", trimFloat(m.ThresholdPct))})
+			rule{At: thr, Class: "threshold", Label: fmt.Sprintf("threshold +%s%%", num(m.ThresholdPct))})
 		p.HSpans = append(p.HSpans, span{From: lo, To: hi, X0: 1.6, X1: 2.4, Class: "ci " + m.Verdict,
 			Label: fmt.Sprintf("the change's %s interval: %s [%+.1f%%, %+.1f%%], %s", "confidence", pct(m.DeltaPct, false), m.CIPct[0], m.CIPct[1], m.Verdict)})
 		top = math.Max(top, math.Max(hi, thr))

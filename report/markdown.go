@@ -340,7 +340,7 @@ func (r *Report) mdCapacity() (string, map[string]string) {
 		rows[p.Scenario] = row + "\n"
 	}
 	head := fmt.Sprintf("### Capacity at %s peak QPS (headroom %s)\n\n| scenario | max QPS per instance base → PR | instances base → PR |",
-		qps(peak), trimFloat(headroom))
+		qps(peak), num(headroom))
 	sep := "| --- | --- | --- |"
 	if cost {
 		head += " cost per month base → PR |"
@@ -417,13 +417,6 @@ func costOf(v *float64) string {
 		return "—"
 	}
 	return money(*v)
-}
-
-// trimFloat formats v with as few decimals as it needs (at most 2).
-func trimFloat(v float64) string {
-	s := fmt.Sprintf("%.2f", v)
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
 }
 
 // shortSHA returns the first 12 hex digits of a commit id, or "" when sha

@@ -64,7 +64,7 @@ func Spectrum(w io.Writer, rs []*result.Result) error {
 		}
 		line, last := Sparkline(h, sparkCells)
 		if !header {
-			if _, err := fmt.Fprintf(w, "latency spectrum (0%% → %s, log latency; ms):\n", trimFloat(last)+"%"); err != nil {
+			if _, err := fmt.Fprintf(w, "latency spectrum (0%% → %s, log latency; ms):\n", num(last)+"%"); err != nil {
 				return err
 			}
 			header = true

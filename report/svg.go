@@ -224,7 +224,7 @@ func (p *plot) clip(y float64) float64 {
 // niceTicks returns about n ticks at round numbers covering [lo, hi].
 func niceTicks(lo, hi float64, n int) []tick {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
-		return []tick{{At: lo, Label: num(lo)}}
+		return []tick{{At: lo, Label: axisLabel(lo)}}
 	}
 	step := niceStep((hi - lo) / float64(n))
 	var ts []tick
@@ -232,7 +232,7 @@ func niceTicks(lo, hi float64, n int) []tick {
 		if math.Abs(v) < step*1e-9 {
 			v = 0
 		}
-		ts = append(ts, tick{At: v, Label: num(v)})
+		ts = append(ts, tick{At: v, Label: axisLabel(v)})
 	}
 	return ts
 }
@@ -251,8 +251,8 @@ func niceStep(raw float64) float64 {
 	return 10 * p
 }
 
-// num formats an axis value compactly: 0.25, 12, 1.5k, 2M.
-func num(v float64) string {
+// axisLabel formats an axis value compactly: 0.25, 12, 1.5k, 2M.
+func axisLabel(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1e6:

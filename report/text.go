@@ -82,7 +82,7 @@ func Text(w io.Writer, r *Report) error {
 		for _, p := range r.Plans {
 			switch {
 			case p.Diff != nil:
-				fmt.Fprintf(&b, "  %s: %s\n", plain(p.Scenario), plain(p.Diff.Summary()))
+				fmt.Fprintf(&b, "  %s: %s\n", plain(p.Scenario), plain(sizingDiff(*p.Diff)))
 			case p.Candidate != nil:
 				fmt.Fprintf(&b, "  %s: %s (no baseline plan)\n", plain(p.Scenario), plain(p.Candidate.Formula))
 			}

@@ -2,7 +2,10 @@
 // instances a peak load needs, how uncertain that count is, how many
 // requests are in flight at the peak, what an autoscaler should target and
 // what it costs. It reads a perfgate.result/v1 file (package result) and
-// produces a perfgate.sizing/v1 document; it does no I/O besides rendering.
+// produces a perfgate.sizing/v1 document (Sizing, and Diff between two
+// plans). It computes and does no I/O: package report renders a plan as
+// text, markdown or JSON (report.RenderSizing), and the HPA and KEDA
+// manifests it generates are data, returned as YAML strings.
 //
 // # The model
 //

@@ -38,7 +38,9 @@ func ExampleCompare() {
 		}}, sizing.Input{PeakQPS: 5000, CostPerInstanceHour: 2.5})
 		return s
 	}
-	fmt.Println(sizing.Compare(plan(600, 620), plan(470, 485)).Summary())
+	d := sizing.Compare(plan(600, 620), plan(470, 485))
+	fmt.Printf("instances %d → %d (%+d), max QPS per instance %.1f%%, cost per month %+.2f\n",
+		d.BaselineInstances, d.CandidateInstances, d.InstancesDelta, d.MaxQPSDeltaPct, *d.CostPerMonthDelta)
 	// Output:
-	// instances 11 → 14 (+3) for 5000 peak QPS; max QPS per instance 600 → 470 (-21.7%); cost +$5,475.00/month
+	// instances 11 → 14 (+3), max QPS per instance -21.7%, cost per month +5475.00
 }

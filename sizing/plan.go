@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 
+	"github.com/perfgate/perfgate/internal/textfmt"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -333,7 +333,6 @@ func round(x float64, n int) float64 {
 	return math.Round(x*p) / p
 }
 
-// num formats x with as few decimals as it needs (at most 2).
-func num(x float64) string {
-	return strconv.FormatFloat(round(x, 2), 'f', -1, 64)
-}
+// num writes a figure into the plan's formula and warnings as every
+// report writes it (textfmt.Num).
+func num(x float64) string { return textfmt.Num(x) }

@@ -11,23 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/sizing/sizingtest"
 )
 
-// sweep returns a valid sweep result whose knee is maxQPS, bracketed by
-// lowestFail (0: no probe failed), with mean latency meanMs at the knee.
+// sweep is sizingtest.Sweep, shared with the renderers' tests.
 func sweep(maxQPS, lowestFail, meanMs float64) *result.Result {
-	pts := []result.Point{
-		{OfferedRPS: maxQPS / 2, AchievedRPS: maxQPS / 2, Latency: result.Latency{P50: meanMs * 0.8, P99: 10, Mean: meanMs * 0.9}, Pass: true},
-		{OfferedRPS: maxQPS, AchievedRPS: maxQPS, Latency: result.Latency{P50: meanMs * 0.9, P99: 40, Mean: meanMs}, Pass: true},
-	}
-	if lowestFail > 0 {
-		pts = append(pts, result.Point{OfferedRPS: lowestFail, AchievedRPS: lowestFail, Latency: result.Latency{P50: 20, P99: 80, Mean: 25}, Why: "p99 80 ms > slo 50 ms"})
-	}
-	return &result.Result{
-		Schema: result.Schema, Scenario: "kserve-int8", Valid: true,
-		Capacity: &result.Capacity{SLOP99Ms: 50, MaxQPS: maxQPS, Bracket: [2]float64{maxQPS, lowestFail},
-			Points: pts, Found: true, Windows: len(pts)},
-	}
+	return sizingtest.Sweep(maxQPS, lowestFail, meanMs)
 }
 
 // Concurrency at peak and the queue-depth target use the latency at the
@@ -266,8 +255,8 @@ func TestCompare(t *testing.T) {
 	if d.CostPerMonthDelta == nil || *d.CostPerMonthDelta != 3*2.5*730 {
 		t.Errorf("Compare() cost delta = %v, want %v", d.CostPerMonthDelta, 3*2.5*730)
 	}
-	if want := "instances 11 → 14 (+3) for 5000 peak QPS; max QPS per instance 600 → 470 (-21.7%); cost +$5,475.00/month"; d.Summary() != want {
-		t.Errorf("Summary() = %q, want %q", d.Summary(), want)
+	if d.BaselineMaxQPS != 600 || d.CandidateMaxQPS != 470 || d.MaxQPSDeltaPct != -21.7 {
+		t.Errorf("Compare() max QPS = %v → %v (%+.1f%%), want 600 → 470 (-21.7%%)", d.BaselineMaxQPS, d.CandidateMaxQPS, d.MaxQPSDeltaPct)
 	}
 	if d.Overlap || len(d.Warnings) != 0 {
 		t.Errorf("Compare() overlap %v warnings %q, want none", d.Overlap, d.Warnings)

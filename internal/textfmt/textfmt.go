@@ -1,8 +1,10 @@
-// Package textfmt is the one set of number and escaping helpers that every
-// rendering of perfgate's data uses (package report, and the sizing plan's
-// own text), so that one report never shows one number two ways: negative
-// numbers with an ASCII '-', money with cents and thousands separators,
-// percentage points as " pp", untrusted names escaped for markdown.
+// Package textfmt is the one set of number and escaping helpers of
+// perfgate: package report renders every document with them, and package
+// sizing writes the numbers inside its data (a plan's formula and
+// warnings) with Num, so that one report never shows one number two ways:
+// negative numbers with an ASCII '-', money with cents and thousands
+// separators, percentage points as " pp", plain figures with at most two
+// decimals, untrusted names escaped for markdown.
 package textfmt
 
 import (
@@ -34,6 +36,13 @@ func Thousands(v float64, dec int) string {
 		b.WriteString("." + frac)
 	}
 	return b.String()
+}
+
+// Num formats x with as few decimals as it needs, at most two: 1234.5,
+// 6, 0.33. It is the figure in a sizing formula ("ceil(5000 × 1.3 /
+// 1234.5)") and wherever a report quotes one.
+func Num(x float64) string {
+	return strconv.FormatFloat(math.Round(x*100)/100, 'f', -1, 64)
 }
 
 // Money formats dollars with cents: $10,950.00, -$5.25.

@@ -16,6 +16,9 @@ func TestNumbers(t *testing.T) {
 		{"signed", Signed(-22.04, 1), "-22.0"},
 		{"signed zero", Signed(0.01, 1), "±0.0"},
 		{"thousands", Thousands(1234567.891, 1), "1,234,567.9"},
+		{"num", Num(1234.5), "1234.5"},
+		{"num rounded", Num(8.0349), "8.03"},
+		{"num whole", Num(6.0001), "6"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

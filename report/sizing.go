@@ -1,0 +1,103 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/perfgate/perfgate/internal/textfmt"
+	"github.com/perfgate/perfgate/sizing"
+)
+
+// The sizing plan (`perfgate size`, package sizing) in three formats: the
+// formulas with their numbers filled in (sizingRows), the warnings, the
+// traffic schedule and the HorizontalPodAutoscaler snippet.
+
+// SizingJSON writes s as an indented perfgate.sizing/v1 document.
+func SizingJSON(w io.Writer, s *sizing.Sizing) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// SizingText writes s for a terminal: the formulas with their numbers, the
+// schedule, the warnings, and the HPA snippet.
+func SizingText(w io.Writer, s *sizing.Sizing) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sizing: %s\n", plain(s.Scenario))
+	if s.Simulated {
+		b.WriteString("  (simulated target: not a real service's figures)\n")
+	}
+	width := 0
+	rows := sizingRows(s)
+	for _, r := range rows {
+		width = max(width, len([]rune(r[0])))
+	}
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, r[0], plain(r[1]))
+	}
+	b.WriteString(scheduleText(s))
+	if len(s.Warnings) > 0 {
+		b.WriteString("warnings:\n")
+		for _, x := range s.Warnings {
+			fmt.Fprintf(&b, "  - %s\n", plain(x))
+		}
+	}
+	if s.Autoscaler.HPA != "" {
+		b.WriteString("HPA (autoscaling/v2):\n")
+		for _, l := range strings.SplitAfter(strings.TrimRight(s.Autoscaler.HPA, "\n"), "\n") {
+			b.WriteString("  " + l)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// SizingMarkdown writes s as a GitHub-flavoured markdown section: a table
+// of the formulas with their numbers, the schedule, the warnings, and the
+// HPA snippet in a collapsed block.
+func SizingMarkdown(w io.Writer, s *sizing.Sizing) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Sizing: %s\n\n", esc(s.Scenario))
+	if s.Simulated {
+		b.WriteString("> **Simulated target**: these are not a real service's figures.\n\n")
+	}
+	fmt.Fprintf(&b, "**%d instances** for %s peak QPS.\n\n", s.Instances, num(s.PeakQPS))
+	b.WriteString("| | |\n| --- | --- |\n")
+	for _, r := range sizingRows(s) {
+		fmt.Fprintf(&b, "| %s | %s |\n", r[0], mdCell(r[1]))
+	}
+	b.WriteString(scheduleMarkdown(s))
+	if len(s.Warnings) > 0 {
+		b.WriteString("\n")
+		for _, x := range s.Warnings {
+			fmt.Fprintf(&b, "- :warning: %s\n", mdCell(x))
+		}
+	}
+	if s.Autoscaler.HPA != "" {
+		b.WriteString("\n<details><summary>HorizontalPodAutoscaler (scale out fast, in slowly)</summary>\n\n```yaml\n")
+		b.WriteString(s.Autoscaler.HPA)
+		b.WriteString("```\n\n</details>\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// sizingDiff is the change of plan in one line, e.g. "instances 11 → 14
+// (+3) for 5000 peak QPS; max QPS per instance 1234.5 → 962.9 (-22.0%);
+// cost +$5,475.00/month".
+func sizingDiff(d sizing.Diff) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "instances %d → %d (%s) for %s peak QPS; max QPS per instance %s → %s (%s%%)",
+		d.BaselineInstances, d.CandidateInstances, signedInt(d.InstancesDelta), num(d.PeakQPS),
+		num(d.BaselineMaxQPS), num(d.CandidateMaxQPS), textfmt.Signed(d.MaxQPSDeltaPct, 1))
+	if d.CostPerMonthDelta != nil {
+		fmt.Fprintf(&b, "; cost %s/month", signedMoney(*d.CostPerMonthDelta))
+	}
+	if d.CostPerDayDelta != nil {
+		fmt.Fprintf(&b, "; scheduled cost %s/day", signedMoney(*d.CostPerDayDelta))
+	}
+	return b.String()
+}
