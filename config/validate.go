@@ -231,10 +231,8 @@ func (c *Config) validate() error {
 	if err := c.validateCapacityPlan(); err != nil {
 		return err
 	}
-	switch c.Gate.OnInconclusive {
-	case "", OnInconclusivePass, OnInconclusiveFail, OnInconclusiveRerun:
-	default:
-		return c.errAt("gate.on_inconclusive", "%q: want pass, fail or rerun", c.Gate.OnInconclusive)
+	if err := CheckOnInconclusive(c.Gate.OnInconclusive); err != nil {
+		return c.errAt("gate.on_inconclusive", "%v", err)
 	}
 	if conf := c.Gate.Confidence; conf <= 0.5 || conf >= 1 {
 		return c.errAt("gate.confidence", "must be between 0.5 and 1 (got %v), for example 0.95", conf)
@@ -431,4 +429,15 @@ func (c *Config) Check() error {
 	}
 	c.applyDefaults()
 	return c.validate()
+}
+
+// CheckOnInconclusive returns an error when v is neither empty (the
+// default) nor one of the values of gate.on_inconclusive; the flag
+// --on-inconclusive and the Action's on-inconclusive input take the same.
+func CheckOnInconclusive(v string) error {
+	switch v {
+	case "", OnInconclusivePass, OnInconclusiveFail, OnInconclusiveRerun:
+		return nil
+	}
+	return fmt.Errorf("%q: want %s, %s or %s", v, OnInconclusivePass, OnInconclusiveFail, OnInconclusiveRerun)
 }

@@ -97,6 +97,16 @@ func TestReadInputs(t *testing.T) {
 		{"defaults", nil, Inputs{Config: DefaultConfig, Mode: ModeGate, FailOnRegression: true, Comment: true, CompareWith: CompareBaselines}, ""},
 		{"composite spelling", map[string]string{"INPUT_FAIL_ON_REGRESSION": "false", "INPUT_MODE": "baseline"},
 			Inputs{Config: DefaultConfig, Mode: ModeBaseline, Comment: true, CompareWith: CompareBaselines}, ""},
+		// The runner names an input INPUT_ plus its name upper-cased,
+		// hyphens kept: INPUT_ON-INCONCLUSIVE.
+		{"results and on-inconclusive", map[string]string{"INPUT_RESULTS": " perfgate-out/merged\n", "INPUT_ON-INCONCLUSIVE": "rerun"},
+			Inputs{Config: DefaultConfig, Mode: ModeGate, FailOnRegression: true, Comment: true, CompareWith: CompareBaselines,
+				Results: "perfgate-out/merged", OnInconclusive: "rerun"}, ""},
+		// action.yml's composite step spells them with underscores.
+		{"composite on-inconclusive", map[string]string{"INPUT_ON_INCONCLUSIVE": "fail"},
+			Inputs{Config: DefaultConfig, Mode: ModeGate, FailOnRegression: true, Comment: true, CompareWith: CompareBaselines,
+				OnInconclusive: "fail"}, ""},
+		{"bad on-inconclusive", map[string]string{"INPUT_ON-INCONCLUSIVE": "retry"}, Inputs{}, `input on-inconclusive is "retry": want pass, fail or rerun`},
 		{"bad mode", map[string]string{"INPUT_MODE": "deploy"}, Inputs{}, "input mode"},
 		{"bad bool", map[string]string{"INPUT_COMMENT": "yes please"}, Inputs{}, "input comment"},
 	}
@@ -118,5 +128,24 @@ func TestReadInputs(t *testing.T) {
 				t.Errorf("ReadInputs (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// The inputs as the process's environment holds them on a runner, read
+// through os.Getenv as cmd/perfgate passes it: hyphenated names and all.
+func TestReadInputsProcessEnv(t *testing.T) {
+	for k, v := range map[string]string{"INPUT_RESULTS": "merged", "INPUT_ON-INCONCLUSIVE": "fail", "INPUT_COMPARE-WITH": "both",
+		"INPUT_FAIL-ON-REGRESSION": "false", "INPUT_COMMENT-DIR": "bundle"} {
+		t.Setenv(k, v)
+	}
+	gha := githubactions.New(githubactions.WithGetenv(os.Getenv))
+	got, err := ReadInputs(gha, os.Getenv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Inputs{Config: DefaultConfig, Mode: ModeGate, Comment: true, CompareWith: CompareBoth,
+		CommentDir: "bundle", Results: "merged", OnInconclusive: "fail"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ReadInputs (-want +got):\n%s", d)
 	}
 }

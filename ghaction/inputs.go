@@ -35,6 +35,14 @@ type Inputs struct {
 	// CompareBase (an A/B run against the pull request's base commit) or
 	// CompareBoth.
 	CompareWith string
+	// Results, when set, is a folder of results measured elsewhere (a
+	// matrix's parts, gathered with perfgate merge) that gate mode gates
+	// instead of running.
+	Results string
+	// OnInconclusive is what an inconclusive gate does: pass, fail or
+	// rerun (config.OnInconclusive*); empty: the config's
+	// gate.on_inconclusive.
+	OnInconclusive string
 }
 
 // Values of the compare-with input.
@@ -71,15 +79,16 @@ func Input(gha *githubactions.Action, getenv func(string) string, name string) s
 func ReadInputs(gha *githubactions.Action, getenv func(string) string, token string) (Inputs, error) {
 	in := Inputs{Token: token, Config: Input(gha, getenv, "config"), Mode: Input(gha, getenv, "mode"),
 		Baselines: Input(gha, getenv, "baselines"), CommentDir: Input(gha, getenv, "comment-dir"),
-		CommentFrom: Input(gha, getenv, "comment-from"), CommentAuthor: Input(gha, getenv, "comment-author")}
+		CommentFrom: Input(gha, getenv, "comment-from"), CommentAuthor: Input(gha, getenv, "comment-author"),
+		Results: Input(gha, getenv, "results"), OnInconclusive: Input(gha, getenv, "on-inconclusive")}
 	if in.Config == "" {
 		in.Config = DefaultConfig
 	}
 	if in.Mode == "" {
 		in.Mode = ModeGate
 	}
-	if v := Input(gha, getenv, "on-inconclusive"); v != "" && !slices.Contains([]string{"pass", "fail", "rerun"}, v) {
-		return in, fmt.Errorf("input on-inconclusive is %q, want pass, fail or rerun", v)
+	if err := config.CheckOnInconclusive(in.OnInconclusive); err != nil {
+		return in, fmt.Errorf("input on-inconclusive is %w", err)
 	}
 	if err := in.readCompareWith(Input(gha, getenv, "compare-with")); err != nil {
 		return in, err

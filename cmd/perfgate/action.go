@@ -15,7 +15,9 @@ type gateOutcome = ghaction.GateOutcome
 // pipelines are the stages the action drives. cmdAction uses the real ones;
 // tests pass their own.
 type pipelines struct {
-	gate func(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error)
+	// gate runs (or, with the results input, reads) the gate with the
+	// action's inputs.
+	gate func(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error)
 	// baseline runs the suite and stores its results as baselines,
 	// returning the files it wrote.
 	baseline func(ctx context.Context, e *env, cfgPath, baselinesDir string) ([]string, error)
@@ -98,7 +100,7 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 	}
 	return a.Run(ctx, *commentFrom, ghaction.Pipelines{
 		Gate: func(ctx context.Context, in ghaction.Inputs) (*ghaction.GateOutcome, error) {
-			return p.gate(ctx, e, in.Config, in.Baselines, in.AllowEnvMismatch)
+			return p.gate(ctx, e, in)
 		},
 		Baseline: func(ctx context.Context, in ghaction.Inputs) ([]string, error) {
 			return p.baseline(ctx, e, in.Config, in.Baselines)

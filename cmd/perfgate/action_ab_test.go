@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 )
 
@@ -38,9 +39,9 @@ func TestActionCompareWith(t *testing.T) {
 			var calls []string
 			p := fakeGate(t, tt.stored, "")
 			stored := p.gate
-			p.gate = func(ctx context.Context, e *env, cfg, bl string, allow bool) (*gateOutcome, error) {
+			p.gate = func(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
 				calls = append(calls, "gate")
-				return stored(ctx, e, cfg, bl, allow)
+				return stored(ctx, e, in)
 			}
 			p.ab = func(ctx context.Context, e *env, cfg, ref, out string, allow bool) (*gateOutcome, error) {
 				calls = append(calls, "ab:"+ref)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/githubapi"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 )
@@ -61,11 +62,11 @@ func TestActionPipelineOutputCannotIssueCommands(t *testing.T) {
 	evil := "scenario x\n::warning::pwned\n  ::add-mask::x\n::error file=a::b\n::"
 	p := fakeGate(t, compare.Pass, "c.json")
 	gate := p.gate
-	p.gate = func(ctx context.Context, e *env, cfg, bl string, allow bool) (*gateOutcome, error) {
+	p.gate = func(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
 		e.stderr.Write([]byte(evil))
 		e.stderr.Write([]byte(":set-output name=verdict::fail\n"))
 		e.stdout.Write([]byte("progress\n::group::x\n"))
-		return gate(ctx, e, cfg, bl, allow)
+		return gate(ctx, e, in)
 	}
 	r := newActionRun(t, srv, "pull_request")
 	r.run(p)

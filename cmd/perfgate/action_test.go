@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/githubapi"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/report"
@@ -147,9 +148,9 @@ func gateReport(verdict string) *report.Report {
 
 // fakeGate is a gate pipeline answering with gateReport(verdict).
 func fakeGate(t *testing.T, verdict string, compPath string) pipelines {
-	return pipelines{gate: func(ctx context.Context, e *env, cfg, bl string, allow bool) (*gateOutcome, error) {
-		if cfg != "perfgate.yaml" {
-			t.Errorf("gate pipeline got config %q, want the default perfgate.yaml", cfg)
+	return pipelines{gate: func(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
+		if in.Config != "perfgate.yaml" {
+			t.Errorf("gate pipeline got config %q, want the default perfgate.yaml", in.Config)
 		}
 		r := gateReport(verdict)
 		out := &gateOutcome{Report: r, Verdict: verdict, ComparisonPath: compPath}
@@ -293,6 +294,7 @@ func TestActionInputErrors(t *testing.T) {
 		{name: "unknown mode", inputs: map[string]string{"INPUT_MODE": "deploy"}, want: `input mode is "deploy"`},
 		{name: "bad boolean", inputs: map[string]string{"INPUT_FAIL-ON-REGRESSION": "maybe"}, want: `input fail-on-regression is "maybe"`},
 		{name: "comment mode without a bundle", inputs: map[string]string{"INPUT_MODE": "comment"}, want: "needs the comment-from input"},
+		{name: "unknown on-inconclusive", inputs: map[string]string{"INPUT_ON-INCONCLUSIVE": "retry"}, want: `input on-inconclusive is "retry"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -302,7 +304,7 @@ func TestActionInputErrors(t *testing.T) {
 				r.vars[k] = v
 			}
 			called := false
-			p := pipelines{gate: func(context.Context, *env, string, string, bool) (*gateOutcome, error) {
+			p := pipelines{gate: func(context.Context, *env, ghaction.Inputs) (*gateOutcome, error) {
 				called = true
 				return nil, errors.New("not reached")
 			}}
@@ -317,10 +319,37 @@ func TestActionInputErrors(t *testing.T) {
 	}
 }
 
+// The gate pipeline gets every input the runner set, results and
+// on-inconclusive among them, in either spelling.
+func TestActionGateGetsInputs(t *testing.T) {
+	for _, sep := range []string{"-", "_"} {
+		t.Run("INPUT_ON"+sep+"INCONCLUSIVE", func(t *testing.T) {
+			srv := githubapitest.NewServer(t, "acme", "svc", actionToken)
+			r := newActionRun(t, srv, "pull_request")
+			r.vars["INPUT_RESULTS"] = "perfgate-out/merged"
+			r.vars["INPUT_ON"+sep+"INCONCLUSIVE"] = "fail"
+			r.vars["INPUT_COMMENT"] = "false"
+			var got ghaction.Inputs
+			p := fakeGate(t, compare.Pass, "")
+			gate := p.gate
+			p.gate = func(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
+				got = in
+				return gate(ctx, e, in)
+			}
+			if code := r.run(p); code != exitPass {
+				t.Fatalf("exit %d, want 0\nstderr:\n%s", code, r.stderr.String())
+			}
+			if got.Results != "perfgate-out/merged" || got.OnInconclusive != "fail" {
+				t.Errorf("gate got results %q, on-inconclusive %q; want perfgate-out/merged and fail", got.Results, got.OnInconclusive)
+			}
+		})
+	}
+}
+
 func TestActionPipelineErrorKeepsItsCode(t *testing.T) {
 	srv := githubapitest.NewServer(t, "acme", "svc", actionToken)
 	r := newActionRun(t, srv, "pull_request")
-	p := pipelines{gate: func(context.Context, *env, string, string, bool) (*gateOutcome, error) {
+	p := pipelines{gate: func(context.Context, *env, ghaction.Inputs) (*gateOutcome, error) {
 		return nil, withCode(exitRunFailed, errors.New("target did not start: exit status 1"))
 	}}
 	if code := r.run(p); code != exitRunFailed {

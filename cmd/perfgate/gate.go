@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
@@ -45,10 +45,8 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("gate: %v", err)
 	}
-	switch *onInc {
-	case "", config.OnInconclusivePass, config.OnInconclusiveFail, config.OnInconclusiveRerun:
-	default:
-		return usageErr("gate: --on-inconclusive %q: want pass, fail or rerun", *onInc)
+	if err := config.CheckOnInconclusive(*onInc); err != nil {
+		return usageErr("gate: --on-inconclusive %v", err)
 	}
 	if *undecided {
 		*onInc = config.OnInconclusiveFail
@@ -168,14 +166,14 @@ func writeMarkdown(path string, r *report.Report) error {
 
 // runGatePipeline is the Action's gate: the same pipeline as `perfgate
 // gate`, its results and comparison in perfgate-out under the workspace.
-func runGatePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string, allowEnvMismatch bool) (*gateOutcome, error) {
+func runGatePipeline(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
 	pipeline := gatePipeline
-	// The `results` input: gate results measured elsewhere (a matrix's
+	// The results input: gate results measured elsewhere (a matrix's
 	// parts, gathered with perfgate merge) instead of running.
-	if dir := strings.TrimSpace(e.getenv("INPUT_RESULTS")); dir != "" {
-		pipeline = resultsPipeline(dir)
+	if in.Results != "" {
+		pipeline = resultsPipeline(in.Results)
 	}
-	g, err := pipeline(ctx, e, cfgPath, baselinesDir, filepath.Join(e.workdir, defaultOutDir), nil, allowEnvMismatch, strings.TrimSpace(e.getenv("INPUT_ON-INCONCLUSIVE")+e.getenv("INPUT_ON_INCONCLUSIVE")))
+	g, err := pipeline(ctx, e, in.Config, in.Baselines, filepath.Join(e.workdir, defaultOutDir), nil, in.AllowEnvMismatch, in.OnInconclusive)
 	if err != nil {
 		return nil, err
 	}
