@@ -239,10 +239,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...), Rerun: rr}, nil
 }
 
-// WriteComparison writes the comparison JSON to path atomically.
+// WriteComparison writes the comparison JSON (report.ComparisonJSON, as
+// `perfgate compare --format json` prints it) to path atomically.
 func WriteComparison(path string, c *compare.Comparison) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return result.WriteFileAtomic(path, func(w io.Writer) error { return writeJSON(w, c) })
+	return result.WriteFileAtomic(path, func(w io.Writer) error { return report.ComparisonJSON(w, c) })
 }

@@ -137,18 +137,11 @@ func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, sce
 		// A damaged baseline or an unknown scenario: configuration errors.
 		return nil, withCode(exitUsage, err)
 	}
-	g := &gateRun{report: res.Report, runErr: res.RunErr,
-		comparisonPath: filepath.Join(out, "comparison.json"), markdownPath: filepath.Join(out, "report.md"),
-		failOnInconclusive: gate.FailsOnInconclusive(cfg, gopts)}
-	if err := gate.WriteComparison(g.comparisonPath, res.Report.Comparison); err != nil {
-		return nil, withCode(exitRunFailed, err)
+	g, err := writeGateRun(out, res)
+	if err != nil {
+		return nil, err
 	}
-	if err := writeMarkdown(g.markdownPath, res.Report); err != nil {
-		return nil, withCode(exitRunFailed, err)
-	}
-	if err := writeHTML(htmlPathNextTo(g.markdownPath), res.Report); err != nil {
-		return nil, withCode(exitRunFailed, err)
-	}
+	g.failOnInconclusive = gate.FailsOnInconclusive(cfg, gopts)
 	return g, nil
 }
 
@@ -233,20 +226,8 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 }
 
 // outcomeOf is a gate run as the Action reports it: the verdict and one
-// line per regressed scenario.
+// line per regressed scenario (report.RegressionLines).
 func outcomeOf(g *gateRun) *gateOutcome {
-	out := &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict(), FailOnInconclusive: g.failOnInconclusive}
-	for _, s := range g.report.Comparison.Scenarios {
-		if s.Verdict != compare.Regressed {
-			continue
-		}
-		msg := fmt.Sprintf("%s (%s layer) regressed", s.Scenario, s.Layer)
-		for _, m := range s.Metrics {
-			if m.Verdict == compare.Regressed {
-				msg += fmt.Sprintf("; %s %.4g → %.4g (%+.1f%%, interval %+.1f%% to %+.1f%%)", m.Metric, m.Baseline, m.Candidate, m.DeltaPct, m.CIPct[0], m.CIPct[1])
-			}
-		}
-		out.Regressions = append(out.Regressions, msg)
-	}
-	return out
+	return &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict(), FailOnInconclusive: g.failOnInconclusive,
+		Regressions: report.RegressionLines(g.report.Comparison)}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -142,18 +141,11 @@ func resultsPipeline(dir string) pipelineFunc {
 		if err != nil {
 			return nil, withCode(exitUsage, err)
 		}
-		g := &gateRun{report: res.Report, runErr: res.RunErr,
-			comparisonPath: filepath.Join(out, "comparison.json"), markdownPath: filepath.Join(out, "report.md"),
-			failOnInconclusive: gate.FailsOnInconclusive(cfg, gate.Options{OnInconclusive: onInc})}
-		if err := gate.WriteComparison(g.comparisonPath, res.Report.Comparison); err != nil {
-			return nil, withCode(exitRunFailed, err)
+		g, err := writeGateRun(out, res)
+		if err != nil {
+			return nil, err
 		}
-		if err := writeMarkdown(g.markdownPath, res.Report); err != nil {
-			return nil, withCode(exitRunFailed, err)
-		}
-		if err := writeHTML(htmlPathNextTo(g.markdownPath), res.Report); err != nil {
-			return nil, withCode(exitRunFailed, err)
-		}
+		g.failOnInconclusive = gate.FailsOnInconclusive(cfg, gate.Options{OnInconclusive: onInc})
 		return g, nil
 	}
 }
