@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -213,10 +214,17 @@ func (a *Action) baseline(ctx context.Context, p Pipelines) error {
 			dir = c.Resolve(c.Baselines)
 		}
 	}
+	// The files the pipeline wrote, read back: the summary says what was
+	// measured, not only where it went.
+	stored := make([]report.StoredBaseline, len(written))
+	for i, p := range written {
+		stored[i].Path = p
+		stored[i].Result, stored[i].Err = result.ReadFile(p)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## perfgate: baselines stored\n\n%d baseline files written to `%s`:\n\n", len(written), strings.ReplaceAll(dir, "`", "'"))
-	b.WriteString(baselineTable(written))
-	b.WriteString("\nThey are left in the work tree, not committed: a following step commits them or opens a pull request.\n")
+	if err := report.BaselinesMarkdown(&b, dir, stored); err != nil {
+		a.gha.Warningf("%s", err.Error())
+	}
 	a.appendSummary(b.String())
 	a.gha.Noticef("%s", fmt.Sprintf("perfgate: %d baselines written to %s (not committed)", len(written), dir))
 	a.outputs(Output{"verdict", "baseline"}, Output{"baselines", dir})

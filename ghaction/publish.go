@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/perfgate/perfgate/githubapi"
 	"github.com/perfgate/perfgate/report"
-	"github.com/perfgate/perfgate/result"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -126,35 +124,4 @@ func (a *Action) checkedComment(ctx context.Context, info BundlePR, r *report.Re
 		return ""
 	}
 	return a.comment(ctx, info.Number, r)
-}
-
-// baselineTable is the markdown table of the stored baselines' figures:
-// what each file holds, so the summary says what was measured, not only
-// where it went.
-func baselineTable(paths []string) string {
-	var b strings.Builder
-	b.WriteString("| file | scenario | layer | load | requests | errors | P50 ms | P99 ms | max QPS under SLO |\n")
-	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
-	cell := func(s string) string { return strings.NewReplacer("|", "\\|", "`", "'", "\n", " ").Replace(s) }
-	for _, p := range paths {
-		r, err := result.ReadFile(p)
-		if err != nil {
-			fmt.Fprintf(&b, "| `%s` | unreadable: %s | | | | | | | |\n", cell(p), cell(err.Error()))
-			continue
-		}
-		load := r.Load.Mode
-		switch r.Load.Mode {
-		case "rate":
-			load = fmt.Sprintf("%g/s", r.Load.Rate)
-		case "concurrency":
-			load = fmt.Sprintf("%d in flight", r.Load.Concurrency)
-		}
-		knee := "–"
-		if r.Capacity != nil && r.Capacity.MaxQPS > 0 {
-			knee = fmt.Sprintf("%.1f", r.Capacity.MaxQPS)
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %d | %.2f | %.2f | %s |\n", cell(filepath.Base(p)), cell(r.Scenario), cell(r.Layer),
-			cell(load), r.Summary.Requests, r.Summary.Errors, r.Summary.Latency.P50, r.Summary.Latency.P99, knee)
-	}
-	return b.String()
 }

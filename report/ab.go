@@ -11,17 +11,18 @@ import (
 // which mode ran, the pairs measured, the stopping, the runner time beside
 // the fixed design's, and the drift the pairing cancelled. Text and
 // markdown share it; cell escapes the untrusted parts (the ref).
-func abLines(ab *compare.ABRun, cell func(string) string, code func(string) string) (head string, rows []string) {
+func abLines(ab *compare.ABRun, cell func(string) string, code func(string) string) (head string, rows [][]string) {
 	head = fmt.Sprintf("Same-runner A/B: base %s (%s) against head %s, measured interleaved on this runner (ABBA order, %s resident) and compared pair by pair; stored baselines were not read.",
 		code(cell(ab.Ref)), code(shortSHA(ab.BaseSHA)), code(shortSHA(ab.HeadSHA)), cell(ab.Resident))
 	if ab.HeadDirty {
 		head += " The head had uncommitted changes, measured as they were."
 	}
 	for _, s := range ab.Scenarios {
-		rows = append(rows, fmt.Sprintf("%s|%d pairs (%s)|%s after %s, last level %.3g|%s (fixed design: %d trials, ~%s)|%s|%s|%d / %d",
-			cell(s.Scenario), s.Pairs, cell(abbrevOrder(s.Order)), cell(s.Stopped), plural(s.Looks, "look"), s.Level,
-			fmt.Sprintf("%d trials, %s", s.Trials, seconds(s.RunnerS)), s.FixedTrials, seconds(s.FixedRunnerS),
-			pct(s.BaseDriftPct, false), pct(s.UnpairedDeltaPct, false), s.Processes[0], s.Processes[1]))
+		// One cell each: a name holding '|' stays in its cell.
+		rows = append(rows, []string{cell(s.Scenario), fmt.Sprintf("%d pairs (%s)", s.Pairs, cell(abbrevOrder(s.Order))),
+			fmt.Sprintf("%s after %s, last level %.3g", cell(s.Stopped), plural(s.Looks, "look"), s.Level),
+			fmt.Sprintf("%d trials, %s (fixed design: %d trials, ~%s)", s.Trials, seconds(s.RunnerS), s.FixedTrials, seconds(s.FixedRunnerS)),
+			pct(s.BaseDriftPct, false), pct(s.UnpairedDeltaPct, false), fmt.Sprintf("%d / %d", s.Processes[0], s.Processes[1])})
 	}
 	return head, rows
 }
@@ -40,7 +41,7 @@ func (r *Report) mdAB() string {
 	b.WriteString("\n" + head + "\n\n")
 	b.WriteString("| " + strings.Join(abColumns, " | ") + " |\n|" + strings.Repeat(" --- |", len(abColumns)) + "\n")
 	for _, row := range rows {
-		b.WriteString("| " + strings.ReplaceAll(row, "|", " | ") + " |\n")
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
 	return b.String()
 }
@@ -54,8 +55,7 @@ func (r *Report) textAB() string {
 	head, rows := abLines(ab, plain, func(s string) string { return s })
 	var b strings.Builder
 	b.WriteString(head + "\n")
-	for _, row := range rows {
-		f := strings.Split(row, "|")
+	for _, f := range rows {
 		for i := 1; i < len(f) && i < len(abColumns); i++ {
 			f[i] = abColumns[i] + " " + f[i]
 		}

@@ -12,9 +12,9 @@ import (
 // and the drift the pairing cancelled, with the ref escaped.
 func TestABSection(t *testing.T) {
 	c := &compare.Comparison{Schema: compare.Schema, Verdict: compare.Pass, Settings: compare.DefaultSettings(),
-		Scenarios: []compare.ScenarioComparison{{Scenario: "api", Layer: "service", Verdict: compare.Unchanged}},
+		Scenarios: []compare.ScenarioComparison{{Scenario: "api|v2", Layer: "service", Verdict: compare.Unchanged}},
 		AB: &compare.ABRun{Ref: "main<b>", BaseSHA: "0a1b2c3d4e5f60718293", HeadSHA: "4f2c1e0d9b8a7f6e5d4c", Resident: "both", MaxTrials: 20,
-			Scenarios: []compare.ABScenario{{Scenario: "api", Order: "ABBAABBAABBAABBA", Pairs: 8, Trials: 16, Looks: 1, Level: 0.026,
+			Scenarios: []compare.ABScenario{{Scenario: "api|v2", Order: "ABBAABBAABBAABBA", Pairs: 8, Trials: 16, Looks: 1, Level: 0.026,
 				Stopped: "decided", RunnerS: 95, FixedTrials: 40, FixedRunnerS: 237, Processes: [2]int{3, 3}, BaseDriftPct: 41.2, UnpairedDeltaPct: 12.5}}}}
 	r := &Report{Title: "perfgate.yaml", Comparison: c}
 	var md, txt strings.Builder
@@ -33,6 +33,10 @@ func TestABSection(t *testing.T) {
 	}
 	if strings.Contains(md.String(), "main<b>") {
 		t.Errorf("markdown report carries the ref unescaped:\n%s", md.String())
+	}
+	// A '|' in a name stays in its cell: the row keeps its 7 columns.
+	if !strings.Contains(md.String(), "| api\\|v2 | 8 pairs") || !strings.Contains(txt.String(), "  api|v2; pairs (order) 8 pairs") {
+		t.Errorf("the A/B row of a scenario named api|v2 is split:\n%s\n%s", md.String(), txt.String())
 	}
 	if !strings.Contains(md.String(), "signed-rank") {
 		t.Errorf("markdown details do not name the paired method:\n%s", md.String())

@@ -74,6 +74,13 @@ func thousands(v float64, dec int) string { return textfmt.Thousands(v, dec) }
 // (textfmt.Num, as the sizing plan's own formula writes it).
 func num(v float64) string { return textfmt.Num(v) }
 
+// codeSpan puts an untrusted string (a file name, a git ref) in a markdown
+// code span, where nothing is markup: a backtick, which would end it,
+// becomes ', '|' is escaped for table cells and line breaks become spaces.
+func codeSpan(s string) string {
+	return "`" + strings.NewReplacer("`", "'", "|", `\|`, "\n", " ", "\r", " ").Replace(s) + "`"
+}
+
 // mdCell keeps text perfgate wrote (a formula, a warning) inside one
 // markdown table cell or list item: only '|' is escaped.
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
