@@ -17,6 +17,8 @@ import (
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/sizing"
+	"github.com/perfgate/perfgate/sizing/sizingtest"
 )
 
 // updating reports whether the tests run with -update (the flag of
@@ -161,5 +163,33 @@ func TestComparisonJSONRoundTrip(t *testing.T) {
 func TestRenderComparisonUnknownFormat(t *testing.T) {
 	if err := RenderComparison(&bytes.Buffer{}, &compare.Comparison{}, "html"); err == nil || !strings.Contains(err.Error(), `"html"`) {
 		t.Errorf("Render(html) = %v, want an error naming the format", err)
+	}
+}
+
+// A name from perfgate.yaml cannot drive the terminal through the text
+// renderings of a comparison or a plan: control characters become '?'.
+func TestTextNamesArePlain(t *testing.T) {
+	evil := "api\x1b]0;pwned\a\x1b[2J"
+	c := &compare.Comparison{Schema: compare.Schema, Verdict: compare.Fail, Reason: evil, Warnings: []string{evil},
+		Scenarios: []compare.ScenarioComparison{{Scenario: evil, Layer: evil, Verdict: compare.Regressed, Reason: evil, Warnings: []string{evil}}}}
+	s, err := sizing.Plan(sizingtest.Sweep(1000, 1100, 8), sizing.Input{PeakQPS: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Scenario, s.Warnings = evil, []string{evil}
+	var cmpText, sizeText bytes.Buffer
+	if err := ComparisonText(&cmpText, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := SizingText(&sizeText, s); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"comparison": cmpText.String(), "sizing": sizeText.String()} {
+		if strings.ContainsAny(out, "\x1b\a") {
+			t.Errorf("%s text carries a control character:\n%q", name, out)
+		}
+		if !strings.Contains(out, "api?]0;pwned??[2J") {
+			t.Errorf("%s text lacks the name made plain:\n%q", name, out)
+		}
 	}
 }

@@ -10,26 +10,28 @@ import (
 	"github.com/perfgate/perfgate/compare"
 )
 
-// ComparisonText writes c as aligned plain text for a terminal.
+// ComparisonText writes c as aligned plain text for a terminal. Names and
+// warnings pass through plain, as in Text, so that none can drive the
+// terminal.
 func ComparisonText(w io.Writer, c *compare.Comparison) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, headline(c))
+	fmt.Fprintln(bw, plain(headline(c)))
 	fmt.Fprintln(bw, settingsLine(c))
 	if e := c.Environment; e != nil {
-		fmt.Fprintf(bw, "environment: baseline %s; candidate %s\n", e.Baseline, e.Candidate)
+		fmt.Fprintf(bw, "environment: baseline %s; candidate %s\n", plain(e.Baseline), plain(e.Candidate))
 	}
 	for _, w := range c.Warnings {
-		fmt.Fprintf(bw, "WARNING: %s\n", w)
+		fmt.Fprintf(bw, "WARNING: %s\n", plain(w))
 	}
 	for _, sc := range c.Scenarios {
 		fmt.Fprintln(bw)
-		head := sc.Scenario
+		head := plain(sc.Scenario)
 		if sc.Layer != "" {
-			head += " (" + sc.Layer + ")"
+			head += " (" + plain(sc.Layer) + ")"
 		}
 		fmt.Fprintf(bw, "%s: %s, %d vs %d trials\n", head, strings.ToUpper(sc.Verdict), sc.BaseTrials, sc.CandTrials)
 		if sc.Reason != "" {
-			fmt.Fprintf(bw, "  %s\n", sc.Reason)
+			fmt.Fprintf(bw, "  %s\n", plain(sc.Reason))
 		}
 		if len(sc.Metrics) > 0 {
 			width := len("metric")
@@ -46,7 +48,7 @@ func ComparisonText(w io.Writer, c *compare.Comparison) error {
 			tw.Flush()
 		}
 		for _, w := range sc.Warnings {
-			fmt.Fprintf(bw, "  warning: %s\n", w)
+			fmt.Fprintf(bw, "  warning: %s\n", plain(w))
 		}
 	}
 	if len(c.Layers) > 0 {
@@ -55,23 +57,23 @@ func ComparisonText(w io.Writer, c *compare.Comparison) error {
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  layer\tp99\tmax qps\tscenarios")
 		for _, l := range c.Layers {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", l.Layer, change(l.P99, false), change(l.MaxQPS, false), strings.Join(l.Scenarios, ", "))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", plainCell(l.Layer), change(l.P99, false), change(l.MaxQPS, false), plainCell(strings.Join(l.Scenarios, ", ")))
 		}
 		tw.Flush()
 	}
 	if la := c.Ladder; la != nil {
 		fmt.Fprintln(bw)
-		fmt.Fprintf(bw, "ladder %s:\n", strings.Join(la.Rungs, " → "))
+		fmt.Fprintf(bw, "ladder %s:\n", plain(strings.Join(la.Rungs, " → ")))
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  step\tlayer\tp99\tmax qps")
 		for _, st := range la.Steps {
-			fmt.Fprintf(tw, "  %s → %s\t%s\t%s\t%s\n", st.From, st.To, st.Layer, change(&st.P99, false), change(st.MaxQPS, false))
+			fmt.Fprintf(tw, "  %s → %s\t%s\t%s\t%s\n", plainCell(st.From), plainCell(st.To), plainCell(st.Layer), change(&st.P99, false), change(st.MaxQPS, false))
 		}
-		fmt.Fprintf(tw, "  whole %s → %s\t\t%s\t%s\n", la.Whole.From, la.Whole.To, change(&la.Whole.P99, false), change(la.Whole.MaxQPS, false))
+		fmt.Fprintf(tw, "  whole %s → %s\t\t%s\t%s\n", plainCell(la.Whole.From), plainCell(la.Whole.To), change(&la.Whole.P99, false), change(la.Whole.MaxQPS, false))
 		tw.Flush()
 		fmt.Fprintf(bw, "  %s\n", ladderNote(la))
 		for _, w := range la.Warnings {
-			fmt.Fprintf(bw, "  warning: %s\n", w)
+			fmt.Fprintf(bw, "  warning: %s\n", plain(w))
 		}
 	}
 	fmt.Fprintln(bw)
