@@ -81,10 +81,6 @@ func codeSpan(s string) string {
 	return "`" + strings.NewReplacer("`", "'", "|", `\|`, "\n", " ", "\r", " ").Replace(s) + "`"
 }
 
-// mdCell keeps text perfgate wrote (a formula, a warning) inside one
-// markdown table cell or list item: only '|' is escaped.
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
 // money formats dollars: $10,950.00.
 func money(v float64) string { return textfmt.Money(v) }
 

@@ -30,12 +30,12 @@ func SizingText(w io.Writer, s *sizing.Sizing) error {
 		b.WriteString("  (simulated target: not a real service's figures)\n")
 	}
 	width := 0
-	rows := sizingRows(s)
+	rows := sizingRows(s, plain)
 	for _, r := range rows {
 		width = max(width, len([]rune(r[0])))
 	}
 	for _, r := range rows {
-		fmt.Fprintf(&b, "  %-*s  %s\n", width, r[0], plain(r[1]))
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, r[0], r[1])
 	}
 	b.WriteString(scheduleText(s))
 	if len(s.Warnings) > 0 {
@@ -66,14 +66,14 @@ func SizingMarkdown(w io.Writer, s *sizing.Sizing) error {
 	}
 	fmt.Fprintf(&b, "**%d instances** for %s peak QPS.\n\n", s.Instances, num(s.PeakQPS))
 	b.WriteString("| | |\n| --- | --- |\n")
-	for _, r := range sizingRows(s) {
-		fmt.Fprintf(&b, "| %s | %s |\n", r[0], mdCell(r[1]))
+	for _, r := range sizingRows(s, esc) {
+		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
 	}
 	b.WriteString(scheduleMarkdown(s))
 	if len(s.Warnings) > 0 {
 		b.WriteString("\n")
 		for _, x := range s.Warnings {
-			fmt.Fprintf(&b, "- :warning: %s\n", mdCell(x))
+			fmt.Fprintf(&b, "- :warning: %s\n", esc(x))
 		}
 	}
 	if s.Autoscaler.HPA != "" {

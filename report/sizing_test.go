@@ -183,3 +183,24 @@ func TestSizingDiff(t *testing.T) {
 		})
 	}
 }
+
+// Names and sources from perfgate.yaml inside a plan's rows and warnings
+// are escaped with the one escaper: no mention, no extra cell.
+func TestSizingMarkdownEscapes(t *testing.T) {
+	s, err := sizing.Plan(sizingtest.Knee(1000), sizing.Input{Headroom: 1, Traffic: dayCurve(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Traffic.Source = "curve@team|x.csv"
+	s.Warnings = []string{"scenario @team|x: [a](b)"}
+	var b bytes.Buffer
+	if err := SizingMarkdown(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{"| traffic | curve@\u200dteam\\|x.csv (+01:00, daily", "- :warning: scenario @\u200dteam\\|x: \\[a\\]\\(b\\)\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -9,8 +9,10 @@ import (
 )
 
 // sizingRows are the plan as label/value rows with every formula's numbers
-// filled in; SizingText and SizingMarkdown both render them.
-func sizingRows(s *sizing.Sizing) [][2]string {
+// filled in; SizingText and SizingMarkdown both render them. cell escapes
+// the untrusted parts (names and sources from perfgate.yaml): plain for a
+// terminal, esc for markdown; the rest is perfgate's own text.
+func sizingRows(s *sizing.Sizing, cell func(string) string) [][2]string {
 	b := s.PerInstanceMaxQPSBracket
 	knee := num(s.PerInstanceMaxQPS) + " rps"
 	switch {
@@ -65,14 +67,14 @@ func sizingRows(s *sizing.Sizing) [][2]string {
 		rows = append(rows, [2]string{"Little's Law at the knee", fmt.Sprintf("measured %.1f in flight, λ·W %.1f (%+.1f%%): %s",
 			lc.MeasuredInFlight, lc.PredictedInFlight, 100*lc.RelGap, verdict)})
 	}
-	return append(rows, sizingExtraRows(s)...)
+	return append(rows, sizingExtraRows(s, cell)...)
 }
 
 // sizingExtraRows are the rows of the cache, partition and traffic plans.
-func sizingExtraRows(s *sizing.Sizing) [][2]string {
+func sizingExtraRows(s *sizing.Sizing, cell func(string) string) [][2]string {
 	var rows [][2]string
 	if cp := s.Cache; cp != nil {
-		v := fmt.Sprintf("%s hit rate %s%% (%s)", cp.Source, num(100*cp.MeasuredHitRate), cp.Unit)
+		v := fmt.Sprintf("%s hit rate %s%% (%s)", cell(cp.Source), num(100*cp.MeasuredHitRate), cell(cp.Unit))
 		if cp.Applied {
 			v += fmt.Sprintf("; planned at %s%%: misses %s rps at peak, %s misses/s per instance at the knee → %s rps per instance",
 				num(100*cp.HitRate), num(cp.MissQPSAtPeak), num(cp.MissQPSPerInstance), num(cp.EffectiveMaxQPS))
@@ -83,7 +85,7 @@ func sizingExtraRows(s *sizing.Sizing) [][2]string {
 	}
 	if pp := s.Partition; pp != nil {
 		rows = append(rows, [2]string{"partition", fmt.Sprintf("%s × %d per device: %s rps per device vs %s rps whole (%s)",
-			pp.Name, pp.PerDevice, num(pp.PerDeviceMaxQPS), num(pp.WholeDeviceMaxQPS), pp.WholeScenario)})
+			cell(pp.Name), pp.PerDevice, num(pp.PerDeviceMaxQPS), num(pp.WholeDeviceMaxQPS), cell(pp.WholeScenario))})
 		v := pp.Formula + ": " + pp.Recommend
 		if pp.CostPerMonthPartitioned != nil {
 			v += fmt.Sprintf(" (%s vs %s per month)", money(*pp.CostPerMonthPartitioned), money(*pp.CostPerMonthWhole))
@@ -96,7 +98,7 @@ func sizingExtraRows(s *sizing.Sizing) [][2]string {
 			shape = "daily"
 		}
 		rows = append(rows, [2]string{"traffic", fmt.Sprintf("%s (%s, %s, %s per point); scale out %v ahead, in %v after",
-			tp.Source, tp.TimeZone, shape, secs(tp.StepS), secs(tp.LeadTimeS), secs(tp.ScaleInAfterS))})
+			cell(tp.Source), cell(tp.TimeZone), shape, secs(tp.StepS), secs(tp.LeadTimeS), secs(tp.ScaleInAfterS))})
 		v := fmt.Sprintf("%s instance-hours per day scheduled vs %s flat", num(tp.InstanceHoursPerDay), num(tp.FlatInstanceHoursPerDay))
 		if s.CostPerDay != nil && s.FlatCostPerDay != nil {
 			v = fmt.Sprintf("%s per day scheduled vs %s flat (%s)", money(*s.CostPerDay), money(*s.FlatCostPerDay),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -110,8 +111,20 @@ func (s *Sizing) HPAYAML() (string, error) {
 		return "", fmt.Errorf("hpa: %w", err)
 	}
 	head := fmt.Sprintf("# perfgate: %s, %d instances at %s rps peak; target %s rps per pod = max QPS %s / headroom %s\n",
-		s.Scenario, s.Instances, num(s.PeakQPS), num(s.Autoscaler.TargetQPSPerInstance), num(s.PerInstanceMaxQPS), num(s.Headroom))
+		oneLine(s.Scenario), s.Instances, num(s.PeakQPS), num(s.Autoscaler.TargetQPSPerInstance), num(s.PerInstanceMaxQPS), num(s.Headroom))
 	return head + string(b), nil
+}
+
+// oneLine keeps a name from perfgate.yaml inside a manifest's comment line:
+// line breaks and other control characters become spaces, so that a name
+// cannot add YAML of its own.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // manifestYAML marshals a Kubernetes object as YAML without the fields a

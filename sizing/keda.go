@@ -157,7 +157,7 @@ func (s *Sizing) KEDAYAML(o KEDAOptions) (string, error) {
 		return "", fmt.Errorf("keda: %w", err)
 	}
 	head := fmt.Sprintf("# perfgate: %s, schedule from %s (%s), lead time %v, scale in after %v; reactive target %s rps per pod\n",
-		s.Scenario, s.Traffic.Source, s.Traffic.TimeZone, time.Duration(s.Traffic.LeadTimeS*float64(time.Second)),
+		oneLine(s.Scenario), oneLine(s.Traffic.Source), oneLine(s.Traffic.TimeZone), time.Duration(s.Traffic.LeadTimeS*float64(time.Second)),
 		time.Duration(s.Traffic.ScaleInAfterS*float64(time.Second)), num(s.Autoscaler.TargetQPSPerInstance))
 	return head + string(b), nil
 }

@@ -319,3 +319,26 @@ func TestCompareCostPerDay(t *testing.T) {
 		t.Fatalf("cost per day delta %v (base %v, cand %v)", d.CostPerDayDelta, *base.CostPerDay, *cand.CostPerDay)
 	}
 }
+
+// A name from perfgate.yaml with line breaks stays inside the manifests'
+// comment line: it adds no YAML of its own.
+func TestManifestsNameInjection(t *testing.T) {
+	res := knee(1000)
+	res.Scenario = "svc\nkind: Secret\r\u2028data: {}"
+	s, err := Plan(res, Input{Headroom: 1, Traffic: readCurve(t, "day.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keda, err := s.KEDAYAML(KEDAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{"HPA": s.Autoscaler.HPA, "KEDA": keda} {
+		first, _, _ := strings.Cut(doc, "\n")
+		if !strings.HasPrefix(first, "# perfgate: svc kind: Secret") || strings.Contains(doc, "\nkind: Secret") || strings.Contains(doc, "\ndata:") {
+			t.Errorf("%s manifest carries the name's lines as YAML:\n%s", name, doc)
+		}
+	}
+	var hpa autoscalingv2.HorizontalPodAutoscaler
+	strict(t, s.Autoscaler.HPA, &hpa)
+}
