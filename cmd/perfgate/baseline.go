@@ -14,9 +14,8 @@ import (
 
 // cmdBaseline implements perfgate baseline update: it stores a run's
 // results as the new baselines, replacing only the scenarios measured.
-// A failed, invalid or interrupted run writes nothing (exit 3).
-//
-//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]
+// A failed, invalid or interrupted run writes nothing (exit 3). Its usage
+// is synopses()' "baseline".
 //
 // With several --from folders (independent runs of the same config), each
 // scenario's baseline holds all runs' trials and their noise floor.

@@ -21,11 +21,8 @@ import (
 
 // cmdCompare implements perfgate compare: it compares candidate results
 // with baselines and prints the verdict. Exit 1 on fail (or incomparable
-// environments), 0 on pass or no baseline, 2 on bad input.
-//
-//	perfgate compare --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
-//	                 [--allow-env-mismatch] [--p99-threshold 5%] [--max-qps-threshold 5%] [--confidence 0.95]
-//	                 [--fail-on-inconclusive]
+// environments), 0 on pass or no baseline, 2 on bad input. Its usage is
+// synopses()' "compare".
 func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -34,7 +31,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		cfgPath  = fs.String("config", "", "perfgate.yaml whose gate (thresholds, confidence) and baselines folder to use; flags override")
 		basePath = fs.String("baseline", "", "baseline `FILE` or folder of baselines (one file per scenario; default with --config: its baselines)")
 		candPath = fs.String("candidate", "", "candidate result `FILE` or folder of results (default with --config: perfgate-out)")
-		format   = fs.String("format", "text", "output format: text, markdown or json")
+		format   = formatFlag(fs, "the comparison on stdout")
 		p99      = fs.String("p99-threshold", thresholdString(s.P99Regression), "latency regression threshold (practical significance)")
 		qps      = fs.String("max-qps-threshold", thresholdString(s.MaxQPSRegression), "max QPS regression threshold")
 	)

@@ -29,7 +29,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		cfgPath   = fs.String("config", config.DefaultFile, "perfgate.yaml to run")
 		baseDir   = fs.String("baselines", "", "baseline folder (default: the config's baselines)")
 		out       = fs.String("out", defaultOutDir, "output `folder`: results/, comparison.json, report.md and report.html")
-		format    = fs.String("format", "text", "report on stdout: text, markdown or json")
+		format    = formatFlag(fs, "the report on stdout")
 		allowEnv  = fs.Bool("allow-env-mismatch", false, "compare with baselines measured on other hardware (warns loudly)")
 		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
 		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided); the same as --on-inconclusive fail")

@@ -19,9 +19,7 @@ import (
 )
 
 // cmdReport is `perfgate report`: it renders results (and their baselines)
-// as one self-contained HTML page.
-//
-//	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
+// as one self-contained HTML page. Its usage is synopses()' "report".
 func cmdReport(_ context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)

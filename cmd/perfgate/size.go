@@ -17,10 +17,8 @@ import (
 )
 
 // cmdSize implements perfgate size: it reads a result file with a knee
-// search and prints the capacity plan for a peak load.
-//
-//	perfgate size --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
-//	perfgate size --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
+// search and prints the capacity plan for a peak load. Its usage is
+// synopses()' "size".
 func cmdSize(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("size", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -30,7 +28,7 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 		peak    = fs.Float64("peak-qps", 0, "peak traffic to size for, in requests per second (required)")
 		head    = fs.Float64("headroom", sizing.DefaultHeadroom, "safety margin: instances are sized for peak × headroom")
 		cost    = fs.Float64("cost-per-hour", 0, "price of one instance per hour; adds the cost per month (730 h)")
-		format  = fs.String("format", "text", "output format: text, markdown or json")
+		format  = formatFlag(fs, "the plan on stdout")
 		traffic = fs.String("traffic", "", "traffic curve `FILE` (timestamp,qps CSV or a Prometheus range-query JSON export): plan a schedule")
 		lead    = fs.Duration("lead-time", sizing.DefaultLeadTime, "with --traffic: scale out this long before each predicted rise (0 to 24h)")
 		after   = fs.Duration("scale-in-after", sizing.DefaultScaleInAfter, "with --traffic: scale in only this long after a fall (0 to 24h)")

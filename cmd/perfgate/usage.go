@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/merge"
+	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/sizing"
 	"github.com/perfgate/perfgate/telemetry"
 )
@@ -24,6 +25,7 @@ type synopsis struct {
 // defaults they show are the ones the flags and the config use.
 func synopses() []synopsis {
 	d := config.Defaults()
+	formats := strings.Join(report.Formats, "|")
 	return []synopsis{
 		{"demo", []string{"perfgate demo [--quick] [--out DIR]"}},
 		{"run", []string{
@@ -35,11 +37,11 @@ func synopses() []synopsis {
 			"perfgate run --url URL ... --generator I/N [--start-at RFC3339]",
 		}},
 		{"compare", []string{
-			"perfgate compare [--config " + config.DefaultFile + "] --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]",
+			"perfgate compare [--config " + config.DefaultFile + "] --baseline FILE|DIR --candidate FILE|DIR [--format " + formats + "]",
 			fmt.Sprintf("                 [--allow-env-mismatch] [--p99-threshold %s] [--confidence %v] [--fail-on-inconclusive]", thresholdString(d.P99Regression), d.Confidence),
 		}},
 		{"size", []string{
-			fmt.Sprintf("perfgate size [--config %s] --result FILE --peak-qps N [--headroom %v] [--cost-per-hour X] [--format text|markdown|json]", config.DefaultFile, sizing.DefaultHeadroom),
+			fmt.Sprintf("perfgate size [--config %s] --result FILE --peak-qps N [--headroom %v] [--cost-per-hour X] [--format %s]", config.DefaultFile, sizing.DefaultHeadroom, formats),
 			"perfgate size [--config " + config.DefaultFile + "] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]",
 		}},
 		{"gate", []string{
@@ -97,4 +99,10 @@ func setUsage(fs *flag.FlagSet, command string) {
 		fmt.Fprint(fs.Output(), commandUsage(command))
 		fs.PrintDefaults()
 	}
+}
+
+// formatFlag defines --format: what writes, in one of report.Formats,
+// text by default.
+func formatFlag(fs *flag.FlagSet, what string) *string {
+	return fs.String("format", string(report.FormatText), what+": "+strings.Join(report.Formats, ", "))
 }
