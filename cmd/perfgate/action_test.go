@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -572,5 +573,38 @@ func TestActionYAML(t *testing.T) {
 		if got, want := meta.Outputs[name].Value, "${{ steps.perfgate.outputs."+name+" }}"; got != want {
 			t.Errorf("output %s = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// `perfgate action -h` lists every input action.yml declares for the Go
+// step, and no other: the install step's own inputs (read by
+// action/resolve.sh) are not the command's.
+func TestActionUsageListsInputs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Inputs map[string]any `yaml:"inputs"`
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	install := map[string]bool{"perfgate-version": true, "build-from-source": true, "release-url": true}
+	var want []string
+	for name := range meta.Inputs {
+		if !install[name] {
+			want = append(want, "INPUT_"+strings.ToUpper(name))
+		}
+	}
+	got := regexp.MustCompile(`(?m)^  (INPUT_[A-Z-]+)\s`).FindAllStringSubmatch(actionUsage, -1)
+	var listed []string
+	for _, m := range got {
+		listed = append(listed, m[1])
+	}
+	slices.Sort(want)
+	slices.Sort(listed)
+	if d := cmp.Diff(want, listed); d != "" {
+		t.Errorf("perfgate action -h's inputs against action.yml's (-want +got):\n%s", d)
 	}
 }
