@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/result"
@@ -67,19 +66,19 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "noise floor measured over %d runs for %d scenario(s)\n", len(dirs), len(combined))
 	}
-	prov := result.Provenance{Tag: *tag, GitSHA: *sha, StoredAt: time.Now().UTC()}
-	if prov.GitSHA == "" {
-		prov.GitSHA = e.getenv("GITHUB_SHA")
+	cfgPath := *cfg
+	if cfgPath != "" {
+		cfgPath = absPath(e, cfgPath)
 	}
-	if prov.Tag == "" && e.getenv("GITHUB_REF_TYPE") == "tag" {
-		prov.Tag = e.getenv("GITHUB_REF_NAME")
+	prov, err := storedProvenance(e, cfgPath)
+	if err != nil {
+		return usageErr("baseline update: --config: %v", err)
 	}
-	if *cfg != "" {
-		b, err := os.ReadFile(absPath(e, *cfg))
-		if err != nil {
-			return usageErr("baseline update: --config: %v", err)
-		}
-		prov.ConfigHash = baselines.HashConfig(b)
+	if *tag != "" {
+		prov.Tag = *tag
+	}
+	if *sha != "" {
+		prov.GitSHA = *sha
 	}
 	written, err := baselines.Update(dirs[0], absPath(e, *to), prov)
 	if err != nil {
@@ -90,4 +89,25 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%d baseline(s) updated in %s\n", len(written), *to)
 	return nil
+}
+
+// storedProvenance is where baselines stored now come from, written one
+// way by `perfgate baseline update` and the Action's baseline mode: the
+// commit and ref the runner names (GITHUB_SHA, GITHUB_REF), the release tag
+// when the ref is a tag (GITHUB_REF_TYPE tag: GITHUB_REF_NAME), this
+// perfgate's version, and the hash of the config file at cfgPath, if given.
+// Empty git fields are taken from the results by baselines.Update.
+func storedProvenance(e *env, cfgPath string) (result.Provenance, error) {
+	prov := result.Provenance{GitSHA: e.getenv("GITHUB_SHA"), GitRef: e.getenv("GITHUB_REF"), Perfgate: version}
+	if e.getenv("GITHUB_REF_TYPE") == "tag" {
+		prov.Tag = e.getenv("GITHUB_REF_NAME")
+	}
+	if cfgPath != "" {
+		b, err := os.ReadFile(cfgPath)
+		if err != nil {
+			return prov, err
+		}
+		prov.ConfigHash = baselines.HashConfig(b)
+	}
+	return prov, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/report"
-	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -213,9 +212,11 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
 	}
 	resultsDir := dirs[0]
-	written, err := baselines.Update(resultsDir, baselinesDir, result.Provenance{
-		GitSHA: e.getenv("GITHUB_SHA"), GitRef: e.getenv("GITHUB_REF"), Tag: e.getenv("GITHUB_REF_NAME"),
-		Perfgate: version, ConfigHash: cfg.Hash})
+	prov, err := storedProvenance(e, cfgPath)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	written, err := baselines.Update(resultsDir, baselinesDir, prov)
 	if err != nil {
 		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
 	}
