@@ -21,16 +21,7 @@ func curveOf(r *result.Result) *curve {
 	if r == nil || r.Capacity == nil || len(r.Capacity.Points) < 2 {
 		return nil
 	}
-	pts := slices.Clone(r.Capacity.Points)
-	slices.SortStableFunc(pts, func(a, b result.Point) int {
-		switch {
-		case a.OfferedRPS < b.OfferedRPS:
-			return -1
-		case a.OfferedRPS > b.OfferedRPS:
-			return 1
-		}
-		return 0
-	})
+	pts := sortedPoints(r)
 	c := &curve{}
 	for _, p := range pts {
 		if n := len(c.x); n > 0 && c.x[n-1] == p.OfferedRPS {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/result"
@@ -103,36 +104,11 @@ func (r *Report) htmlPage() *htmlPage {
 
 // htmlRow is one scenario's row of the summary table.
 func (r *Report) htmlRow(s compare.ScenarioComparison, anchor string) htmlRow {
+	w := r.scenarioRow(s, "—")
 	row := htmlRow{Anchor: anchor, Scenario: s.Scenario, Layer: s.Layer, Verdict: s.Verdict,
-		P99: "—", P99Delta: "—", QPS: "—", QPSDelta: "—"}
+		P99: w.P99, P99Delta: withCI(w.P99Pct, w.P99CI), QPS: w.QPS, QPSDelta: withCI(w.QPSPct, w.QPSCI), Note: strings.TrimSpace(w.notes())}
 	if row.Layer == "" {
 		row.Layer = "—"
-	}
-	cand := find(r.Candidate, s.Scenario)
-	switch p99 := metric(s, compare.MetricP99); {
-	case p99 != nil:
-		row.P99 = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
-		row.P99Delta = pct(p99.DeltaPct, false) + " " + interval(p99)
-		if !p99.Gated {
-			row.P99Delta = kneeRateNote
-		}
-	case cand != nil && len(cand.Trials) > 0:
-		row.P99 = fmt.Sprintf("— → %s ms", ms(cand.Summary.Latency.P99))
-	}
-	switch knee := metric(s, compare.MetricMaxQPS); {
-	case knee != nil:
-		row.QPS = fmt.Sprintf("%s → %s", qps(knee.Baseline), qps(knee.Candidate))
-		row.QPSDelta = pct(knee.DeltaPct, false) + " " + interval(knee)
-	case cand != nil && cand.Capacity != nil && cand.Capacity.Found:
-		row.QPS = "— → " + qps(cand.Capacity.MaxQPS)
-	}
-	switch {
-	case s.Invalid:
-		row.Note = "(invalid run)"
-	case s.HostBusy:
-		row.Note = "(host busy)"
-	case s.Simulated:
-		row.Note = "(simulated)"
 	}
 	return row
 }

@@ -256,38 +256,10 @@ const kneeRateNote = "at each knee, not gated"
 
 // mdRow is one scenario's table row.
 func (r *Report) mdRow(s compare.ScenarioComparison) string {
-	p99 := metric(s, compare.MetricP99)
-	knee := metric(s, compare.MetricMaxQPS)
-	cand := find(r.Candidate, s.Scenario)
-	p99Cell, p99Delta := "—", "—"
-	switch {
-	case p99 != nil && !p99.Gated:
-		p99Cell = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
-		p99Delta = kneeRateNote
-	case p99 != nil:
-		p99Cell = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
-		p99Delta = boldIf(pct(p99.DeltaPct, false), p99.Verdict == compare.Regressed) + " " + interval(p99)
-	case cand != nil && len(cand.Trials) > 0:
-		p99Cell = fmt.Sprintf("— → %s ms", ms(cand.Summary.Latency.P99))
-	}
-	qpsCell, qpsDelta := "—", "—"
-	switch {
-	case knee != nil:
-		qpsCell = fmt.Sprintf("%s → %s", qps(knee.Baseline), qps(knee.Candidate))
-		qpsDelta = boldIf(pct(knee.DeltaPct, false), knee.Verdict == compare.Regressed) + " " + interval(knee)
-	case cand != nil && cand.Capacity != nil && cand.Capacity.Found:
-		qpsCell = "— → " + qps(cand.Capacity.MaxQPS)
-	}
-	verdict := esc(s.Verdict)
-	if s.Invalid {
-		verdict += " (invalid run)"
-	}
-	if s.HostBusy {
-		verdict += " (host busy)"
-	}
-	if s.Simulated {
-		verdict += " (simulated)"
-	}
+	w := r.scenarioRow(s, "—")
+	p99Cell, p99Delta := w.P99, withCI(boldIf(w.P99Pct, w.P99Regressed), w.P99CI)
+	qpsCell, qpsDelta := w.QPS, withCI(boldIf(w.QPSPct, w.QPSRegressed), w.QPSCI)
+	verdict := esc(s.Verdict) + w.notes()
 	layer := esc(s.Layer)
 	if layer == "" {
 		layer = "—"

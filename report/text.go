@@ -41,34 +41,9 @@ func Text(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tLAYER\tP99 BASE → PR\tΔ P99 [CI]\tMAX QPS BASE → PR\tΔ MAX QPS [CI]\tVERDICT")
 	for _, s := range r.scenarios() {
-		p99, knee := metric(s, compare.MetricP99), metric(s, compare.MetricMaxQPS)
-		cand := find(r.Candidate, s.Scenario)
-		p99Cell, p99Delta, qpsCell, qpsDelta := "-", "-", "-", "-"
-		if p99 != nil {
-			p99Cell = fmt.Sprintf("%s → %s ms", ms(p99.Baseline), ms(p99.Candidate))
-			p99Delta = pct(p99.DeltaPct, false) + " " + interval(p99)
-			if !p99.Gated {
-				p99Delta = kneeRateNote
-			}
-		} else if cand != nil && len(cand.Trials) > 0 {
-			p99Cell = fmt.Sprintf("- → %s ms", ms(cand.Summary.Latency.P99))
-		}
-		if knee != nil {
-			qpsCell = fmt.Sprintf("%s → %s", qps(knee.Baseline), qps(knee.Candidate))
-			qpsDelta = pct(knee.DeltaPct, false) + " " + interval(knee)
-		} else if cand != nil && cand.Capacity != nil && cand.Capacity.Found {
-			qpsCell = "- → " + qps(cand.Capacity.MaxQPS)
-		}
-		verdict := s.Verdict
-		if s.Invalid {
-			verdict += " (invalid run)"
-		}
-		if s.HostBusy {
-			verdict += " (host busy)"
-		}
-		if s.Simulated {
-			verdict += " (simulated)"
-		}
+		w := r.scenarioRow(s, "-")
+		p99Cell, p99Delta, qpsCell, qpsDelta := w.P99, withCI(w.P99Pct, w.P99CI), w.QPS, withCI(w.QPSPct, w.QPSCI)
+		verdict := s.Verdict + w.notes()
 		layer := s.Layer
 		if layer == "" {
 			layer = "-"
