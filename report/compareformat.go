@@ -57,14 +57,6 @@ func unit(abs bool) string {
 	return "%"
 }
 
-// delta formats a change: "+17.8%", "-0.10 pp".
-func delta(v float64, abs bool) string {
-	if abs {
-		return fmt.Sprintf("%+.2f%s", v, unit(abs))
-	}
-	return fmt.Sprintf("%+.1f%s", v, unit(abs))
-}
-
 // interval formats a change's interval: "[+12.1%, +23.5%]", or with an
 // open top "[+5.0%, ∞)".
 func ciText(ci [2]float64, abs, openHigh bool) string {
@@ -103,7 +95,9 @@ func name(m compare.Metric) string {
 	return m.Metric
 }
 
-// change formats an attributed change with its interval and verdict.
+// change formats an attributed change (a layer's or a ladder step's) with
+// its interval and verdict: "×1.225 (log +0.203) +22.5% [+16.0%, +27.3%]
+// regressed", "–" when there is none.
 func change(c *compare.Change, abs bool) string {
 	if c == nil {
 		return "–"
@@ -112,7 +106,7 @@ func change(c *compare.Change, abs bool) string {
 	if c.Descriptive {
 		v = "(descriptive)"
 	}
-	s := delta(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + v
+	s := pct(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + v
 	if c.Ratio > 0 {
 		s = fmt.Sprintf("×%.3f (log %+.3f) ", c.Ratio, c.LogRatio) + s
 	}

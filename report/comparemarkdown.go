@@ -34,7 +34,7 @@ func ComparisonMarkdown(w io.Writer, c *compare.Comparison) error {
 			fmt.Fprintln(bw, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 			for _, m := range sc.Metrics {
 				fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d+%d | %s |\n", esc(name(m)), value(m.Metric, m.Baseline),
-					value(m.Metric, m.Candidate), delta(m.DeltaPct, m.Absolute),
+					value(m.Metric, m.Candidate), pct(m.DeltaPct, m.Absolute),
 					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(m), m.NBase, m.NCand, bold(m.Verdict))
 			}
 			fmt.Fprintln(bw)

@@ -42,7 +42,7 @@ func ComparisonText(w io.Writer, c *compare.Comparison) error {
 			fmt.Fprintf(tw, "  %-*s\tbaseline\tcandidate\tdelta\tinterval\tp\tn\tverdict\t\n", width, "metric")
 			for _, m := range sc.Metrics {
 				fmt.Fprintf(tw, "  %-*s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t\n", width, name(m), value(m.Metric, m.Baseline),
-					value(m.Metric, m.Candidate), delta(m.DeltaPct, m.Absolute),
+					value(m.Metric, m.Candidate), pct(m.DeltaPct, m.Absolute),
 					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(m), m.NBase, m.NCand, m.Verdict)
 			}
 			tw.Flush()

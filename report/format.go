@@ -87,50 +87,17 @@ func money(v float64) string { return textfmt.Money(v) }
 // signedMoney is money with an explicit sign.
 func signedMoney(v float64) string { return textfmt.SignedMoney(v) }
 
-// pct formats a signed change in percent, or in points when abs.
+// pct formats a signed change: "+17.8%", or in percentage points when
+// abs: "-0.10 pp".
 func pct(v float64, abs bool) string {
-	unit := "%"
 	if abs {
-		unit = textfmt.Points
+		return fmt.Sprintf("%+.2f%s", v, unit(abs))
 	}
-	return fmt.Sprintf("%+.1f%s", v, unit)
+	return fmt.Sprintf("%+.1f%s", v, unit(abs))
 }
 
-// interval formats a metric's confidence interval of its change.
-func interval(m *compare.Metric) string {
-	hi := fmt.Sprintf("%+.1f", m.CIPct[1])
-	if m.CIOpenHigh {
-		hi = "∞"
-	}
-	return fmt.Sprintf("[%+.1f, %s]", m.CIPct[0], hi)
-}
-
-// changeCI formats an attributed change with its interval.
-func changeCI(c *compare.Change) string {
-	if c == nil {
-		return "—"
-	}
-	v := c.Verdict
-	if c.Descriptive {
-		v = "(descriptive)"
-	}
-	s := fmt.Sprintf("%s [%+.1f, %+.1f] %s", pct(c.DeltaPct, false), c.CIPct[0], c.CIPct[1], v)
-	if c.Ratio > 0 {
-		s = fmt.Sprintf("×%.3f ", c.Ratio) + s
-	}
-	return s
-}
-
-// ladderSum says how a ladder's steps add up: log ratios sum to the
-// whole's; no interaction without a factorial set of rungs.
-func ladderSum(l *compare.LadderAttribution) string {
-	var sum float64
-	for _, st := range l.Steps {
-		sum += st.P99.LogRatio
-	}
-	return fmt.Sprintf("log ratios of the steps add up to %+.3f = log of the whole's ×%.3f; no interaction is estimated (that needs a factorial set of rungs)",
-		sum, l.Whole.P99.Ratio)
-}
+// interval formats a metric's confidence interval of its change (ciText).
+func interval(m *compare.Metric) string { return ciText(m.CIPct, m.Absolute, m.CIOpenHigh) }
 
 // signedInt formats an integer change: +3, -2, ±0.
 func signedInt(n int) string { return textfmt.SignedInt(n) }

@@ -439,14 +439,14 @@ func ladderFigure(l *compare.LadderAttribution) *figure {
 		}
 		lo, hi := level*(1+st.P99.CIPct[0]/100), level*(1+st.P99.CIPct[1]/100)
 		c.Bars = append(c.Bars, bar{Group: name, Class: cls(st.P99), From: level, To: next, Label: pct(st.P99.DeltaPct, false),
-			Lo: lo, Hi: hi, Whisker: true, Title: fmt.Sprintf("%s → %s (%s): P99 %s", st.From, st.To, st.Layer, changeCI(&st.P99))})
+			Lo: lo, Hi: hi, Whisker: true, Title: fmt.Sprintf("%s → %s (%s): P99 %s", st.From, st.To, st.Layer, change(&st.P99, false))})
 		top = math.Max(top, math.Max(next, hi))
 		level = next
 	}
 	w := l.Whole.P99
 	whole := 100 * (1 + w.DeltaPct/100)
 	c.Bars = append(c.Bars, bar{Group: "whole", Class: cls(w) + " whole", From: 0, To: whole, Label: pct(w.DeltaPct, false),
-		Lo: 100 * (1 + w.CIPct[0]/100), Hi: 100 * (1 + w.CIPct[1]/100), Whisker: true, Title: "whole: P99 " + changeCI(&w)})
+		Lo: 100 * (1 + w.CIPct[0]/100), Hi: 100 * (1 + w.CIPct[1]/100), Whisker: true, Title: "whole: P99 " + change(&w, false)})
 	top = math.Max(top, 100*(1+w.CIPct[1]/100))
 	c.Y.Min, c.Y.Max = 0, niceCeil(top*1.12)
 	return &figure{Kind: "ladder", Title: "Ladder: P99 by rung",

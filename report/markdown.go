@@ -337,19 +337,19 @@ func (r *Report) mdLayers() (string, map[string]string) {
 			for i, s := range la.Scenarios {
 				names[i] = esc(s)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", esc(la.Layer), changeCI(la.P99), changeCI(la.MaxQPS), strings.Join(names, ", "))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", esc(la.Layer), change(la.P99, false), change(la.MaxQPS, false), strings.Join(names, ", "))
 		}
 	}
 	if l := c.Ladder; l != nil && len(l.Steps) > 0 {
 		b.WriteString("\n**Ladder** (one layer changed per rung):\n\n")
 		for _, st := range l.Steps {
-			fmt.Fprintf(&b, "- %s → %s (%s): P99 %s", esc(st.From), esc(st.To), esc(st.Layer), changeCI(&st.P99))
+			fmt.Fprintf(&b, "- %s → %s (%s): P99 %s", esc(st.From), esc(st.To), esc(st.Layer), change(&st.P99, false))
 			if st.MaxQPS != nil {
-				fmt.Fprintf(&b, "; max QPS %s", changeCI(st.MaxQPS))
+				fmt.Fprintf(&b, "; max QPS %s", change(st.MaxQPS, false))
 			}
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "- whole: P99 %s; %s\n", changeCI(&l.Whole.P99), esc(ladderSum(l)))
+		fmt.Fprintf(&b, "- whole: P99 %s; %s\n", change(&l.Whole.P99, false), esc(ladderNote(l)))
 	}
 	bn := map[string]string{}
 	for _, s := range r.Comparison.Scenarios {

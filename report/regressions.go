@@ -20,7 +20,7 @@ func RegressionLines(c *compare.Comparison) []string {
 		for _, m := range s.Metrics {
 			if m.Verdict == compare.Regressed {
 				b.WriteString("; " + m.Metric + " " + value(m.Metric, m.Baseline) + " → " + value(m.Metric, m.Candidate) +
-					" (" + delta(m.DeltaPct, m.Absolute) + ", interval " + ciText(m.CIPct, m.Absolute, m.CIOpenHigh) + ")")
+					" (" + pct(m.DeltaPct, m.Absolute) + ", interval " + ciText(m.CIPct, m.Absolute, m.CIOpenHigh) + ")")
 			}
 		}
 		out = append(out, b.String())

@@ -48,7 +48,7 @@ func TestMarkdownContent(t *testing.T) {
 	for _, want := range []string{
 		"## ❌ perfgate · perfgate.yaml: **fail**",
 		"**1 regression, 1 improvement across 3 scenarios** · regressions from layer **service**",
-		"| 🔴 | service/batching | service | 11.8 → 13.9 ms | **+18.0%** [+12.1, +23.5] | 1,234 → 963 | **-22.0%** [-25.6, -18.3] | regressed |",
+		"| 🔴 | service/batching | service | 11.8 → 13.9 ms | **+18.0%** [+12.1%, +23.5%] | 1,234 → 963 | **-22.0%** [-25.6%, -18.3%] | regressed |",
 		"6 → 7 (**+1**)",
 		"(**+$1,825.00**)",
 		"xychart-beta",

@@ -66,19 +66,19 @@ func Text(w io.Writer, r *Report) error {
 	if len(c.Layers) > 0 {
 		b.WriteString("\nby layer:\n")
 		for _, la := range c.Layers {
-			fmt.Fprintf(&b, "  %s: P99 %s; max QPS %s\n", plain(la.Layer), changeCI(la.P99), changeCI(la.MaxQPS))
+			fmt.Fprintf(&b, "  %s: P99 %s; max QPS %s\n", plain(la.Layer), change(la.P99, false), change(la.MaxQPS, false))
 		}
 	}
 	if l := c.Ladder; l != nil && len(l.Steps) > 0 {
 		b.WriteString("\nladder (one layer changed per rung):\n")
 		for _, st := range l.Steps {
-			fmt.Fprintf(&b, "  %s → %s (%s): P99 %s", plain(st.From), plain(st.To), plain(st.Layer), changeCI(&st.P99))
+			fmt.Fprintf(&b, "  %s → %s (%s): P99 %s", plain(st.From), plain(st.To), plain(st.Layer), change(&st.P99, false))
 			if st.MaxQPS != nil {
-				fmt.Fprintf(&b, "; max QPS %s", changeCI(st.MaxQPS))
+				fmt.Fprintf(&b, "; max QPS %s", change(st.MaxQPS, false))
 			}
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "  whole: P99 %s; %s\n", changeCI(&l.Whole.P99), ladderSum(l))
+		fmt.Fprintf(&b, "  whole: P99 %s; %s\n", change(&l.Whole.P99, false), ladderNote(l))
 	}
 	for _, s := range r.scenarios() {
 		if res := find(r.Candidate, s.Scenario); res != nil && res.Telemetry != nil && res.Telemetry.Bottleneck != nil {
