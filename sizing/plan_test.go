@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -146,6 +147,9 @@ func TestPlanErrors(t *testing.T) {
 		{"negative headroom", sweep(1000, 1100, 5), Input{PeakQPS: 1, Headroom: -2}, false, "headroom is -2"},
 		{"headroom below one", sweep(1000, 1100, 5), Input{PeakQPS: 1, Headroom: 0.5}, false, "headroom is 0.5"},
 		{"negative price", sweep(1000, 1100, 5), Input{PeakQPS: 1, CostPerInstanceHour: -1}, false, "cost_per_instance_hour is -1"},
+		{"long lead time", sweep(1000, 1100, 5), Input{PeakQPS: 1, LeadTime: 25 * time.Hour}, false, "lead_time is 25h0m0s, want 0 to 24h0m0s"},
+		{"negative window", sweep(1000, 1100, 5), Input{PeakQPS: 1, ScaleInAfter: -time.Hour}, false, "scale_in_after is -1h0m0s"},
+		{"hit rate of one", sweep(1000, 1100, 5), Input{PeakQPS: 1, HitRate: ptr(1)}, false, "hit_rate is 1, want 0 to 1 (exclusive)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,6 +162,11 @@ func TestPlanErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.message) {
 				t.Errorf("Plan() error = %q, want it to contain %q", err, tt.message)
+			}
+			// An input error names the field, for a front end to spell.
+			var ie *InputError
+			if isInput := errors.As(err, &ie); isInput == tt.noCap || (isInput && !strings.HasPrefix(tt.message, ie.Field+" is ")) {
+				t.Errorf("Plan() error %q: an *InputError %v (field %+v), want one exactly for bad input", err, isInput, ie)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package sizing
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -174,12 +173,4 @@ func schedule(c *Curve, perInstance, h float64, lead, window time.Duration) ([]S
 // hourOf is the start of t's hour in t's own zone.
 func hourOf(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), 0, 0, 0, t.Location())
-}
-
-// validWindow checks a lead time or scale-in window.
-func validWindow(name string, d time.Duration) error {
-	if d < 0 || d > MaxScheduleWindow {
-		return fmt.Errorf("%s is %v, want 0 to %v", name, d, MaxScheduleWindow)
-	}
-	return nil
 }

@@ -185,28 +185,41 @@ type Input struct {
 // means the default).
 const NoWindow time.Duration = -1
 
-// Validate reports the first invalid field of in, naming it and its value.
+// InputError is an Input field out of its range. Field is the field's
+// key under perfgate.yaml's capacity (peak_qps, headroom,
+// cost_per_instance_hour, lead_time, scale_in_after, hit_rate), so that a
+// front end can name its own spelling of it (a flag: the key with '-' for
+// '_').
+type InputError struct {
+	Field string
+	Value any
+	// Want is the range, as the message ends: "a finite number > 0".
+	Want string
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("%s is %v, want %s", e.Field, e.Value, e.Want)
+}
+
+// Validate reports the first invalid field of in as an *InputError.
 func (in Input) Validate() error {
-	if err := validWindow("lead time", max(in.LeadTime, 0)); err != nil {
-		return err
-	}
-	if err := validWindow("scale-in window", max(in.ScaleInAfter, 0)); err != nil {
-		return err
-	}
-	if in.LeadTime < NoWindow || in.ScaleInAfter < NoWindow {
-		return fmt.Errorf("lead time %v and scale-in window %v: want 0 to %v", in.LeadTime, in.ScaleInAfter, MaxScheduleWindow)
-	}
-	if h := in.HitRate; h != nil && !(*h >= 0 && *h < 1) {
-		return fmt.Errorf("hit rate is %v, want 0 to 1 (exclusive)", *h)
-	}
+	window := "0 to " + MaxScheduleWindow.String()
 	switch {
+	case in.LeadTime < NoWindow || in.LeadTime > MaxScheduleWindow:
+		return &InputError{"lead_time", in.LeadTime, window}
+	case in.ScaleInAfter < NoWindow || in.ScaleInAfter > MaxScheduleWindow:
+		return &InputError{"scale_in_after", in.ScaleInAfter, window}
+	case in.HitRate != nil && !(*in.HitRate >= 0 && *in.HitRate < 1):
+		return &InputError{"hit_rate", *in.HitRate, "0 to 1 (exclusive)"}
 	case in.Traffic != nil && in.PeakQPS == 0:
 	case !(in.PeakQPS > 0) || math.IsInf(in.PeakQPS, 0):
-		return fmt.Errorf("peak_qps is %v, want a finite number > 0", in.PeakQPS)
+		return &InputError{"peak_qps", in.PeakQPS, "a finite number > 0"}
+	}
+	switch {
 	case in.Headroom != 0 && (!(in.Headroom >= 1) || math.IsInf(in.Headroom, 0)):
-		return fmt.Errorf("headroom is %v, want a finite number >= 1 (1.3 plans 30%% spare)", in.Headroom)
+		return &InputError{"headroom", in.Headroom, "a finite number >= 1 (1.3 plans 30% spare)"}
 	case !(in.CostPerInstanceHour >= 0) || math.IsInf(in.CostPerInstanceHour, 0):
-		return fmt.Errorf("cost_per_instance_hour is %v, want a finite number >= 0", in.CostPerInstanceHour)
+		return &InputError{"cost_per_instance_hour", in.CostPerInstanceHour, "a finite number >= 0"}
 	}
 	return nil
 }

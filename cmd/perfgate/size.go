@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/config"
@@ -108,8 +109,8 @@ func cmdSize(ctx context.Context, e *env, args []string) error {
 		}
 		in.Traffic = c
 	}
-	if err := in.Validate(); err != nil || *head == 0 {
-		return usageErr("size: --%s", flagName(err, in))
+	if err := in.Validate(); err != nil {
+		return usageErr("size: %s", inputFlagError(err))
 	}
 	res, err := readResultFlag(e, "result", *resPath)
 	if err != nil {
@@ -194,24 +195,12 @@ func readTraffic(e *env, p, tz string) (*sizing.Curve, error) {
 	return c, nil
 }
 
-// flagName rewrites a sizing.Input validation error in terms of the flags.
-func flagName(err error, in sizing.Input) string {
-	switch {
-	case !(in.PeakQPS > 0) && (in.Traffic == nil || in.PeakQPS != 0):
-		return fmt.Sprintf("peak-qps is %v, want a number > 0", in.PeakQPS)
-	case in.HitRate != nil && !(*in.HitRate >= 0 && *in.HitRate < 1):
-		return fmt.Sprintf("hit-rate is %v, want 0 to 1 (exclusive)", *in.HitRate)
-	case in.LeadTime > sizing.MaxScheduleWindow || in.LeadTime < sizing.NoWindow:
-		return fmt.Sprintf("lead-time is %v, want 0 to %v", in.LeadTime, sizing.MaxScheduleWindow)
-	case in.ScaleInAfter > sizing.MaxScheduleWindow || in.ScaleInAfter < sizing.NoWindow:
-		return fmt.Sprintf("scale-in-after is %v, want 0 to %v", in.ScaleInAfter, sizing.MaxScheduleWindow)
-	case !(in.Headroom >= 1):
-		return fmt.Sprintf("headroom is %v, want a number >= 1 (1.3 plans 30%% spare)", in.Headroom)
-	case !(in.CostPerInstanceHour >= 0):
-		return fmt.Sprintf("cost-per-hour is %v, want a number >= 0", in.CostPerInstanceHour)
-	}
-	if err == nil {
-		return "invalid input"
+// inputFlagError says a sizing.Input validation error in terms of the
+// flags: a field's flag is its perfgate.yaml key with '-' for '_'.
+func inputFlagError(err error) string {
+	var ie *sizing.InputError
+	if errors.As(err, &ie) {
+		return fmt.Sprintf("--%s is %v, want %s", strings.ReplaceAll(ie.Field, "_", "-"), ie.Value, ie.Want)
 	}
 	return err.Error()
 }

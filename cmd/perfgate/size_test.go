@@ -56,6 +56,9 @@ func TestCmdSize(t *testing.T) {
 		{"small headroom", []string{"--result", good, "--peak-qps", "5", "--headroom", "0.8"}, exitUsage, "", "--headroom: 0.8 is out of range"},
 		{"zero headroom", []string{"--result", good, "--peak-qps", "5", "--headroom", "0"}, exitUsage, "", "--headroom: 0 is out of range"},
 		{"bad format", []string{"--result", good, "--peak-qps", "5", "--format", "xml"}, exitUsage, "", `--format "xml": want text, markdown or json`},
+		// In the flag's range (0 to 1) but not the plan's: sizing.Input's
+		// error, spelt as the flag.
+		{"hit rate of one", []string{"--result", good, "--peak-qps", "5", "--hit-rate", "1"}, exitUsage, "", "--hit-rate is 1, want 0 to 1 (exclusive)"},
 		{"no such file", []string{"--result", filepath.Join(dir, "none.json"), "--peak-qps", "5"}, exitUsage, "", "none.json"},
 		{"no passing probe", []string{"--result", bad, "--peak-qps", "5"}, exitUsage, "",
 			"no probe met the SLO: the lowest rate tried, 100 rps, already had P99 75 ms > SLO 50 ms"},
