@@ -3,8 +3,10 @@
 // GitHub-flavoured markdown report (the pull request comment and the step
 // summary), an HTML page and a JSON document, all from the same Report; a
 // comparison alone (`perfgate compare`: RenderComparison) and a capacity
-// plan alone (`perfgate size`: RenderSizing) in the same three formats; and
-// the run table a terminal sees after `perfgate run` (RunTable). One
+// plan alone (`perfgate size`: RenderSizing) in the same three formats;
+// the run table a terminal sees after `perfgate run` (RunTable); and the
+// Action's own texts (RegressionLines for its annotations,
+// BaselinesMarkdown for its baseline-mode summary). One
 // ParseFormat reads --format for all of them, every renderer is
 // func(io.Writer, …) error, and one set of number and escaping helpers
 // (internal/textfmt) writes every figure. It renders and never computes:
