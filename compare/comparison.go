@@ -67,6 +67,12 @@ const (
 	// MethodKneeEstimates: max QPS from several independent knee estimates
 	// a side, Welch's t-test on their logarithms.
 	MethodKneeEstimates = "welch-t-log+knee-estimates"
+	// MethodProcesses: a latency quantile whose trials came from three or
+	// more target processes in all; the unit is the process (the quantile
+	// of its merged trials), tested by a pooled two-sample t-test on the
+	// logarithms, so the between-process (run-to-run) variance is in the
+	// test and its interval.
+	MethodProcesses = "pooled-t-log+processes"
 )
 
 // Sentinels for branching on a comparison's outcome (see Comparison.Err).
@@ -158,8 +164,9 @@ type Metric struct {
 	// never failed); CIPct[1] then holds the larger of the point and the
 	// bottom, and renderers should show "∞".
 	CIOpenHigh bool `json:"ci_open_high,omitempty"`
-	// PValue is the two-sided Mann-Whitney U p-value over trials; nil when
-	// the method has none (max QPS).
+	// PValue is the two-sided p-value of the method's test (Mann-Whitney U
+	// over trials, or a t-test over processes or knee estimates); nil when
+	// the method has none (a bracket).
 	PValue *float64 `json:"p_value,omitempty"`
 	// PHolm is PValue after Holm's correction across the scenario's gated
 	// metrics; the verdict uses it. Nil for informational metrics.
@@ -176,8 +183,14 @@ type Metric struct {
 	// others are reported for reading only.
 	Gated  bool   `json:"gated"`
 	Method string `json:"method"`
-	NBase  int    `json:"n_base"`
-	NCand  int    `json:"n_cand"`
+	// NBase and NCand are the values each side contributed to the test:
+	// trials, knee estimates, or target processes (MethodProcesses).
+	NBase int `json:"n_base"`
+	NCand int `json:"n_cand"`
+	// NBaseTrials and NCandTrials are the trials behind NBase and NCand
+	// processes when the unit is the process (MethodProcesses).
+	NBaseTrials int `json:"n_base_trials,omitempty"`
+	NCandTrials int `json:"n_cand_trials,omitempty"`
 	// NoiseFloorPct is the baseline's measured run-to-run disagreement for
 	// this metric (result.Result.NoiseFloorPct) when it exceeded the
 	// configured threshold: ThresholdPct was then raised to it.

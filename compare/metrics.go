@@ -17,10 +17,20 @@ type quantOut struct {
 }
 
 // quantileMetrics compares latency quantiles of two sets of per-trial
-// histograms. The point values are the quantiles of each side's merged
-// trials; the test runs on each trial's own quantile; the interval comes
-// from merging resampled trials. All quantiles share the resamples.
-func quantileMetrics(bh, ch []*hdrhistogram.Histogram, specs []quantSpec, s Settings, rs *resampler) []quantOut {
+// histograms, bp and cp naming each trial's target process.
+//
+// When the trials came from at least three target processes in all (see
+// processTest), the unit of evidence is the process: each process's
+// quantile is that of its merged trials, the point values are the
+// geometric means of the processes' quantiles, and the test and the
+// interval are a pooled t-test on their logarithms (MethodProcesses), so
+// that the between-process variance is in the test. Otherwise (one
+// process a side) the point values are the quantiles of each side's merged
+// trials, the test runs on each trial's own quantile and the interval
+// comes from merging resampled trials (MethodTrials). Either way the
+// bootstrap replicates of the ratio (for layer attribution) come from
+// resampled trials; all quantiles share the resamples.
+func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []quantSpec, s Settings, rs *resampler) []quantOut {
 	nb, nc := len(bh), len(ch)
 	if nb == 0 || nc == 0 {
 		return nil
@@ -56,6 +66,26 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, specs []quantSpec, s Sett
 				Gated: sp.gated, Method: MethodTrials, NBase: nb, NCand: nc},
 			reps: make([]float64, 0, s.Resamples),
 		}
+		if gb, gc := groupsOf(bp, 0), groupsOf(cp, nb); len(gb)+len(gc) >= 3 {
+			perProc := func(groups [][]int) []float64 {
+				v := make([]float64, len(groups))
+				for g, idx := range groups {
+					set(0, nb+nc, 0)
+					for _, i := range idx {
+						w[i] = 1
+					}
+					v[g] = qs.quantile(w, sp.pct)
+				}
+				return v
+			}
+			if pt, ci, gbase, gcand, ok := processTest(perProc(gb), perProc(gc), s.Confidence); ok {
+				m := &outs[k].m
+				m.Baseline, m.Candidate, m.DeltaPct = gbase, gcand, pctChange(gbase, gcand)
+				m.PValue, m.CIPct = ptr(pt), ci
+				m.Method, m.NBase, m.NCand = MethodProcesses, len(gb), len(gc)
+				m.NBaseTrials, m.NCandTrials = nb, nc
+			}
+		}
 	}
 	deltas := make([][]float64, len(specs))
 	wb, wc := make([]int, nb+nc), make([]int, nb+nc)
@@ -69,9 +99,29 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, specs []quantSpec, s Sett
 		}
 	}
 	for k := range outs {
-		outs[k].m.CIPct = percentileInterval(deltas[k], s.Confidence)
+		ci := percentileInterval(deltas[k], s.Confidence)
+		if outs[k].m.Method == MethodTrials {
+			outs[k].m.CIPct = ci
+		}
 	}
 	return outs
+}
+
+// groupsOf groups trial indexes (offset by off) by their process, in the
+// order processes first appear.
+func groupsOf(procs []int, off int) [][]int {
+	at := map[int]int{}
+	var out [][]int
+	for i, p := range procs {
+		g, ok := at[p]
+		if !ok {
+			g = len(out)
+			at[p] = g
+			out = append(out, nil)
+		}
+		out[g] = append(out[g], off+i)
+	}
+	return out
 }
 
 // meanMetric compares a per-trial rate where higher is better (output

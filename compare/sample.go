@@ -93,13 +93,15 @@ func (s *quantSet) quantile(w []int, pct float64) float64 {
 type side struct {
 	res      *result.Result
 	lat      []*hdrhistogram.Histogram // per valid trial with requests
+	latProc  []int                     // the target process of each lat (1 when unknown)
 	ttft     []*hdrhistogram.Histogram // nil unless every valid trial has one
 	tpot     []*hdrhistogram.Histogram
 	errs     []int64 // per valid trial
 	reqs     []int64
 	tokens   []float64 // output tokens/s per valid trial, when streaming
 	goodput  []float64
-	trials   int // valid trials
+	strProc  []int // the target process of each streaming trial (tokens, ttft, tpot)
+	trials   int   // valid trials
 	warnings []string
 	broken   string // why the result cannot be compared at all
 }
@@ -136,6 +138,7 @@ func prepare(r *result.Result, who string) *side {
 			return s
 		} else if h.TotalCount() > 0 {
 			s.lat = append(s.lat, h)
+			s.latProc = append(s.latProc, max(t.Process, 1))
 		} else {
 			s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d has no successful request: left out of latency", who, n))
 		}
@@ -147,6 +150,7 @@ func prepare(r *result.Result, who string) *side {
 			}
 			s.tokens = append(s.tokens, t.LLM.OutputTokensPerS)
 			s.goodput = append(s.goodput, t.LLM.GoodputRPS)
+			s.strProc = append(s.strProc, max(t.Process, 1))
 			s.ttft = appendHist(s.ttft, t.LLM.TTFTHistogram)
 			s.tpot = appendHist(s.tpot, t.LLM.TPOTHistogram)
 		}

@@ -98,7 +98,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 	// After a sweep the trials are the knee's probe, run at each side's own
 	// knee rate: their latencies are shown but only max QPS is gated.
 	sweep := bs.res.Load.Mode == "sweep" || cs.res.Load.Mode == "sweep"
-	lat := quantileMetrics(bs.lat, cs.lat, []quantSpec{
+	lat := quantileMetrics(bs.lat, cs.lat, bs.latProc, cs.latProc, []quantSpec{
 		{MetricP50, 50, false}, {MetricP99, 99, !sweep}, {MetricP999, 99.9, false},
 	}, s, rs)
 	if sweep {
@@ -137,7 +137,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 			}
 			// After a sweep, TTFT and TPOT were measured at each side's own
 			// knee, as P99 was: shown, not gated.
-			for _, q := range quantileMetrics(fam.b, fam.c, []quantSpec{{fam.name, 99, !sweep}}, s, rs) {
+			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, []quantSpec{{fam.name, 99, !sweep}}, s, rs) {
 				sc.Metrics = append(sc.Metrics, q.m)
 			}
 		}
@@ -189,7 +189,7 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 			case m.PValue != nil:
 				p = *m.PValue
 			}
-			if m.Method == MethodKneeEstimates {
+			if m.Method == MethodKneeEstimates || m.Method == MethodProcesses {
 				m.Verdict = decidePoint(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
 			} else {
 				m.Verdict = decide(m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
@@ -243,6 +243,11 @@ func needed(m Metric, level float64) int {
 	if m.Method == MethodKneeEstimates || m.Method == MethodBracket {
 		need = max(need, MinKneeEstimates)
 	}
+	if m.Method == MethodProcesses {
+		// Processes a side; with one trial per process (restarts = trials)
+		// that is the trials too.
+		need = max(need, MinProcesses)
+	}
 	return need
 }
 
@@ -271,12 +276,26 @@ func decidePoint(delta float64, ci [2]float64, thr float64, betterIs string, p, 
 	return Inconclusive
 }
 
+// MinProcesses is the fewest target processes a side that the gate's
+// default asks for a latency test over processes to have the power to
+// call a regression of a few times the between-process noise.
+const MinProcesses = 5
+
 // applyNoiseFloor raises each metric's threshold to the baseline's
 // measured run-to-run noise floor for it, when that is larger: a change
-// the same code shows between two runs is not a regression.
+// the same code shows between two runs is not a regression. Metrics tested
+// over processes (MethodProcesses) are left alone: their test's variance
+// is the between-process variance itself, estimated from every process of
+// both sides, which is the same noise measured with more degrees of
+// freedom; raising the threshold to one noisy two-run disagreement on top
+// would count it twice.
 func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) {
 	for i := range ms {
 		m := &ms[i]
+		if f, ok := floor[m.Metric]; ok && m.Method == MethodProcesses {
+			warnings = append(warnings, fmt.Sprintf("%s: tested over %d baseline and %d candidate target processes, whose spread is the run-to-run noise in the test; the baseline's noise floor %.3g%% (how far its independent runs disagreed) is shown, not added to the threshold", m.Metric, m.NBase, m.NCand, f))
+			continue
+		}
 		if f, ok := floor[m.Metric]; ok && !m.Absolute && f > m.ThresholdPct {
 			warnings = append(warnings, fmt.Sprintf("%s: threshold raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed)", m.Metric, m.ThresholdPct, f))
 			m.ThresholdPct, m.NoiseFloorPct = f, f

@@ -241,6 +241,54 @@ func welchLog(x, y []float64, conf float64) (p float64, ci [2]float64, ok bool) 
 	return math.Min(1, p), [2]float64{100 * (math.Exp(d-q*se) - 1), 100 * (math.Exp(d+q*se) - 1)}, true
 }
 
+// processTest compares per-process values (a quantile of each target
+// process's merged trials) of a baseline x and a candidate y on the log
+// scale with Student's two-sample t-test with pooled variance:
+//
+//	d = mean(ln y) − mean(ln x),  s² = (Σ(ln x − mean)² + Σ(ln y − mean)²) / (n + m − 2)
+//	se = s·√(1/n + 1/m),  t = d/se with n + m − 2 degrees of freedom
+//
+// The variance is the between-process variance, pooled over both sides:
+// under the null hypothesis both sides run the same code, so their
+// processes scatter alike, and a side measured in few processes (a
+// candidate with two restarts) borrows the baseline's. The degrees of
+// freedom are honest: one per process beyond the two means, however many
+// trials each process ran. It returns the two-sided p-value, the
+// conf-level interval of 100·(e^d − 1) in percent, and the geometric
+// means of x and y. ok is false with fewer than three processes in all
+// (no variance to pool) or a non-positive value.
+func processTest(x, y []float64, conf float64) (p float64, ci [2]float64, gx, gy float64, ok bool) {
+	lx, okx := logs(x)
+	ly, oky := logs(y)
+	if !okx || !oky || len(lx) < 1 || len(ly) < 1 || len(lx)+len(ly) < 3 {
+		return 1, [2]float64{math.NaN(), math.NaN()}, 0, 0, false
+	}
+	n, m := float64(len(lx)), float64(len(ly))
+	mx, my := mean(lx), mean(ly)
+	var ss float64
+	for _, v := range lx {
+		ss += (v - mx) * (v - mx)
+	}
+	for _, v := range ly {
+		ss += (v - my) * (v - my)
+	}
+	df := n + m - 2
+	d := my - mx
+	gx, gy = math.Exp(mx), math.Exp(my)
+	se := math.Sqrt(ss / df * (1/n + 1/m))
+	if se <= 0 {
+		pt := 100 * (math.Exp(d) - 1)
+		if d == 0 {
+			return 1, [2]float64{pt, pt}, gx, gy, true
+		}
+		return 0, [2]float64{pt, pt}, gx, gy, true
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	p = 2 * t.Survival(math.Abs(d)/se)
+	q := t.Quantile((1 + conf) / 2)
+	return math.Min(1, p), [2]float64{100 * (math.Exp(d-q*se) - 1), 100 * (math.Exp(d+q*se) - 1)}, gx, gy, true
+}
+
 func logs(v []float64) ([]float64, bool) {
 	out := make([]float64, len(v))
 	for i, x := range v {

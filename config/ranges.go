@@ -179,7 +179,7 @@ func Bounds() []Bound {
 		{Key: "scenarios.max_tokens", Flag: "max-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},
 		{Key: "scenarios.shape", Flag: "shape", Range: Range{Min: 1, Max: MaxTensorElements, Kind: Integer, Unit: "elements (each dimension, and their product)"}},
 		{Key: "scenarios.timeout", Flag: "timeout", Range: dur(0, true), Zero: "the protocol's default, 30s"},
-		{Key: "scenarios.restarts", Range: Range{Min: 1, Max: 16, Kind: Integer, Unit: "target processes"}, Zero: "the default: 2 for a target perfgate starts, 1 for a url"},
+		{Key: "scenarios.restarts", Range: Range{Min: 1, Max: 16, Kind: Integer, Unit: "target processes"}, Zero: "the default: 5 for a target perfgate starts (one process per trial at the default 5 trials), 1 for a url"},
 		// Checked in capacity.go (repeat excludes 100%), listed here.
 		{Key: "scenarios.repeat", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "no repeats"},
 		{Key: "scenarios.partition.per_device", Range: Range{Min: 1, Max: MaxPartitionsPerDevice, Kind: Integer, Unit: "partitions per device"}},

@@ -61,7 +61,7 @@ func Defaults() DefaultValues {
 		SweepDuration:    5 * time.Second,
 		SweepWarmup:      1 * time.Second,
 		Speed:            1,
-		Restarts:         2,
+		Restarts:         5,
 		Estimates:        5,
 	}
 }
