@@ -15,13 +15,31 @@ import (
 // into one part.
 const TargetStartCost = 2 * time.Second
 
-// ExpectedDuration is how long s is expected to take: its warm-up plus its
-// trials' windows, or for a knee search its time budget (the scenario's,
-// else DefaultSweepBudget), plus TargetStartCost when perfgate starts a
-// target for it. A replay without a duration counts one warm-up and one
-// window, its trace's length being unknown until read.
+// ExpectedDuration is how long s is expected to take: PlannedDuration
+// with TargetStartCost for each start of its target.
 func ExpectedDuration(s *config.Scenario) time.Duration {
+	return PlannedDuration(s, TargetStartCost)
+}
+
+// confirmProbes is about how many probes one knee confirmation round
+// takes: its bracket's two, and a step on in about half the rounds.
+const confirmProbes = 2.5
+
+// PlannedDuration is how long s is planned to take when one start (and
+// stop) of its target costs start: for a fixed load, one warm-up and one
+// start per target process (restarts) plus the trials' windows; for a knee
+// search, its time budget (the scenario's, else DefaultSweepBudget) and
+// one start, plus its confirmation, which the budget does not bound:
+// estimates−1 rounds, each a fresh start and about confirmProbes probes of
+// a warm-up, a window and the drain between probes. A target given by
+// url: is not started, so costs no start. A replay without a duration
+// counts one warm-up and one window, its trace's length being unknown
+// until read.
+func PlannedDuration(s *config.Scenario, start time.Duration) time.Duration {
 	l := s.Load
+	if s.Target == "" {
+		start = 0
+	}
 	var d time.Duration
 	switch l.Mode {
 	case "sweep":
@@ -29,12 +47,15 @@ func ExpectedDuration(s *config.Scenario) time.Duration {
 		if l.Budget > 0 {
 			d = l.Budget.D()
 		}
+		d += start
+		if l.Estimates > 1 {
+			probe := l.Warmup.D() + l.Duration.D() + sweepDrain
+			d += time.Duration(l.Estimates-1) * (start + time.Duration(confirmProbes*float64(probe)))
+		}
 	default:
 		trials := max(l.Trials, 1)
-		d = l.Warmup.D() + time.Duration(trials)*l.Duration.D()
-	}
-	if s.Target != "" {
-		d += TargetStartCost
+		procs := time.Duration(restartsOf(s.Restarts, s.Target != "", trials, false))
+		d = procs*(l.Warmup.D()+start) + time.Duration(trials)*l.Duration.D()
 	}
 	return d
 }

@@ -152,6 +152,13 @@ func TestExpectedDuration(t *testing.T) {
 		{"started target", config.Scenario{Target: "server", Load: config.Load{Mode: "concurrency", Duration: config.Duration(time.Second), Trials: 1}}, time.Second + TargetStartCost},
 		{"sweep budget", config.Scenario{Load: config.Load{Mode: "sweep", Budget: config.Duration(40 * time.Second)}}, 40 * time.Second},
 		{"sweep default budget", config.Scenario{Load: config.Load{Mode: "sweep"}}, DefaultSweepBudget},
+		// 2 s windows after 1 s warm-ups in 3 processes: 3·(1 s + 2 s) + 5·2 s.
+		{"restarts", config.Scenario{Target: "server", Restarts: 3, Load: config.Load{Mode: "rate", Warmup: config.Duration(time.Second), Duration: config.Duration(2 * time.Second), Trials: 5}},
+			3*(time.Second+TargetStartCost) + 10*time.Second},
+		// 30 s budget and one start, then 2 rounds of a start and 2.5
+		// probes of 0.5 s + 1 s + 0.25 s.
+		{"sweep confirmation", config.Scenario{Target: "server", Load: config.Load{Mode: "sweep", Budget: config.Duration(30 * time.Second), Warmup: config.Duration(500 * time.Millisecond), Duration: config.Duration(time.Second), Estimates: 3}},
+			30*time.Second + TargetStartCost + 2*(TargetStartCost+4375*time.Millisecond)},
 	}
 	for _, tt := range tests {
 		if got := ExpectedDuration(&tt.s); got != tt.want {

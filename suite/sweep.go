@@ -113,6 +113,9 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 	return res, err
 }
 
+// sweepDrain is the pause between knee probes.
+const sweepDrain = 250 * time.Millisecond
+
 // kneeOptions are the knee search's settings for scenario s.
 func kneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options {
 	l := s.Load
@@ -129,7 +132,7 @@ func kneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options
 	}
 	// harness.Run already waits for in-flight requests; a short pause lets
 	// the target's own queues empty before the next probe.
-	ko.Drain = 250 * time.Millisecond
+	ko.Drain = sweepDrain
 	ko.Window = l.Duration.D()
 	ko.Budget = DefaultSweepBudget
 	if o.Budget > 0 {
