@@ -182,7 +182,10 @@ func undecidedText(sc ScenarioComparison) string {
 			unit = " points"
 		}
 		what := "trials"
-		if m.Method != MethodTrials {
+		switch m.Method {
+		case MethodProcesses:
+			what = "target processes"
+		case MethodKneeEstimates, MethodBracket:
 			what = "knee estimates"
 		}
 		t := fmt.Sprintf("%s %+.1f%s beyond the %.3g%s threshold, not decided with %d vs %d %s",

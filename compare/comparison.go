@@ -197,7 +197,8 @@ type Metric struct {
 	NoiseFloorPct float64 `json:"noise_floor_pct,omitempty"`
 	// TrialsNeeded is set on a gated metric left Inconclusive with a point
 	// change beyond its threshold: about how many trials (knee estimates
-	// for max QPS) per side would decide it.
+	// for max QPS, target processes for MethodProcesses) per side would
+	// decide it.
 	TrialsNeeded int `json:"trials_needed,omitempty"`
 }
 

@@ -1,0 +1,111 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/result"
+)
+
+// shiftedRun is a run of len(shifts) target processes, trialsEach trials
+// each, process p's latencies scaled by scale·shifts[p] on top of 1%
+// trial noise.
+func shiftedRun(rng *rand.Rand, scale float64, shifts []float64, trialsEach int) *result.Result {
+	var out *result.Result
+	for p, f := range shifts {
+		r := comparetest.Result(comparetest.Spec{Scenario: "proc", Layer: "service", Trials: trialsEach, Requests: 5000,
+			MedianMs: 4, Sigma: 0.5, Noise: 0.01, Scale: scale * f}, rng)
+		for i := range r.Trials {
+			r.Trials[i].Process = p + 1
+		}
+		if out == nil {
+			out = r
+			continue
+		}
+		out.Trials = append(out.Trials, r.Trials...)
+	}
+	out.Restarts = len(shifts)
+	out.Load.Trials = len(out.Trials)
+	return out
+}
+
+// TestProcessTest checks that latency over several target processes is
+// tested per process: a shift between processes of the same code is
+// noise (not a regression, however many trials each process ran), a
+// change well beyond the processes' spread is one, and one process a side
+// keeps the per-trial test.
+func TestProcessTest(t *testing.T) {
+	tests := []struct {
+		name        string
+		base, cand  []float64
+		scale       float64
+		trialsEach  int
+		wantMethod  string
+		wantVerdict string
+		wantN       [2]int
+	}{
+		// The candidate's processes all landed 12% slow, the baseline's
+		// spread as widely: per trial (5 a process, 1% noise) that is
+		// overwhelming, per process it is noise.
+		{"A/A with process shifts", []float64{0.90, 1.02, 1.10}, []float64{1.12, 0.98, 1.13}, 1, 5, MethodProcesses, Inconclusive, [2]int{3, 3}},
+		{"30% regression over process noise", []float64{0.98, 1.02, 1.00, 0.99, 1.01}, []float64{0.99, 1.01, 1.00, 1.02, 0.98}, 1.3, 1, MethodProcesses, Regressed, [2]int{5, 5}},
+		{"unchanged", []float64{0.99, 1.01, 1.00, 1.00, 1.00}, []float64{1.00, 0.99, 1.01, 1.00, 1.00}, 1, 4, MethodProcesses, Unchanged, [2]int{5, 5}},
+		{"one process a side", []float64{1}, []float64{1}, 1.3, 5, MethodTrials, Regressed, [2]int{5, 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 7))
+			b := shiftedRun(rng, 1, tt.base, tt.trialsEach)
+			c := shiftedRun(rng, tt.scale, tt.cand, tt.trialsEach)
+			cmp, err := Compare([]*result.Result{b}, []*result.Result{c}, DefaultSettings())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p99 *Metric
+			for i, m := range cmp.Scenarios[0].Metrics {
+				if m.Metric == MetricP99 {
+					p99 = &cmp.Scenarios[0].Metrics[i]
+				}
+			}
+			if p99 == nil {
+				t.Fatal("no p99_ms metric")
+			}
+			if p99.Method != tt.wantMethod || p99.Verdict != tt.wantVerdict || p99.NBase != tt.wantN[0] || p99.NCand != tt.wantN[1] {
+				t.Errorf("p99: method %s, verdict %s, n %d vs %d (Δ %+.1f%% [%+.1f, %+.1f], p %.3g); want %s, %s, %d vs %d",
+					p99.Method, p99.Verdict, p99.NBase, p99.NCand, p99.DeltaPct, p99.CIPct[0], p99.CIPct[1], *p99.PValue,
+					tt.wantMethod, tt.wantVerdict, tt.wantN[0], tt.wantN[1])
+			}
+			if p99.Method == MethodProcesses && (p99.DeltaPct < p99.CIPct[0] || p99.DeltaPct > p99.CIPct[1]) {
+				t.Errorf("p99: point %+.1f%% outside its interval [%+.1f, %+.1f]", p99.DeltaPct, p99.CIPct[0], p99.CIPct[1])
+			}
+		})
+	}
+}
+
+// TestProcessTestStats checks processTest against hand-computed values:
+// logs {0, 0.1} and {0.2, 0.3, 0.4}: d = 0.25, s² = (0.005 + 0.02)/3,
+// se = s·√(1/2 + 1/3), t = 3.0 on 3 degrees of freedom (two-sided p
+// 0.0577).
+func TestProcessTestStats(t *testing.T) {
+	x := []float64{1, math.Exp(0.1)}
+	y := []float64{math.Exp(0.2), math.Exp(0.3), math.Exp(0.4)}
+	p, ci, gx, gy, ok := processTest(x, y, 0.95)
+	if !ok {
+		t.Fatal("processTest: not ok")
+	}
+	if math.Abs(p-0.0577) > 0.0005 {
+		t.Errorf("p = %.4f, want 0.0577", p)
+	}
+	if math.Abs(gx-math.Exp(0.05)) > 1e-12 || math.Abs(gy-math.Exp(0.3)) > 1e-12 {
+		t.Errorf("geometric means %v, %v; want e^0.05, e^0.3", gx, gy)
+	}
+	// t(3) 97.5% = 3.1824: d ± 3.1824·0.08333 = [−0.0152, 0.5152].
+	if math.Abs(ci[0]-100*(math.Exp(-0.01520)-1)) > 0.05 || math.Abs(ci[1]-100*(math.Exp(0.51520)-1)) > 0.05 {
+		t.Errorf("interval %v, want [%.2f, %.2f]", ci, 100*(math.Exp(-0.0152)-1), 100*(math.Exp(0.5152)-1))
+	}
+	if _, _, _, _, ok := processTest([]float64{1}, []float64{2}, 0.95); ok {
+		t.Error("processTest with one process a side: ok, want not ok (no variance to pool)")
+	}
+}
