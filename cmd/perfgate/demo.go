@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/fixtures"
 	"github.com/perfgate/perfgate/gate"
@@ -130,10 +131,18 @@ func shrink(cfg *config.Config) {
 	for _, s := range cfg.Scenarios {
 		l := &s.Load
 		if l.Mode == "sweep" {
-			l.Duration, l.Warmup, l.Budget = config.Duration(800*time.Millisecond), config.Duration(200*time.Millisecond), config.Duration(16*time.Second)
+			l.Duration, l.Warmup, l.Budget = config.Duration(600*time.Millisecond), config.Duration(200*time.Millisecond), config.Duration(12*time.Second)
 			continue
 		}
-		l.Duration, l.Warmup, l.Trials = config.Duration(600*time.Millisecond), config.Duration(300*time.Millisecond), 4
+		l.Duration, l.Warmup = config.Duration(500*time.Millisecond), config.Duration(100*time.Millisecond)
+		// As few trials as the gate accepts: 4 for one gated latency
+		// test, 5 for streaming (three share α), so the config the quick
+		// demo writes can still gate.
+		tests := 1
+		if s.Protocol == "openai" {
+			tests = 3
+		}
+		l.Trials = compare.MinTrials(cfg.Gate.Confidence, tests)
 	}
 }
 

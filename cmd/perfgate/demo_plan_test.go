@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -28,19 +28,22 @@ func TestDemoPlan(t *testing.T) {
 	total := demoPlanned(cfg, nil)
 	for _, s := range cfg.Scenarios {
 		t.Logf("%-22s %v", s.Name, suite.PlannedDuration(s, demoStartCost))
-		streaming := s.Protocol == "openai"
-		tests := 1
-		if streaming {
-			tests = 3
-		}
-		sweep := s.Load.Mode == "sweep"
-		if why := compare.Underpowered(sweep, s.Load.Trials, s.Load.Estimates, cfg.Gate.Confidence, tests); why != "" {
-			t.Errorf("%s: the gate would refuse it: %s", s.Name, why)
-		}
-		if !sweep && s.Restarts < s.Load.Trials {
+		if s.Load.Mode != "sweep" && s.Restarts < s.Load.Trials {
 			t.Errorf("%s: %d trials over %d processes, want one process per trial", s.Name, s.Load.Trials, s.Restarts)
 		}
 	}
+	if err := gate.CheckPower(cfg, nil); err != nil {
+		t.Errorf("the gate refuses the demo's config: %v", err)
+	}
+	quick, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shrink(quick)
+	if err := gate.CheckPower(quick, nil); err != nil {
+		t.Errorf("the gate refuses the quick demo's config: %v", err)
+	}
+	t.Logf("quick: planned %v", demoPlanned(quick, nil))
 	t.Logf("planned: %v (limit %v)", total, demoPlanLimit)
 	if total > demoPlanLimit {
 		t.Errorf("the full demo plans %v, want at most %v", total, demoPlanLimit)
