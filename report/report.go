@@ -174,8 +174,9 @@ func (r *Report) warnings() []string {
 	add := func(prefix string, ws []string) {
 		for _, w := range ws {
 			// The comparison repeats a result's own warning as
-			// "candidate: …": the same caveat is shown once.
-			key := prefix + ": " + strings.TrimPrefix(w, "candidate: ")
+			// "candidate: …", and a plan as "the …" (the knee search
+			// stopped early): the same caveat is shown once.
+			key := prefix + ": " + strings.TrimPrefix(strings.TrimPrefix(w, "candidate: "), "the ")
 			if prefix != "" {
 				w = prefix + ": " + w
 			}
