@@ -22,11 +22,16 @@ import (
 // Nothing is left over to call an "interaction": measuring one needs a
 // factorial set of rungs (each change alone and together), not a ladder.
 //
-// Each step is tested as a scenario's P99 is (the same test): the
-// Mann-Whitney U test of the two rungs' per-trial P99s and a bootstrap
-// interval of the ratio, decided by the same rule. The bootstrap is joint:
-// each replicate resamples every rung's trials once and computes all steps
-// and the whole from the same resampled rungs. The error is for fewer than
+// Each step is tested as a scenario's P99 is (the same test). When every
+// rung's trials came from two or more target processes, over processes:
+// each rung's point is the geometric mean of its processes' P99s (so the
+// steps still compound exactly), and each step is the pooled t-test on
+// their logarithms with its t-interval, decided by the point-and-test
+// rule (MethodProcesses). Otherwise over trials: the Mann-Whitney U test
+// of the two rungs' per-trial P99s and a bootstrap interval of the ratio,
+// decided by the interval rule; that bootstrap is joint: each replicate
+// resamples every rung's trials once and computes all steps and the whole
+// from the same resampled rungs. The error is for fewer than
 // two rungs, invalid settings or a rung without usable histograms.
 func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 	if err := s.Validate(); err != nil {
@@ -37,6 +42,7 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 	}
 	la := &LadderAttribution{}
 	var hists []*hdrhistogram.Histogram
+	var procs []int
 	offs := make([]int, len(rungs)+1)
 	var names []string
 	for i, r := range rungs {
@@ -57,6 +63,7 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 			la.Warnings = append(la.Warnings, fmt.Sprintf("rung %q names no layer: its step cannot be credited to one", r.Scenario))
 		}
 		hists = append(hists, sd.lat...)
+		procs = append(procs, sd.latProc...)
 		offs[i+1] = offs[i] + len(sd.lat)
 	}
 	qs := newQuantSet(hists)
@@ -86,6 +93,25 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 		}
 	}
 	point := p99()
+	// Each rung's per-process P99s, when every rung has two processes or
+	// more: the test over processes.
+	perProc := make([][]float64, k)
+	byProcess := true
+	for i := range k {
+		for _, g := range groupsOf(procs[offs[i]:offs[i+1]], offs[i]) {
+			clear(one)
+			for _, j := range g {
+				one[j] = 1
+			}
+			perProc[i] = append(perProc[i], qs.quantile(one, 99))
+		}
+		byProcess = byProcess && len(perProc[i]) >= 2
+	}
+	if byProcess {
+		for i := range k {
+			point[i] = geomean(perProc[i])
+		}
+	}
 	stepReps := make([][]float64, k-1)
 	var wholeReps []float64
 	rs := newResampler(s.Seed, "ladder:"+strings.Join(names, ">"))
@@ -104,6 +130,13 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 		ratio := point[to] / point[from]
 		c := Change{DeltaPct: 100 * (ratio - 1), CIPct: percentileInterval(reps, s.Confidence),
 			Ratio: ratio, LogRatio: math.Log(ratio)}
+		if byProcess {
+			if p, ci, _, _, ok := processTest(perProc[from], perProc[to], s.Confidence); ok {
+				c.CIPct = ci
+				c.Verdict = decidePoint(c.DeltaPct, ci, thr, LowerIsBetter, p, s.alpha())
+				return c
+			}
+		}
 		c.Verdict = decide(c.CIPct, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
 		return c
 	}

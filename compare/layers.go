@@ -88,7 +88,10 @@ func attributeLayers(outs []scenarioOut, s Settings) []LayerAttribution {
 			if len(groups[l]) == 1 {
 				for _, m := range groups[l][0].sc.Metrics {
 					if m.Metric == ch.name {
+						// The scenario's own change and interval, so that
+						// the verdict and its interval are one test's.
 						ch.c.Verdict, ch.c.Descriptive = m.Verdict, false
+						ch.c.DeltaPct, ch.c.CIPct, ch.c.CIOpenHigh = m.DeltaPct, m.CIPct, m.CIOpenHigh
 					}
 				}
 			}
