@@ -10,11 +10,28 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
+// TestLadder checks the steps' changes, verdicts and additivity, with the
+// rungs' trials from one process (the test over trials) and each from its
+// own process (the test over processes).
 func TestLadder(t *testing.T) {
+	for _, perTrial := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one process a rung", true: "a process a trial"}[perTrial], func(t *testing.T) {
+			ladderCase(t, perTrial)
+		})
+	}
+}
+
+func ladderCase(t *testing.T, perTrial bool) {
 	rng := rand.New(rand.NewPCG(42, 1))
 	rung := func(name, layer string, scale, qps float64) *result.Result {
 		r := comparetest.Result(comparetest.Spec{Scenario: name, Layer: layer, Trials: 5, Requests: 5000,
 			MedianMs: 4, Noise: 0.02, Scale: scale, MaxQPS: qps, Bracket: [2]float64{qps, qps * 1.02}}, rng)
+		if perTrial {
+			for i := range r.Trials {
+				r.Trials[i].Process = i + 1
+			}
+			r.Restarts = len(r.Trials)
+		}
 		return r
 	}
 	rungs := []*result.Result{
