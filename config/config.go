@@ -169,7 +169,9 @@ type Scenario struct {
 	// Restarts spreads the scenario's trials (a sweep's knee estimates)
 	// over this many fresh starts of its target, each with its own
 	// warm-up, so that the statistics see process-to-process variance
-	// (1 to 16; default 2 for a target perfgate starts, 1 for a url:).
+	// (1 to 16; default 5 for a target perfgate starts, at most its
+	// trials, so one process per trial at the default 5 trials; 1 for a
+	// url:). The gate then tests latency over the processes.
 	// A slow-loading model server may set 1; reports then say so.
 	Restarts int `yaml:"restarts,omitempty"`
 }
