@@ -205,12 +205,9 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	measureStart := start.Add(o.Warmup)
 	end := measureStart.Add(time.Duration(o.Trials) * o.Duration)
 
-	e := &engine{o: o, start: start, end: end, selfTimed: selfTimedClient(o.Client)}
 	rec := newRecorder(&o, measureStart, o.Duration, o.Trials)
 	rec.capped = capped
-	samples := make(chan Sample, 8192)
-	recDone := make(chan struct{})
-	go func() { rec.consume(samples); close(recDone) }()
+	e := &engine{o: o, start: start, end: end, selfTimed: selfTimedClient(o.Client), rec: rec}
 
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
@@ -218,9 +215,9 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	go func() { e.clock(loadCtx, rec, measureStart); close(clockDone) }()
 
 	if o.openLoop() {
-		e.openLoop(loadCtx, reqCtx, sched, samples)
+		e.openLoop(loadCtx, reqCtx, sched)
 	} else {
-		e.closedLoop(loadCtx, reqCtx, samples)
+		e.closedLoop(loadCtx, reqCtx)
 	}
 	// Wait for in-flight requests, at most Drain past the end of the last
 	// window, then abandon them. The closed loop's workers return only at
@@ -242,8 +239,6 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	}
 	stopLoad()
 	<-clockDone
-	close(samples)
-	<-recDone
 
 	res := rec.result()
 	if capWarning != "" {
@@ -280,130 +275,196 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 type engine struct {
 	o          Options
 	start, end time.Time
+	rec        *recorder
 	workers    sync.WaitGroup
 	sent       atomic.Int64
 	inFlight   atomic.Int64
 	nworkers   atomic.Int64
-	exhausted  atomic.Int64 // dispatches that found every connection busy at the cap
-	selfTimed  bool         // the client sets samples' enter and exit (selfTimedClient)
+	exhausted  atomic.Int64 // hits due while every connection was busy at the cap
+	// capHit is 1 + the number of the last hit found without a taker
+	// with MaxConns workers (0: none): if it is late when taken, it
+	// waited for a connection.
+	capHit    atomic.Uint64
+	selfTimed bool // the client sets samples' enter and exit (selfTimedClient)
+	// lateSpawn is when (monotonic nanoseconds since monoBase) a worker
+	// behind its schedule last started another (see spare).
+	lateSpawn atomic.Int64
 }
 
-// do sends one hit and hands the sample to the recorder. The times the
-// request entered and left the generator are kept so that the recorder can
-// integrate the number in flight exactly (Little's L), independently of
-// the client's own Start and End.
+// do sends one hit and records its sample, in the calling worker: the
+// recorder is shared under a lock (recorder.record), so a request costs
+// no hand-off to another goroutine. The times the request entered and
+// left the generator are kept so that the recorder can integrate the
+// number in flight exactly (Little's L), independently of the client's
+// own Start and End.
 //
 // A self-timed client (selfTimed) sets enter and exit itself, from the
 // clock reads it makes for the sample's Start and End.
-func (e *engine) do(ctx context.Context, h Hit, out chan<- Sample) {
+func (e *engine) do(ctx context.Context, h Hit) {
 	e.inFlight.Add(1)
+	var s Sample
 	if e.selfTimed {
-		s := e.o.Client.Do(ctx, h)
-		e.inFlight.Add(-1)
-		s.Hit = h
-		out <- s
-		return
+		s = e.o.Client.Do(ctx, h)
+	} else {
+		enter := now()
+		s = e.o.Client.Do(ctx, h)
+		s.exit, s.enter = now(), enter
 	}
-	enter := now()
-	s := e.o.Client.Do(ctx, h)
-	s.exit = now()
 	e.inFlight.Add(-1)
-	s.Hit, s.enter = h, enter
-	out <- s
+	s.Hit = h
+	e.rec.record(&s)
 }
 
-// openLoop dispatches hits on the schedule. A hit goes to an idle worker;
-// when every worker is inside a request a new worker is started, up to
-// MaxConns; past that the dispatcher waits, and the wait shows in latency
-// because latency counts from the intended time.
-func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule, out chan<- Sample) {
-	work := make(chan Hit)
-	defer close(work)
-	// idle counts workers that have finished their request and are (or are
-	// about to be) waiting on work. Workers increment it, only the
-	// dispatcher decrements it, when it claims one of them for a hit: a
-	// claimed worker is certain to receive soon, so the dispatcher never
-	// blocks on a worker that is still inside a request. (Counting workers
-	// "inside a request" instead raced with a worker just started, not yet
-	// counted: the next hit then waited for a request to finish, which
-	// for 2 s streams held an open loop to a few streams.)
-	var idle atomic.Int64
-	worker := func(first Hit) {
-		defer e.workers.Done()
-		e.do(reqCtx, first, out)
-		for {
-			idle.Add(1)
-			h, ok := <-work
-			if !ok {
-				return
-			}
-			e.do(reqCtx, h, out)
-		}
+// feed hands out the schedule's hits, in order, to the workers that ask.
+type feed struct {
+	mu         sync.Mutex
+	sched      Schedule
+	start, end time.Time
+	max        int64
+	// claimed counts the hits handed out (written under mu): the next
+	// hit to hand out is number claimed.
+	claimed atomic.Uint64
+	done    atomic.Bool
+}
+
+// next returns the next hit, or false when the schedule has ended (no
+// more hits, the next one due after the run's end, or MaxRequests).
+func (f *feed) next() (Hit, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	seq := f.claimed.Load()
+	if f.done.Load() || int64(seq) >= f.max {
+		f.done.Store(true)
+		return Hit{}, false
 	}
-	claim := func() bool {
-		for {
-			v := idle.Load()
-			if v <= 0 {
-				return false
-			}
-			if idle.CompareAndSwap(v, v-1) {
-				return true
-			}
-		}
+	off, payload, ok := f.sched.Next()
+	due := f.start.Add(off)
+	if !ok || !due.Before(f.end) {
+		f.done.Store(true)
+		return Hit{}, false
 	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for seq := uint64(0); int64(seq) < e.o.MaxRequests; seq++ {
-		off, payload, ok := sched.Next()
+	f.claimed.Store(seq + 1)
+	return Hit{Seq: seq, Intended: due, Payload: payload}, true
+}
+
+// Spawning while behind schedule (see spare).
+const (
+	// lateSpawnLag is how far behind its hit's intended time a worker is
+	// counted late.
+	lateSpawnLag = time.Millisecond
+	// lateSpawnEvery is the least time between two workers started by
+	// late workers.
+	lateSpawnEvery = time.Millisecond
+)
+
+// openLoop sends the hits on the schedule from a pool of workers that
+// each take the next hit due and sleep until its intended time
+// themselves: one wake-up per request, with no dispatcher between the
+// clock and the connection.
+//
+// A worker that wakes for hit k while nobody has taken hit k+1 (every
+// other worker is inside a request) starts one more worker (spare) to
+// take it, up to MaxConns; at the cap, hit k+1 waits for the first worker
+// to finish, and the wait shows in latency because latency counts from
+// the intended time. Workers are not connections: a worker holds one of
+// the client's connections only while inside a request, and the client
+// opens one only when none is idle, so the pool is still sized by the
+// number of requests in flight.
+func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule) {
+	f := &feed{sched: sched, start: e.start, end: e.end, max: e.o.MaxRequests}
+	e.nworkers.Add(1)
+	e.workers.Add(1)
+	go e.openWorker(ctx, reqCtx, f)
+}
+
+// openWorker is one open-loop worker: take the next hit, sleep until it
+// is due, make sure the following hit has a taker, send, record, again.
+func (e *engine) openWorker(ctx, reqCtx context.Context, f *feed) {
+	defer e.workers.Done()
+	for {
+		h, ok := f.next()
 		if !ok {
 			return
 		}
-		due := e.start.Add(off)
-		if !due.Before(e.end) {
+		late, ok := sleepUntil(ctx, h.Intended)
+		if !ok {
 			return
 		}
-		if d := time.Until(due); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				return
-			}
-		} else if ctx.Err() != nil {
-			return
+		if late && e.capHit.Load() == h.Seq+1 {
+			e.exhausted.Add(1) // due while every connection was busy at the cap
 		}
-		h := Hit{Seq: seq, Intended: due, Payload: payload}
 		e.sent.Add(1)
-		if !claim() {
-			// Every worker is inside a request: start one, up to the cap.
-			if n := e.nworkers.Load(); n < int64(e.o.MaxConns) {
-				e.nworkers.Add(1)
-				e.workers.Add(1)
-				go worker(h)
-				continue
-			}
-			// At the cap: wait for the first worker to finish (the wait
-			// shows in latency, counted from the intended time) and take
-			// the idle count it added.
-			e.exhausted.Add(1)
-			select {
-			case work <- h:
-				idle.Add(-1)
-			case <-ctx.Done():
-				return
-			}
-			continue
+		if f.claimed.Load() == h.Seq+1 && !f.done.Load() && e.inFlight.Load() >= e.nworkers.Load()-1 {
+			e.spare(ctx, reqCtx, f, h)
 		}
-		select {
-		case work <- h:
-		case <-ctx.Done():
-			return
-		}
+		e.do(reqCtx, h)
 	}
 }
 
+// spare starts a worker to take the hit after h, which no worker has
+// taken: every other one is inside a request. At MaxConns it starts none
+// and counts the hit as one that may wait for a connection (exhausted).
+//
+// A worker late for h (by lateSpawnLag or more) starts one only if no late
+// worker started one in the last lateSpawnEvery. Lateness is the
+// generator's, not the target's: a worker sleeps on its own timer, so it
+// wakes late only when the generator is short of CPU. Then the workers
+// counted inside a request may be ones whose response has arrived but
+// which have not run yet, and a worker per late hit would open
+// connections toward the cap without need (each one more for a starved
+// process to serve). A target that stalls while the generator keeps time
+// still gets one new worker per hit; one that stalls while the generator
+// is late gets up to one per millisecond, and its hits wait (their
+// latency, counted from the intended time, shows it).
+func (e *engine) spare(ctx, reqCtx context.Context, f *feed, h Hit) {
+	for {
+		n := e.nworkers.Load()
+		if n >= int64(e.o.MaxConns) {
+			e.capHit.Store(h.Seq + 2) // hit h.Seq+1, plus one
+			return
+		}
+		if t := now(); t.Sub(h.Intended) >= lateSpawnLag {
+			last, at := e.lateSpawn.Load(), int64(t.Sub(monoBase))
+			if at-last < int64(lateSpawnEvery) || !e.lateSpawn.CompareAndSwap(last, at) {
+				return
+			}
+		}
+		if e.nworkers.CompareAndSwap(n, n+1) {
+			break
+		}
+	}
+	e.workers.Add(1)
+	go e.openWorker(ctx, reqCtx, f)
+}
+
+// maxPlainSleep is the longest wait a worker makes with time.Sleep, which
+// needs no timer of its own but cannot be interrupted: a longer one
+// (sparse traces) also watches the context.
+const maxPlainSleep = 10 * time.Millisecond
+
+// sleepUntil waits until t; late reports that t had passed already, ok
+// is false when ctx ended first.
+func sleepUntil(ctx context.Context, t time.Time) (late, ok bool) {
+	d := t.Sub(now())
+	switch {
+	case d <= 0:
+		late = true
+	case d <= maxPlainSleep:
+		time.Sleep(d)
+	default:
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return false, false
+		}
+	}
+	return late, ctx.Err() == nil
+}
+
 // closedLoop keeps Concurrency requests in flight until the end.
-func (e *engine) closedLoop(ctx, reqCtx context.Context, out chan<- Sample) {
+func (e *engine) closedLoop(ctx, reqCtx context.Context) {
 	var seq atomic.Uint64
 	for range e.o.Concurrency {
 		e.workers.Add(1)
@@ -422,7 +483,7 @@ func (e *engine) closedLoop(ctx, reqCtx context.Context, out chan<- Sample) {
 					return
 				}
 				e.sent.Add(1)
-				e.do(reqCtx, Hit{Seq: n - 1, Intended: t}, out)
+				e.do(reqCtx, Hit{Seq: n - 1, Intended: t})
 			}
 		}()
 	}

@@ -69,15 +69,16 @@ type window struct {
 	busy time.Duration
 }
 
-// recorder is the single consumer of samples: it owns every histogram, so
-// none needs locking.
+// recorder holds every histogram of a run. Workers hand it their samples
+// through record, one at a time under its lock.
 type recorder struct {
 	o            *Options
 	measureStart time.Time
 	trialDur     time.Duration
 	windows      []*window
 	done, errs   atomic.Int64
-	canceled     int64 // outstanding at the end, counted as timeouts
+	addMu        sync.Mutex // serializes add: every worker records its own samples
+	canceled     int64      // outstanding at the end, counted as timeouts
 	// capped is true when the user capped the connections (MaxConns):
 	// only then can the pool, rather than the load, shape the figures.
 	capped    bool
@@ -114,10 +115,12 @@ func (r *recorder) index(t time.Time) int {
 	return i
 }
 
-func (r *recorder) consume(in <-chan Sample) {
-	for s := range in {
-		r.add(&s)
-	}
+// record adds one sample. Workers call it as each request ends: the
+// lock makes the recorder the histograms' single writer at any moment.
+func (r *recorder) record(s *Sample) {
+	r.addMu.Lock()
+	r.add(s)
+	r.addMu.Unlock()
 }
 
 func (r *recorder) add(s *Sample) {
