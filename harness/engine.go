@@ -289,6 +289,9 @@ type engine struct {
 	// lateSpawn is when (monotonic nanoseconds since monoBase) a worker
 	// behind its schedule last started another (see spare).
 	lateSpawn atomic.Int64
+	// onTimeHigh is the most workers there were after a spare started by
+	// a worker on time.
+	onTimeHigh atomic.Int64
 }
 
 // do sends one hit and records its sample, in the calling worker: the
@@ -372,6 +375,7 @@ const (
 // number of requests in flight.
 func (e *engine) openLoop(ctx, reqCtx context.Context, sched Schedule) {
 	f := &feed{sched: sched, start: e.start, end: e.end, max: e.o.MaxRequests}
+	e.onTimeHigh.Store(1)
 	e.nworkers.Add(1)
 	e.workers.Add(1)
 	go e.openWorker(ctx, reqCtx, f)
@@ -403,20 +407,22 @@ func (e *engine) openWorker(ctx, reqCtx context.Context, f *feed) {
 
 // spare starts a worker to take the hit after h, which no worker has
 // taken: every other one is inside a request. At MaxConns it starts none
-// and counts the hit as one that may wait for a connection (exhausted).
+// and marks that hit as one that may wait for a connection (capHit).
 //
-// A worker late for h (by lateSpawnLag or more) starts one only if no late
-// worker started one in the last lateSpawnEvery. Lateness is the
-// generator's, not the target's: a worker sleeps on its own timer, so it
-// wakes late only when the generator is short of CPU. Then the workers
-// counted inside a request may be ones whose response has arrived but
-// which have not run yet, and a worker per late hit would open
-// connections toward the cap without need (each one more for a starved
-// process to serve). A target that stalls while the generator keeps time
-// still gets one new worker per hit; one that stalls while the generator
-// is late gets up to one per millisecond, and its hits wait (their
-// latency, counted from the intended time, shows it).
+// A worker that wakes late for h (by lateSpawnLag or more) is evidence
+// that the generator is short of CPU: then the workers counted inside a
+// request may be ones whose response has arrived but which have not run
+// yet, and a worker per late hit would open connections toward the cap
+// without need, each one more for a starved process to serve. So a late
+// worker starts one only while there are fewer than twice as many workers
+// (plus two) as on-time workers ever needed (onTimeHigh), and at most one
+// per lateSpawnEvery. A worker sleeps on its own timer, so a target that
+// stalls while the generator keeps time still gets one new worker per
+// hit, without bound below MaxConns; one that stalls while the generator
+// is late gets fewer, and its hits wait, their latency counted from the
+// intended time (and the lag) showing it.
 func (e *engine) spare(ctx, reqCtx context.Context, f *feed, h Hit) {
+	late := false
 	for {
 		n := e.nworkers.Load()
 		if n >= int64(e.o.MaxConns) {
@@ -424,12 +430,24 @@ func (e *engine) spare(ctx, reqCtx context.Context, f *feed, h Hit) {
 			return
 		}
 		if t := now(); t.Sub(h.Intended) >= lateSpawnLag {
+			late = true
+			if n >= 2*e.onTimeHigh.Load()+2 {
+				return
+			}
 			last, at := e.lateSpawn.Load(), int64(t.Sub(monoBase))
 			if at-last < int64(lateSpawnEvery) || !e.lateSpawn.CompareAndSwap(last, at) {
 				return
 			}
 		}
 		if e.nworkers.CompareAndSwap(n, n+1) {
+			if !late {
+				for {
+					high := e.onTimeHigh.Load()
+					if n+1 <= high || e.onTimeHigh.CompareAndSwap(high, n+1) {
+						break
+					}
+				}
+			}
 			break
 		}
 	}

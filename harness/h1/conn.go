@@ -45,7 +45,22 @@ type conn struct {
 	peekBuf [1]byte
 	peekN   int
 	peekErr error
+	// sentAt is when (monoNow) the previous request on nc was sent, for
+	// pending's idle test.
+	sentAt time.Duration
+	// sendFn, wire, sent, sendErr and sendStep serve send (send_unix.go).
+	sendFn   func(fd uintptr) bool
+	wire     []byte
+	sent     int
+	sendErr  error
+	sendStep int
 }
+
+// monoBase anchors monoNow.
+var monoBase = time.Now()
+
+// monoNow reads the monotonic clock alone: the time since monoBase.
+func monoNow() time.Duration { return time.Since(monoBase) }
 
 // roundTrip writes one request on c and reads its response, dialling
 // first when c has no connection.
@@ -87,9 +102,11 @@ func (c *conn) roundTrip(ctx context.Context, body []byte, keep bool, dst []byte
 			wire = c.wbuf
 		}
 		op := "writing request"
-		_, err := c.nc.Write(wire)
-		if err == nil {
+		wrote, err := c.send(wire)
+		if wrote {
 			op = "reading response"
+		}
+		if err == nil {
 			_, err = c.br.Peek(1)
 		}
 		if err != nil {
@@ -114,12 +131,32 @@ func (c *conn) roundTrip(ctx context.Context, body []byte, keep bool, dst []byte
 	}
 }
 
+// peekIdle is how long a connection must have been idle (since its
+// previous request was sent) before pending asks the socket, with a system
+// call, whether bytes or a close arrived in the meantime.
+const peekIdle = time.Millisecond
+
 // pending reports, without blocking, how many bytes a reused connection
 // holds before a request is written (none are expected), and whether the
-// server has closed it. It costs one system call.
+// server has closed it.
+//
+// Bytes already read (a second response that came with the last one) are
+// seen for free. The socket is asked only when the connection sat idle
+// for peekIdle or more, at the price of one system call: a server's
+// unsolicited answer (a 408 on an idle connection, a duplicate response
+// sent later) or its closing of an idle connection takes time to come.
+// A connection reused at once skips it: something the server sends in
+// that instant is read with the next response, and the response left over
+// fails the request after it, as a protocol error (Buffered, above).
 func (c *conn) pending() (n int, closed bool) {
 	if n := c.br.Buffered(); n > 0 {
 		return n, false
+	}
+	t := monoNow()
+	idle := t-c.sentAt >= peekIdle
+	c.sentAt = t
+	if !idle {
+		return 0, false
 	}
 	if n, closed, ok := c.peekSocket(); ok {
 		return n, closed
@@ -249,5 +286,6 @@ func (c *conn) dial(ctx context.Context) error {
 	}
 	c.used, c.deadline = false, time.Time{}
 	c.raw = nil
+	c.sentAt = monoNow()
 	return nil
 }

@@ -4,3 +4,9 @@ package h1
 
 // peekSocket is not available here: the caller falls back to a deadline.
 func (c *conn) peekSocket() (n int, closed, ok bool) { return 0, false, false }
+
+// send writes wire with net.Conn.Write.
+func (c *conn) send(wire []byte) (wrote bool, err error) {
+	_, err = c.nc.Write(wire)
+	return err == nil, err
+}
