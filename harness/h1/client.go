@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -52,11 +53,16 @@ type Client struct {
 	timeout time.Duration
 	bufSize int
 	dialer  net.Dialer
-	// warm holds idle slots with an open connection, cold idle slots
-	// without one. A request takes a warm slot when there is one, so a
-	// client opens only as many connections as requests were ever in
-	// flight at once (keep-alive), not one per slot.
-	warm, cold chan *conn
+	// idle holds one token per idle slot: a request takes a token, then a
+	// slot from warm (idle slots with an open connection) or else from
+	// cold (without one), both under mu. A request takes a warm slot when
+	// there is one, so a client opens only as many connections as requests
+	// were ever in flight at once (keep-alive), not one per slot; and warm
+	// is a stack, so it takes the one used last: a few connections stay
+	// busy, and hot, rather than every open one in turn.
+	idle       chan struct{}
+	mu         sync.Mutex
+	warm, cold []*conn
 	conns      []*conn
 	closed     atomic.Bool
 	dials      atomic.Uint64
@@ -91,13 +97,15 @@ func New(o Options) (*Client, error) {
 		timeout: o.Timeout,
 		bufSize: max(bufSize, 256),
 		dialer:  net.Dialer{Timeout: o.Timeout},
-		warm:    make(chan *conn, n),
-		cold:    make(chan *conn, n),
+		idle:    make(chan struct{}, n),
+		warm:    make([]*conn, 0, n),
+		cold:    make([]*conn, 0, n),
 		conns:   make([]*conn, n),
 	}
 	for i := range cl.conns {
 		cl.conns[i] = &conn{cl: cl}
-		cl.cold <- cl.conns[i]
+		cl.cold = append(cl.cold, cl.conns[i])
+		cl.idle <- struct{}{}
 	}
 	return cl, nil
 }
@@ -144,28 +152,21 @@ func (cl *Client) do(ctx context.Context, body []byte, keep bool, dst []byte) (i
 	if err := ctx.Err(); err != nil {
 		return 0, dst, 0, err
 	}
-	var (
-		c    *conn
-		wait time.Duration
-	)
-	// An idle slot, warm first, costs no clock read; only a request that
-	// must block for one is timed.
+	var wait time.Duration
+	// An idle slot costs no clock read; only a request that must block
+	// for one is timed.
 	select {
-	case c = <-cl.warm:
+	case <-cl.idle:
 	default:
+		t0 := time.Now()
 		select {
-		case c = <-cl.cold:
-		default:
-			t0 := time.Now()
-			select {
-			case c = <-cl.warm:
-			case c = <-cl.cold:
-			case <-ctx.Done():
-				return 0, dst, time.Since(t0), ctx.Err()
-			}
-			wait = time.Since(t0)
+		case <-cl.idle:
+		case <-ctx.Done():
+			return 0, dst, time.Since(t0), ctx.Err()
 		}
+		wait = time.Since(t0)
 	}
+	c := cl.take()
 	if cl.closed.Load() { // closed while this request waited
 		cl.put(c)
 		return 0, dst, wait, ErrClosed
@@ -175,17 +176,36 @@ func (cl *Client) do(ctx context.Context, body []byte, keep bool, dst []byte) (i
 	return status, dst, wait, err
 }
 
-// put returns a slot to the idle set it belongs to. It never blocks: each
-// channel has room for every slot.
+// take removes an idle slot, the warm one used last if any, for a request
+// that holds an idle token.
+func (cl *Client) take() *conn {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if n := len(cl.warm); n > 0 {
+		c := cl.warm[n-1]
+		cl.warm = cl.warm[:n-1]
+		return c
+	}
+	n := len(cl.cold)
+	c := cl.cold[n-1]
+	cl.cold = cl.cold[:n-1]
+	return c
+}
+
+// put returns a slot to the idle set it belongs to, and its token. It
+// never blocks: there is room for every slot.
 func (cl *Client) put(c *conn) {
 	c.mu.Lock()
 	open := c.nc != nil
 	c.mu.Unlock()
+	cl.mu.Lock()
 	if open {
-		cl.warm <- c
+		cl.warm = append(cl.warm, c)
 	} else {
-		cl.cold <- c
+		cl.cold = append(cl.cold, c)
 	}
+	cl.mu.Unlock()
+	cl.idle <- struct{}{}
 }
 
 // Dials returns how many connections the client has opened so far. With
@@ -209,26 +229,18 @@ func (cl *Client) Close() error {
 		}
 		c.mu.Unlock()
 	}
-	// Idle slots are ours now: drop their context watches so that a
-	// long-lived context does not keep them alive.
-	var idle []*conn
-	for len(idle) < len(cl.conns) {
-		select {
-		case c := <-cl.warm:
-			c.unwatch()
-			c.closeConn()
-			idle = append(idle, c)
-			continue
-		case c := <-cl.cold:
-			c.unwatch()
-			idle = append(idle, c)
-			continue
-		default:
-		}
-		break
+	// Idle slots belong to the pool (under mu): drop their context
+	// watches so that a long-lived context does not keep them alive.
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	for _, c := range cl.warm {
+		c.unwatch()
+		c.closeConn()
 	}
-	for _, c := range idle {
-		cl.put(c)
+	for _, c := range cl.cold {
+		c.unwatch()
 	}
+	cl.cold = append(cl.cold, cl.warm...)
+	cl.warm = cl.warm[:0]
 	return nil
 }

@@ -1,6 +1,7 @@
 package h1
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -350,5 +352,56 @@ func TestNoAllocs(t *testing.T) {
 				t.Errorf("allocations per request = %v, want 0", allocs)
 			}
 		})
+	}
+}
+
+// TestWarmConnectionUsedLastFirst: idle connections are a stack. After two
+// requests at once open two connections, sequential requests all go to the
+// one returned last, so that a large pool keeps a few connections busy
+// (and reused within peekIdle) rather than every open one in turn.
+func TestWarmConnectionUsedLastFirst(t *testing.T) {
+	var perConn [3]atomic.Int64 // requests per connection, 1-based
+	var slow atomic.Bool
+	slow.Store(true)
+	srv := newRawServer(t, func(n int64, c net.Conn, r *bufio.Reader) {
+		for {
+			if _, _, ok := readRequest(r); !ok {
+				return
+			}
+			if n < int64(len(perConn)) {
+				perConn[n].Add(1)
+			}
+			if slow.Load() {
+				time.Sleep(50 * time.Millisecond) // both first requests in flight at once
+			}
+			if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
+				return
+			}
+		}
+	})
+	cl := newClient(t, Options{URL: srv.URL, MaxConns: 8, Timeout: 5 * time.Second})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := cl.Do(context.Background(), nil); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	slow.Store(false)
+	if n := srv.accepted.Load(); n != 2 {
+		t.Fatalf("two requests at once opened %d connections, want 2", n)
+	}
+	for i := range 20 {
+		if _, err := cl.Do(context.Background(), nil); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	a, b := perConn[1].Load(), perConn[2].Load()
+	if min(a, b) != 1 || a+b != 22 {
+		t.Errorf("requests per connection %d and %d, want 1 and 21: the connection used last should take every sequential request", a, b)
 	}
 }

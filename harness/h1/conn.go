@@ -134,7 +134,7 @@ func (c *conn) roundTrip(ctx context.Context, body []byte, keep bool, dst []byte
 // peekIdle is how long a connection must have been idle (since its
 // previous request was sent) before pending asks the socket, with a system
 // call, whether bytes or a close arrived in the meantime.
-const peekIdle = time.Millisecond
+const peekIdle = 5 * time.Millisecond
 
 // pending reports, without blocking, how many bytes a reused connection
 // holds before a request is written (none are expected), and whether the
