@@ -3,15 +3,20 @@
 // # The pipeline
 //
 // A Schedule says when requests are due (ConstantSchedule, a seeded
-// PoissonSchedule, or a TraceSchedule replaying production traffic). Run's
-// dispatcher sleeps until each due time and hands the Hit to an idle
-// worker, starting a new worker (one connection's worth of concurrency)
-// when none is idle, up to Options.MaxConns. Each worker calls the
+// PoissonSchedule, or a TraceSchedule replaying production traffic). In
+// open loop each idle worker takes the next Hit from the schedule and
+// sleeps until its intended time itself: one wake-up per request, with no
+// dispatcher goroutine between the clock and the connection. A worker that
+// wakes while no other has taken the next hit (all are inside requests)
+// starts one more worker (one connection's worth of concurrency), up to
+// Options.MaxConns; a worker that wakes late (a generator short of CPU)
+// does so only within a bound (engine.spare). Each worker calls the
 // protocol Client, which reports a Sample; failures are data (Sample.Class),
 // never errors. Clients' connection pools are sized from the load
 // (PoolSize: the concurrency in closed loop) unless the user caps them; a
-// request that waits for a connection reports the wait (Sample.Wait). One recorder goroutine consumes the samples and owns every
-// HdrHistogram, so none needs a lock.
+// request that waits for a connection reports the wait (Sample.Wait).
+// Each worker records its own samples into the recorder, which owns every
+// HdrHistogram, under its lock: no hand-off to another goroutine.
 //
 // # Timing
 //

@@ -54,6 +54,8 @@ type conn struct {
 	sent     int
 	sendErr  error
 	sendStep int
+	// sr reads the socket for br (sockReader, unix).
+	sr sockReader
 }
 
 // monoBase anchors monoNow.
@@ -280,12 +282,13 @@ func (c *conn) dial(ctx context.Context) error {
 	c.nc = nc
 	c.mu.Unlock()
 	if c.br == nil {
-		c.br = bufio.NewReaderSize(nc, c.cl.bufSize)
+		c.raw = nil
+		c.br = bufio.NewReaderSize(c.reader(), c.cl.bufSize)
 	} else {
-		c.br.Reset(nc)
+		c.raw = nil
+		c.br.Reset(c.reader())
 	}
 	c.used, c.deadline = false, time.Time{}
-	c.raw = nil
 	c.sentAt = monoNow()
 	return nil
 }
