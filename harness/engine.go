@@ -292,6 +292,13 @@ type engine struct {
 	// onTimeHigh is the most workers there were after a spare started by
 	// a worker on time.
 	onTimeHigh atomic.Int64
+	// inFlightTime is the smoothed time requests spend in the client, in
+	// nanoseconds.
+	inFlightTime atomic.Int64
+	// wakeLag is how late workers' timers woke them, smoothed over about
+	// 8 sleeps, in nanoseconds: the generator's own delay, apart from the
+	// lag of hits taken when already due (a backlog).
+	wakeLag atomic.Int64
 }
 
 // do sends one hit and records its sample, in the calling worker: the
@@ -315,7 +322,20 @@ func (e *engine) do(ctx context.Context, h Hit) {
 	}
 	e.inFlight.Add(-1)
 	s.Hit = h
+	// The mean time in flight, smoothed over about 16 requests (lost
+	// updates between workers are harmless): spare weighs a late wake-up
+	// against it.
+	e.inFlightTime.Store(smooth(e.inFlightTime.Load(), int64(s.exit.Sub(s.enter)), 16))
 	e.rec.record(&s)
+}
+
+// smooth moves an average old a 1/n step toward x; the first x (old 0)
+// is taken whole.
+func smooth(old, x, n int64) int64 {
+	if old == 0 {
+		return max(x, 1)
+	}
+	return old + (x-old)/n
 }
 
 // feed hands out the schedule's hits, in order, to the workers that ask.
@@ -358,6 +378,11 @@ const (
 	// lateSpawnEvery is the least time between two workers started by
 	// late workers.
 	lateSpawnEvery = time.Millisecond
+	// lateSpawnShare: a late worker is not held to the on-time need while
+	// requests take more than this many times the lateness of the
+	// workers' timers (wakeLag): the target, not the generator's delay,
+	// keeps the workers busy.
+	lateSpawnShare = 2
 )
 
 // openLoop sends the hits on the schedule from a pool of workers that
@@ -394,6 +419,9 @@ func (e *engine) openWorker(ctx, reqCtx context.Context, f *feed) {
 		if !ok {
 			return
 		}
+		if !late { // it slept: how late did its timer wake it?
+			e.wakeLag.Store(smooth(e.wakeLag.Load(), int64(now().Sub(h.Intended)), 8))
+		}
 		if late && e.capHit.Load() == h.Seq+1 {
 			e.exhausted.Add(1) // due while every connection was busy at the cap
 		}
@@ -409,33 +437,36 @@ func (e *engine) openWorker(ctx, reqCtx context.Context, f *feed) {
 // taken: every other one is inside a request. At MaxConns it starts none
 // and marks that hit as one that may wait for a connection (capHit).
 //
-// A worker that wakes late for h (by lateSpawnLag or more) is evidence
-// that the generator is short of CPU: then the workers counted inside a
-// request may be ones whose response has arrived but which have not run
-// yet, and a worker per late hit would open connections toward the cap
-// without need, each one more for a starved process to serve. So a late
-// worker starts one only while there are fewer than twice as many workers
-// (plus two) as on-time workers ever needed (onTimeHigh), and at most one
-// per lateSpawnEvery. A worker sleeps on its own timer, so a target that
-// stalls while the generator keeps time still gets one new worker per
-// hit, without bound below MaxConns; one that stalls while the generator
-// is late gets fewer, and its hits wait, their latency counted from the
-// intended time (and the lag) showing it.
+// A worker that is late for h (by lateSpawnLag or more) may be so because
+// the generator is short of CPU: then the workers counted inside a request
+// may be ones whose response has arrived but which have not run yet, and a
+// worker per late hit would open connections toward the cap without need,
+// each one more for a starved process to serve. So a late worker starts a
+// spare only while there are fewer than twice as many workers (plus two)
+// as on-time workers ever needed
+// (onTimeHigh), or while requests take lateSpawnShare times as long as
+// the workers' timers are late (inFlightTime against wakeLag) or longer:
+// then the target keeps the workers busy, not the generator's delay (300 ms
+// requests on a machine that wakes the generator 5 ms late, whose backlog
+// makes every hit late); and late spares begin work lateSpawnEvery apart
+// (each is started at once, so that the chain of takers goes on, and
+// waits for its turn). A worker sleeps on its own timer, so a target
+// that stalls while the generator keeps time still gets one new worker
+// per hit, without bound below MaxConns; one that stalls while the
+// generator is late gets up to one a millisecond, and its hits wait, their
+// latency counted from the intended time (and the lag) showing it.
 func (e *engine) spare(ctx, reqCtx context.Context, f *feed, h Hit) {
 	late := false
+	t := now()
 	for {
 		n := e.nworkers.Load()
 		if n >= int64(e.o.MaxConns) {
 			e.capHit.Store(h.Seq + 2) // hit h.Seq+1, plus one
 			return
 		}
-		if t := now(); t.Sub(h.Intended) >= lateSpawnLag {
+		if t.Sub(h.Intended) >= lateSpawnLag {
 			late = true
-			if n >= 2*e.onTimeHigh.Load()+2 {
-				return
-			}
-			last, at := e.lateSpawn.Load(), int64(t.Sub(monoBase))
-			if at-last < int64(lateSpawnEvery) || !e.lateSpawn.CompareAndSwap(last, at) {
+			if n >= 2*e.onTimeHigh.Load()+2 && lateSpawnShare*e.wakeLag.Load() >= e.inFlightTime.Load() {
 				return
 			}
 		}
@@ -451,8 +482,30 @@ func (e *engine) spare(ctx, reqCtx context.Context, f *feed, h Hit) {
 			break
 		}
 	}
+	// A late spare starts lateSpawnEvery after the one before: it is
+	// started now, so that the hit after h has a taker that will itself
+	// start the next, but it waits for its turn.
+	var at time.Time
+	if late {
+		for {
+			last, tn := e.lateSpawn.Load(), int64(t.Sub(monoBase))
+			next := max(tn, last+int64(lateSpawnEvery))
+			if e.lateSpawn.CompareAndSwap(last, next) {
+				at = monoBase.Add(time.Duration(next))
+				break
+			}
+		}
+	}
 	e.workers.Add(1)
-	go e.openWorker(ctx, reqCtx, f)
+	go func() {
+		if !at.IsZero() {
+			if _, ok := sleepUntil(ctx, at); !ok {
+				e.workers.Done()
+				return
+			}
+		}
+		e.openWorker(ctx, reqCtx, f)
+	}()
 }
 
 // maxPlainSleep is the longest wait a worker makes with time.Sleep, which
