@@ -190,6 +190,11 @@ func undecidedText(sc ScenarioComparison) string {
 		}
 		t := fmt.Sprintf("%s %+.1f%s beyond the %.3g%s threshold, not decided with %d vs %d %s",
 			m.Metric, m.DeltaPct, unit, m.ThresholdPct, unit, m.NBase, m.NCand, what)
+		if m.RequestsNeeded > 0 {
+			ms = append(ms, t+fmt.Sprintf(": a %s needs at least %d requests in each of those %s and one had %d (lengthen the window or raise the rate)",
+				strings.TrimSuffix(m.Metric, "_ms"), m.RequestsNeeded, what, m.MinRequests))
+			continue
+		}
 		switch {
 		case m.TrialsNeeded >= 100:
 			t += fmt.Sprintf(": 100 or more %s per side needed, or a quieter runner", what)

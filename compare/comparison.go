@@ -200,6 +200,14 @@ type Metric struct {
 	// for max QPS, target processes for MethodProcesses) per side would
 	// decide it.
 	TrialsNeeded int `json:"trials_needed,omitempty"`
+	// MinRequests and RequestsNeeded are set on a latency quantile whose
+	// test had a unit (a target process, or a trial) of fewer requests
+	// than the quantile needs (RequestsForQuantile: 100 for P99): the
+	// fewest requests in one unit, and how many each needs. Such a
+	// metric is Inconclusive, whatever its change: the P99 of a handful
+	// of requests is their slowest one.
+	MinRequests    int `json:"min_requests,omitempty"`
+	RequestsNeeded int `json:"requests_needed,omitempty"`
 }
 
 // Change is an attributed change with its interval, in percent.

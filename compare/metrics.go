@@ -86,6 +86,7 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 				m.NBaseTrials, m.NCandTrials = nb, nc
 			}
 		}
+		sparseQuantile(&outs[k].m, sp.pct, bh, ch, bp, cp)
 	}
 	deltas := make([][]float64, len(specs))
 	wb, wc := make([]int, nb+nc), make([]int, nb+nc)
@@ -105,6 +106,52 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 		}
 	}
 	return outs
+}
+
+// RequestsForQuantile is the fewest requests one unit of a test (a target
+// process, or a trial when the test is over trials) must hold for its
+// quantile pct to be more than its largest value: 100 for P99, 1,000 for
+// P99.9.
+func RequestsForQuantile(pct float64) int {
+	return int(math.Ceil(100/(100-pct) - 1e-9))
+}
+
+// sparseQuantile leaves m inconclusive when a unit of its test held too
+// few requests for the quantile pct: the P99 of 5 requests is their
+// maximum, a single slow request, and a test over such values calls noise
+// a regression (the demo's A/A gates did, on LLM scenarios of 5 to 9
+// requests a trial). MinRequests and RequestsNeeded say why.
+func sparseQuantile(m *Metric, pct float64, bh, ch []*hdrhistogram.Histogram, bp, cp []int) {
+	counts := func(hs []*hdrhistogram.Histogram, procs []int) []int64 {
+		if m.Method != MethodProcesses {
+			c := make([]int64, len(hs))
+			for i, h := range hs {
+				c[i] = h.TotalCount()
+			}
+			return c
+		}
+		var c []int64
+		for _, idx := range groupsOf(procs, 0) {
+			var n int64
+			for _, i := range idx {
+				n += hs[i].TotalCount()
+			}
+			c = append(c, n)
+		}
+		return c
+	}
+	need := RequestsForQuantile(pct)
+	fewest := int64(-1)
+	for _, c := range append(counts(bh, bp), counts(ch, cp)...) {
+		if fewest < 0 || c < fewest {
+			fewest = c
+		}
+	}
+	if fewest < 0 || fewest >= int64(need) {
+		return
+	}
+	m.MinRequests, m.RequestsNeeded = int(fewest), need
+	m.Verdict = Inconclusive
 }
 
 // groupsOf groups trial indexes (offset by off) by their process, in the

@@ -198,11 +198,18 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 				m.Verdict = Inconclusive // one knee a side: no test
 			}
 		}
-		if m.Gated && m.Verdict == Inconclusive && beyond(*m) && m.TrialsNeeded == 0 {
+		if m.Gated && m.Verdict == Inconclusive && beyond(*m) && m.TrialsNeeded == 0 && m.RequestsNeeded == 0 {
 			m.TrialsNeeded = needed(*m, level)
 		}
 		if m.TrialsNeeded > sc.TrialsNeeded {
 			sc.TrialsNeeded = m.TrialsNeeded
+		}
+	}
+	for _, m := range sc.Metrics {
+		if m.Gated && m.RequestsNeeded > 0 {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
+				"%s: a unit of its test held only %d requests, and a quantile like this one needs at least %d in each (fewer, and it is the slowest request): left inconclusive; lengthen the window or raise the rate",
+				m.Metric, m.MinRequests, m.RequestsNeeded))
 		}
 	}
 	trialTests := 0
