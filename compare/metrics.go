@@ -116,11 +116,11 @@ func RequestsForQuantile(pct float64) int {
 	return int(math.Ceil(100/(100-pct) - 1e-9))
 }
 
-// sparseQuantile leaves m inconclusive when a unit of its test held too
-// few requests for the quantile pct: the P99 of 5 requests is their
-// maximum, a single slow request, and a test over such values calls noise
-// a regression (the demo's A/A gates did, on LLM scenarios of 5 to 9
-// requests a trial). MinRequests and RequestsNeeded say why.
+// sparseQuantile marks m when a unit of its test held too few requests for
+// the quantile pct: the P99 of 5 requests is their maximum, a single slow
+// request, and a test over such values calls noise a regression (the
+// demo's A/A gates did, on LLM scenarios of 5 to 9 requests a trial).
+// MinRequests and RequestsNeeded say why; settleSparse decides it.
 func sparseQuantile(m *Metric, pct float64, bh, ch []*hdrhistogram.Histogram, bp, cp []int) {
 	counts := func(hs []*hdrhistogram.Histogram, procs []int) []int64 {
 		if m.Method != MethodProcesses {
@@ -151,7 +151,32 @@ func sparseQuantile(m *Metric, pct float64, bh, ch []*hdrhistogram.Histogram, bp
 		return
 	}
 	m.MinRequests, m.RequestsNeeded = int(fewest), need
-	m.Verdict = Inconclusive
+}
+
+// settleSparse decides the quantiles that rest on too few requests a unit
+// (RequestsNeeded set): a regression or improvement of such a P99 stands
+// only when the median, which a handful of requests does estimate, moved
+// the same way under its own test (a whole distribution that moved, not
+// one slow request); anything else, and every sparse TTFT or TPOT
+// quantile, is inconclusive.
+func settleSparse(ms []Metric) {
+	p50 := ""
+	for _, m := range ms {
+		if m.Metric == MetricP50 {
+			p50 = m.Verdict
+		}
+	}
+	for i := range ms {
+		m := &ms[i]
+		if m.RequestsNeeded == 0 {
+			continue
+		}
+		latency := m.Metric == MetricP99 || m.Metric == MetricP999
+		if latency && (m.Verdict == Regressed || m.Verdict == Improved) && p50 == m.Verdict {
+			continue
+		}
+		m.Verdict = Inconclusive
+	}
 }
 
 // groupsOf groups trial indexes (offset by off) by their process, in the

@@ -205,11 +205,18 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 			sc.TrialsNeeded = m.TrialsNeeded
 		}
 	}
+	settleSparse(sc.Metrics)
 	for _, m := range sc.Metrics {
-		if m.Gated && m.RequestsNeeded > 0 {
+		switch {
+		case !m.Gated || m.RequestsNeeded == 0:
+		case m.Verdict == Inconclusive:
 			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
 				"%s: a unit of its test held only %d requests, and a quantile like this one needs at least %d in each (fewer, and it is the slowest request): left inconclusive; lengthen the window or raise the rate",
 				m.Metric, m.MinRequests, m.RequestsNeeded))
+		default:
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
+				"%s: a unit of its test held only %d requests (a quantile like this one needs %d): %s stands because the median moved the same way",
+				m.Metric, m.MinRequests, m.RequestsNeeded, m.Verdict))
 		}
 	}
 	trialTests := 0
