@@ -190,7 +190,7 @@ func TestCompareMaxQPSBrackets(t *testing.T) {
 			b, c := pair(t, 9, 1, nil)
 			b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.base[0], Bracket: tt.base, Found: true}
 			c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.candQPS, Bracket: tt.cand, Found: true}
-			got := mustCompare(t, one(b), one(c), DefaultSettings())
+			got := mustCompare(t, one(b), one(c), withinRun())
 			m := metric(t, got, MetricMaxQPS)
 			if m.Verdict != tt.want || m.CIOpenHigh != tt.wantOpenHigh || m.PValue != nil {
 				t.Errorf("max_qps = %s %v open %v p %v, want %s open %v no p", m.Verdict, m.CIPct, m.CIOpenHigh, m.PValue, tt.want, tt.wantOpenHigh)
@@ -221,7 +221,7 @@ func TestCompareMaxQPSEstimates(t *testing.T) {
 			b, c := pair(t, 9, 1, nil)
 			b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.base[0], Bracket: [2]float64{tt.base[0], tt.base[0] * 1.03}, Found: true, Estimates: tt.base}
 			c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: tt.cand[0], Bracket: [2]float64{tt.cand[0], tt.cand[0] * 1.03}, Found: true, Estimates: tt.cand}
-			got := mustCompare(t, one(b), one(c), DefaultSettings())
+			got := mustCompare(t, one(b), one(c), withinRun())
 			m := metric(t, got, MetricMaxQPS)
 			if m.Verdict != tt.want || m.PValue == nil || m.Method != MethodKneeEstimates || m.NBase != len(tt.base) {
 				t.Errorf("max_qps = %s %+.1f%% %v p %v method %s n %d, want %s with a p-value", m.Verdict, m.DeltaPct, m.CIPct, m.PValue, m.Method, m.NBase, tt.want)
@@ -231,6 +231,15 @@ func TestCompareMaxQPSEstimates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withinRun is DefaultSettings for two sides whose model has no run-level
+// noise (the same run, or a simulation of per-process noise only): no
+// run-to-run variance is assumed (Settings.RunToRun 0).
+func withinRun() Settings {
+	s := DefaultSettings()
+	s.RunToRun = 0
+	return s
 }
 
 func metric(t *testing.T, c *Comparison, name string) *Metric {
@@ -350,7 +359,7 @@ func TestCompareMaxQPSOnBusyHost(t *testing.T) {
 			b.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: 1000, Bracket: [2]float64{1000, 1030}, Found: true, Estimates: []float64{1000, 1020, 990, 1010}}
 			c.Capacity = &result.Capacity{SLOP99Ms: 50, MaxQPS: 800, Bracket: [2]float64{800, 824}, Found: true, Estimates: []float64{800, 820, 790, 805},
 				Points: []result.Point{{OfferedRPS: 800, Pass: true}, {OfferedRPS: 824, Host: &result.HostLoad{Busy: tt.busy, Why: "other processes used 1.4 cores"}}}}
-			s := DefaultSettings()
+			s := withinRun()
 			s.IgnoreHostLoad = tt.ignore
 			got := mustCompare(t, one(b), one(c), s)
 			sc := got.Scenarios[0]

@@ -131,7 +131,7 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 		c := Change{DeltaPct: 100 * (ratio - 1), CIPct: percentileInterval(reps, s.Confidence),
 			Ratio: ratio, LogRatio: math.Log(ratio)}
 		if byProcess {
-			if p, ci, _, _, ok := processTest(perProc[from], perProc[to], s.Confidence); ok {
+			if p, ci, _, _, ok := processTest(perProc[from], perProc[to], s.Confidence, 0); ok { // rungs of one run: no run-to-run term
 				c.CIPct = ci
 				c.Verdict = decidePoint(c.DeltaPct, ci, thr, LowerIsBetter, p, s.alpha())
 				return c
@@ -164,7 +164,7 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 // qpsStep is the max QPS change between two knees, tested as a scenario's
 // max QPS is (knee estimates, or brackets when there are none), as a ratio.
 func qpsStep(a, b *result.Capacity, s Settings) *Change {
-	m, ratio, _ := maxQPS(a, b, s)
+	m, ratio, _ := maxQPS(a, b, s, 0) // rungs of one run
 	if m == nil {
 		return nil
 	}

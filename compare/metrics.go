@@ -30,7 +30,10 @@ type quantOut struct {
 // comes from merging resampled trials (MethodTrials). Either way the
 // bootstrap replicates of the ratio (for layer attribution) come from
 // resampled trials; all quantiles share the resamples.
-func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []quantSpec, s Settings, rs *resampler) []quantOut {
+//
+// runVar is the run-to-run variance (log scale) added to the test over
+// processes (Settings.runVar; 0 within one run).
+func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []quantSpec, s Settings, runVar float64, rs *resampler) []quantOut {
 	nb, nc := len(bh), len(ch)
 	if nb == 0 || nc == 0 {
 		return nil
@@ -78,7 +81,7 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 				}
 				return v
 			}
-			if pt, ci, gbase, gcand, ok := processTest(perProc(gb), perProc(gc), s.Confidence); ok {
+			if pt, ci, gbase, gcand, ok := processTest(perProc(gb), perProc(gc), s.Confidence, runVar); ok {
 				m := &outs[k].m
 				m.Baseline, m.Candidate, m.DeltaPct = gbase, gcand, pctChange(gbase, gcand)
 				m.PValue, m.CIPct = ptr(pt), ci
@@ -301,7 +304,7 @@ const MinKneeEstimates = 3
 //
 // It returns the metric, the ratio [point, low, high] for attribution (the
 // top may be +Inf), and a warning saying how it was compared (or why not).
-func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
+func maxQPS(b, c *result.Capacity, s Settings, runVar float64) (*Metric, *[3]float64, string) {
 	switch {
 	case b == nil && c == nil:
 		return nil, nil, ""
@@ -311,7 +314,7 @@ func maxQPS(b, c *result.Capacity, s Settings) (*Metric, *[3]float64, string) {
 		return nil, nil, "max_qps: the baseline's sweep found no passing rate: not compared"
 	}
 	if c.Found && len(b.Estimates) >= 2 && len(c.Estimates) >= 2 {
-		if p, ci, ok := welchLog(b.Estimates, c.Estimates, s.Confidence); ok {
+		if p, ci, ok := welchLog(b.Estimates, c.Estimates, s.Confidence, runVar); ok {
 			base, cand := geomean(b.Estimates), geomean(c.Estimates)
 			m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
 				CIPct: ci, PValue: ptr(p), ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,

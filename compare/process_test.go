@@ -59,7 +59,8 @@ func TestProcessTest(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 7))
 			b := shiftedRun(rng, 1, tt.base, tt.trialsEach)
 			c := shiftedRun(rng, tt.scale, tt.cand, tt.trialsEach)
-			cmp, err := Compare([]*result.Result{b}, []*result.Result{c}, DefaultSettings())
+			// Per-process shifts only: no run-level noise in this model.
+			cmp, err := Compare([]*result.Result{b}, []*result.Result{c}, withinRun())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +92,7 @@ func TestProcessTest(t *testing.T) {
 func TestProcessTestStats(t *testing.T) {
 	x := []float64{1, math.Exp(0.1)}
 	y := []float64{math.Exp(0.2), math.Exp(0.3), math.Exp(0.4)}
-	p, ci, gx, gy, ok := processTest(x, y, 0.95)
+	p, ci, gx, gy, ok := processTest(x, y, 0.95, 0)
 	if !ok {
 		t.Fatal("processTest: not ok")
 	}
@@ -105,7 +106,53 @@ func TestProcessTestStats(t *testing.T) {
 	if math.Abs(ci[0]-100*(math.Exp(-0.01520)-1)) > 0.05 || math.Abs(ci[1]-100*(math.Exp(0.51520)-1)) > 0.05 {
 		t.Errorf("interval %v, want [%.2f, %.2f]", ci, 100*(math.Exp(-0.0152)-1), 100*(math.Exp(0.5152)-1))
 	}
-	if _, _, _, _, ok := processTest([]float64{1}, []float64{2}, 0.95); ok {
+	if _, _, _, _, ok := processTest([]float64{1}, []float64{2}, 0.95, 0); ok {
 		t.Error("processTest with one process a side: ok, want not ok (no variance to pool)")
+	}
+}
+
+// TestRunToRunAssumed checks the variance assumed for a one-run baseline:
+// when whole runs move (every process of a run shares its machine state:
+// here 10% on the log scale, as demo → gate runs did on a shared 2-core
+// runner), a test over one run's processes alone calls those moves
+// regressions; with Settings.RunToRun at its default it does not, and a
+// large regression is still called.
+func TestRunToRunAssumed(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped in -short and -race runs")
+	}
+	run := func(rng *rand.Rand, scale float64) *result.Result {
+		shift := math.Exp(0.10 * rng.NormFloat64())
+		procs := make([]float64, 5)
+		for i := range procs {
+			procs[i] = 1 + 0.03*rng.NormFloat64()
+		}
+		return shiftedRun(rng, scale*shift, procs, 1)
+	}
+	count := func(scale float64, s Settings) (regressed int) {
+		rng := rand.New(rand.NewPCG(31, uint64(1000*scale)))
+		for range 40 {
+			b, c := run(rng, 1), run(rng, scale)
+			cmp, err := Compare([]*result.Result{b}, []*result.Result{c}, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if metric(t, cmp, MetricP99).Verdict == Regressed {
+				regressed++
+			}
+		}
+		return regressed
+	}
+	aaBlind, aaAssumed := count(1, withinRun()), count(1, DefaultSettings())
+	bigBlind, bigAssumed := count(1.6, withinRun()), count(1.6, DefaultSettings())
+	t.Logf("A/A with 10%% run-level shifts: %d/40 regressed ignoring them, %d/40 assuming 10%%; a 60%% regression: %d/40 and %d/40", aaBlind, aaAssumed, bigBlind, bigAssumed)
+	if aaAssumed > 2 {
+		t.Errorf("A/A: %d/40 false regressions with run-to-run noise assumed, want at most 2", aaAssumed)
+	}
+	if aaBlind < 4*max(aaAssumed, 1) {
+		t.Errorf("A/A: ignoring run-level shifts gave %d/40, assuming them %d/40: the model does not show the failure it guards against", aaBlind, aaAssumed)
+	}
+	if bigAssumed < 30 {
+		t.Errorf("a 60%% regression was called only %d/40 with run-to-run noise assumed, want at least 30", bigAssumed)
 	}
 }

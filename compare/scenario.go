@@ -93,6 +93,8 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 // metrics fills the scenario's metrics, applies Holm's correction to the
 // gated ones and decides each verdict.
 func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
+	// The run-to-run variance a one-run baseline cannot show.
+	rv := s.runVar(len(bs.res.NoiseFloorPct) > 0)
 	sc := &out.sc
 	rs := newResampler(s.Seed, sc.Scenario)
 	// After a sweep the trials are the knee's probe, run at each side's own
@@ -100,7 +102,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 	sweep := bs.res.Load.Mode == "sweep" || cs.res.Load.Mode == "sweep"
 	lat := quantileMetrics(bs.lat, cs.lat, bs.latProc, cs.latProc, []quantSpec{
 		{MetricP50, 50, false}, {MetricP99, 99, !sweep}, {MetricP999, 99.9, false},
-	}, s, rs)
+	}, s, rv, rs)
 	if sweep {
 		sc.Warnings = append(sc.Warnings, "a sweep's latencies (P99, and TTFT and TPOT when streaming) were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
 	}
@@ -115,7 +117,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 	for _, q := range lat {
 		sc.Metrics = append(sc.Metrics, q.m)
 	}
-	if m, ratio, w := maxQPS(bs.res.Capacity, cs.res.Capacity, s); m != nil {
+	if m, ratio, w := maxQPS(bs.res.Capacity, cs.res.Capacity, s, rv); m != nil {
 		sc.Metrics = append(sc.Metrics, *m)
 		out.qps = ratio
 		sc.Warnings = append(sc.Warnings, w)
@@ -137,7 +139,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 			}
 			// After a sweep, TTFT and TPOT were measured at each side's own
 			// knee, as P99 was: shown, not gated.
-			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, []quantSpec{{fam.name, 99, !sweep}}, s, rs) {
+			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, []quantSpec{{fam.name, 99, !sweep}}, s, rv, rs) {
 				sc.Metrics = append(sc.Metrics, q.m)
 			}
 		}

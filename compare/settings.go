@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"math"
 	"errors"
 	"fmt"
 )
@@ -30,6 +31,33 @@ type Settings struct {
 	// IgnoreHostLoad keeps a regression measured on a busy host (see
 	// result.HostLoad) a regression instead of making it inconclusive.
 	IgnoreHostLoad bool `json:"ignore_host_load,omitempty"`
+	// RunToRun is the between-run noise assumed, as a fraction (0.10 =
+	// 10% standard deviation on the log scale), for a baseline measured
+	// in one run (no noise floor): the processes and knee estimates of one
+	// run share its machine state, so their spread misses how far a whole
+	// run moves, and the test adds this variance for the baseline's run
+	// and the candidate's. A baseline from two or more runs (with a noise
+	// floor) carries that movement in its own spread instead, and none is
+	// assumed. 0 assumes none.
+	RunToRun float64 `json:"run_to_run"`
+}
+
+// DefaultRunToRun is Settings.RunToRun's default: 10%, what whole runs of
+// the same code moved on a shared 2-core runner (demo → gate, minutes
+// apart, 2026-11-30: P99 per process −18% to +28%, knee estimates −12% to
+// +25%, about 15% standard deviation on a difference of two runs).
+const DefaultRunToRun = 0.10
+
+// runVar is the variance, on the log scale, that run-to-run noise adds to
+// a difference between one candidate run and a baseline measured in one
+// run: 2·ln(1+RunToRun)². Zero when the baseline carries a noise floor
+// (measured over runs) or RunToRun is 0.
+func (s Settings) runVar(measured bool) float64 {
+	if measured || s.RunToRun <= 0 {
+		return 0
+	}
+	l := math.Log1p(s.RunToRun)
+	return 2 * l * l
 }
 
 // DefaultSettings returns the gate's defaults: 5% P99, 5% max QPS, 0.1 point
@@ -42,6 +70,7 @@ func DefaultSettings() Settings {
 		Confidence:        0.95,
 		Resamples:         2000,
 		Seed:              1,
+		RunToRun:          DefaultRunToRun,
 	}
 }
 
@@ -62,6 +91,9 @@ func (s Settings) Validate() error {
 	}
 	if s.Resamples < 100 {
 		errs = append(errs, fmt.Errorf("resamples %d: want at least 100", s.Resamples))
+	}
+	if !(s.RunToRun >= 0 && s.RunToRun < 1) {
+		errs = append(errs, fmt.Errorf("run-to-run noise %v: want a fraction in [0, 1)", s.RunToRun))
 	}
 	return errors.Join(errs...)
 }

@@ -215,7 +215,11 @@ func decide(ci [2]float64, thr float64, betterIs string, p, alpha float64) strin
 // (a 5% capacity wobble is ±5% whatever the capacity). ok is false with
 // fewer than two values a side or a non-positive value. When both samples
 // have zero spread, the interval is the point and p is 0 or 1.
-func welchLog(x, y []float64, conf float64) (p float64, ci [2]float64, ok bool) {
+//
+// extra is a variance (log scale) known from outside the samples, added to
+// se² with no degrees of freedom of its own: the run-to-run noise a
+// one-run baseline cannot show (Settings.runVar).
+func welchLog(x, y []float64, conf, extra float64) (p float64, ci [2]float64, ok bool) {
 	lx, okx := logs(x)
 	ly, oky := logs(y)
 	if !okx || !oky || len(lx) < 2 || len(ly) < 2 {
@@ -226,15 +230,19 @@ func welchLog(x, y []float64, conf float64) (p float64, ci [2]float64, ok bool) 
 	n, m := float64(len(lx)), float64(len(ly))
 	d := my - mx
 	se2 := vx/n + vy/m
-	if se2 <= 0 {
+	if se2+extra <= 0 {
 		pt := 100 * (math.Exp(d) - 1)
 		if d == 0 {
 			return 1, [2]float64{pt, pt}, true
 		}
 		return 0, [2]float64{pt, pt}, true
 	}
-	se := math.Sqrt(se2)
-	df := se2 * se2 / ((vx/n)*(vx/n)/(n-1) + (vy/m)*(vy/m)/(m-1))
+	df := n + m - 2
+	if se2 > 0 {
+		// Welch–Satterthwaite; extra, known exactly, adds no term below.
+		df = (se2 + extra) * (se2 + extra) / ((vx/n)*(vx/n)/(n-1) + (vy/m)*(vy/m)/(m-1))
+	}
+	se := math.Sqrt(se2 + extra)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 	p = 2 * t.Survival(math.Abs(d)/se)
 	q := t.Quantile((1 + conf) / 2)
@@ -257,7 +265,12 @@ func welchLog(x, y []float64, conf float64) (p float64, ci [2]float64, ok bool) 
 // conf-level interval of 100·(e^d − 1) in percent, and the geometric
 // means of x and y. ok is false with fewer than three processes in all
 // (no variance to pool) or a non-positive value.
-func processTest(x, y []float64, conf float64) (p float64, ci [2]float64, gx, gy float64, ok bool) {
+//
+// extra is a variance (log scale) known from outside the samples, added to
+// se² (the run-to-run noise a one-run baseline cannot show,
+// Settings.runVar); the degrees of freedom grow as Satterthwaite's rule
+// gives for a component known exactly.
+func processTest(x, y []float64, conf, extra float64) (p float64, ci [2]float64, gx, gy float64, ok bool) {
 	lx, okx := logs(x)
 	ly, oky := logs(y)
 	if !okx || !oky || len(lx) < 1 || len(ly) < 1 || len(lx)+len(ly) < 3 {
@@ -275,7 +288,11 @@ func processTest(x, y []float64, conf float64) (p float64, ci [2]float64, gx, gy
 	df := n + m - 2
 	d := my - mx
 	gx, gy = math.Exp(mx), math.Exp(my)
-	se := math.Sqrt(ss / df * (1/n + 1/m))
+	v := ss / df * (1/n + 1/m)
+	if v > 0 && extra > 0 {
+		df *= (v + extra) * (v + extra) / (v * v)
+	}
+	se := math.Sqrt(v + extra)
 	if se <= 0 {
 		pt := 100 * (math.Exp(d) - 1)
 		if d == 0 {

@@ -66,6 +66,13 @@ type Gate struct {
 	P99Regression    Percent `yaml:"p99_regression,omitempty"`
 	MaxQPSRegression Percent `yaml:"max_qps_regression,omitempty"`
 	Confidence       float64 `yaml:"confidence,omitempty"`
+	// RunToRun is the between-run noise the gate assumes for a baseline
+	// measured in one run (no noise floor), as a standard deviation on the
+	// log scale (default 10%): the spread of one run's processes misses how
+	// far whole runs move. A baseline from two or more runs carries that
+	// movement itself and nothing is assumed. 0% assumes none (a dedicated
+	// runner whose runs you have seen agree).
+	RunToRun Percent `yaml:"run_to_run,omitempty"`
 	// IgnoreHostLoad keeps regressions measured while the host was busy
 	// with other work as regressions (default false: such a regression is
 	// inconclusive (host busy)). For runners whose load is known to be

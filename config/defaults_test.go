@@ -17,6 +17,7 @@ func TestDefaultsInStep(t *testing.T) {
 		{"p99 regression", d.P99Regression, s.P99Regression},
 		{"max qps regression", d.MaxQPSRegression, s.MaxQPSRegression},
 		{"confidence", d.Confidence, s.Confidence},
+		{"run-to-run noise", d.RunToRun, s.RunToRun},
 	} {
 		if c.config != c.owner {
 			t.Errorf("Defaults() %s = %v, compare.DefaultSettings() %v", c.name, c.config, c.owner)

@@ -24,6 +24,7 @@ type DefaultValues struct {
 	P99Regression    float64
 	MaxQPSRegression float64
 	Confidence       float64
+	RunToRun         float64
 	Baselines        string
 	ReadyTimeout     time.Duration
 	Protocol         string
@@ -52,6 +53,7 @@ func Defaults() DefaultValues {
 		P99Regression:    0.05,
 		MaxQPSRegression: 0.05,
 		Confidence:       0.95,
+		RunToRun:         0.10,
 		Baselines:        "perfgate/baselines",
 		ReadyTimeout:     harness.DefaultReadyTimeout,
 		Protocol:         "http",
@@ -108,6 +110,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Gate.Confidence == 0 && !c.has("gate.confidence") {
 		c.Gate.Confidence = Defaults().Confidence
+	}
+	if c.Gate.RunToRun == 0 && !c.has("gate.run_to_run") {
+		c.Gate.RunToRun = Percent(Defaults().RunToRun)
 	}
 	if c.Baselines == "" {
 		c.Baselines = Defaults().Baselines

@@ -24,6 +24,7 @@ func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
 	s.P99Regression = float64(cfg.Gate.P99Regression)
 	s.MaxQPSRegression = float64(cfg.Gate.MaxQPSRegression)
 	s.Confidence = cfg.Gate.Confidence
+	s.RunToRun = float64(cfg.Gate.RunToRun)
 	s.AllowEnvMismatch = allowEnvMismatch
 	s.IgnoreHostLoad = cfg.Gate.IgnoreHostLoad
 	return s

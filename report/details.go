@@ -116,6 +116,8 @@ func (r *Report) method() []string {
 		"a change inside the threshold is unchanged; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy); a baseline's noise floor, when measured, raises the threshold of a metric tested over trials")
 	if r.Comparison.AB != nil {
 		out[len(out)-3] = abMethod(s)
+	} else if s.RunToRun > 0 {
+		out = append(out, fmt.Sprintf("run to run: against a baseline measured in one run (no noise floor), whole runs are assumed to move %s between runs (gate.run_to_run), and that variance is in the tests of latency over processes and of max QPS; a baseline from two runs measures it instead", pctOf(s.RunToRun)))
 	}
 	for _, sc := range r.Comparison.Scenarios {
 		for _, m := range sc.Metrics {

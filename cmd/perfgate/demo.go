@@ -91,7 +91,10 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		base, cand = append(base, &bb), append(cand, &cc)
 	}
 	if len(cand) > 0 {
-		rep, err := gate.Evaluate(cfg, base, cand, all, false)
+		// Both variants ran in this one run: no run-to-run noise between them.
+		inRun := *cfg
+		inRun.Gate.RunToRun = 0
+		rep, err := gate.Evaluate(&inRun, base, cand, all, false)
 		if err != nil {
 			return withCode(exitRunFailed, err)
 		}
