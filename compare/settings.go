@@ -1,9 +1,9 @@
 package compare
 
 import (
-	"math"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Settings are the gate's thresholds and the statistics' knobs. The zero

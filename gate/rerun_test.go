@@ -18,6 +18,9 @@ import (
 func TestRerunDecidesAnUndecidedScenario(t *testing.T) {
 	c := cfg(t, "")
 	c.Gate.OnInconclusive = "rerun"
+	// The model's noise is per trial, with no run-level shift: nothing
+	// assumed between runs (see gate.run_to_run).
+	c.Gate.RunToRun = 0
 	base := []*result.Result{gen(1, comparetest.Spec{Scenario: "fp32", Layer: "model"})}
 	// A 30% slower candidate measured on a noisy runner: the first five
 	// trials cannot tell (their spread straddles the threshold).
