@@ -116,7 +116,7 @@ func TestProcessTestStats(t *testing.T) {
 // here 10% on the log scale, as demo → gate runs did on a shared 2-core
 // runner), a test over one run's processes alone calls those moves
 // regressions; with Settings.RunToRun at its default it does not, and a
-// large regression is still called.
+// doubling is still called.
 func TestRunToRunAssumed(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
@@ -144,8 +144,8 @@ func TestRunToRunAssumed(t *testing.T) {
 		return regressed
 	}
 	aaBlind, aaAssumed := count(1, withinRun()), count(1, DefaultSettings())
-	bigBlind, bigAssumed := count(1.6, withinRun()), count(1.6, DefaultSettings())
-	t.Logf("A/A with 10%% run-level shifts: %d/40 regressed ignoring them, %d/40 assuming 10%%; a 60%% regression: %d/40 and %d/40", aaBlind, aaAssumed, bigBlind, bigAssumed)
+	bigBlind, bigAssumed := count(2, withinRun()), count(2, DefaultSettings())
+	t.Logf("A/A with 10%% run-level shifts: %d/40 regressed ignoring them, %d/40 assuming %.0f%%; a doubling: %d/40 and %d/40", aaBlind, aaAssumed, 100*DefaultRunToRun, bigBlind, bigAssumed)
 	if aaAssumed > 2 {
 		t.Errorf("A/A: %d/40 false regressions with run-to-run noise assumed, want at most 2", aaAssumed)
 	}
@@ -153,6 +153,6 @@ func TestRunToRunAssumed(t *testing.T) {
 		t.Errorf("A/A: ignoring run-level shifts gave %d/40, assuming them %d/40: the model does not show the failure it guards against", aaBlind, aaAssumed)
 	}
 	if bigAssumed < 30 {
-		t.Errorf("a 60%% regression was called only %d/40 with run-to-run noise assumed, want at least 30", bigAssumed)
+		t.Errorf("a doubling was called only %d/40 with run-to-run noise assumed, want at least 30", bigAssumed)
 	}
 }

@@ -53,7 +53,7 @@ func Defaults() DefaultValues {
 		P99Regression:    0.05,
 		MaxQPSRegression: 0.05,
 		Confidence:       0.95,
-		RunToRun:         0.10,
+		RunToRun:         0.15,
 		Baselines:        "perfgate/baselines",
 		ReadyTimeout:     harness.DefaultReadyTimeout,
 		Protocol:         "http",
