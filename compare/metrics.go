@@ -157,11 +157,11 @@ func sparseQuantile(m *Metric, pct float64, bh, ch []*hdrhistogram.Histogram, bp
 }
 
 // settleSparse decides the quantiles that rest on too few requests a unit
-// (RequestsNeeded set): a regression or improvement of such a P99 stands
-// only when the median, which a handful of requests does estimate, moved
-// the same way under its own test (a whole distribution that moved, not
-// one slow request); anything else, and every sparse TTFT or TPOT
-// quantile, is inconclusive.
+// (RequestsNeeded set): a regression or improvement of such a P99 (or
+// TTFT or TPOT P99) stands only when the request latency's median, which
+// a handful of requests does estimate, moved the same way under its own
+// test (a whole distribution that moved, not one slow request); anything
+// else is inconclusive.
 func settleSparse(ms []Metric) {
 	p50 := ""
 	for _, m := range ms {
@@ -174,8 +174,7 @@ func settleSparse(ms []Metric) {
 		if m.RequestsNeeded == 0 {
 			continue
 		}
-		latency := m.Metric == MetricP99 || m.Metric == MetricP999
-		if latency && (m.Verdict == Regressed || m.Verdict == Improved) && p50 == m.Verdict {
+		if (m.Verdict == Regressed || m.Verdict == Improved) && p50 == m.Verdict {
 			continue
 		}
 		m.Verdict = Inconclusive
