@@ -299,19 +299,13 @@ const MinProcesses = 5
 
 // applyNoiseFloor raises each metric's threshold to the baseline's
 // measured run-to-run noise floor for it, when that is larger: a change
-// the same code shows between two runs is not a regression. Metrics tested
-// over processes (MethodProcesses) are left alone: their test's variance
-// is the between-process variance itself, estimated from every process of
-// both sides, which is the same noise measured with more degrees of
-// freedom; raising the threshold to one noisy two-run disagreement on top
-// would count it twice.
+// the same code shows between two runs is not a regression. This holds
+// for metrics tested over processes too: the processes of one run share
+// its machine state, so their spread does not hold the candidate run's own
+// shift, which the floor measures.
 func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) {
 	for i := range ms {
 		m := &ms[i]
-		if f, ok := floor[m.Metric]; ok && m.Method == MethodProcesses {
-			warnings = append(warnings, fmt.Sprintf("%s: tested over %d baseline and %d candidate target processes, whose spread is the run-to-run noise in the test; the baseline's noise floor %.3g%% (how far its independent runs disagreed) is shown, not added to the threshold", m.Metric, m.NBase, m.NCand, f))
-			continue
-		}
 		if f, ok := floor[m.Metric]; ok && !m.Absolute && f > m.ThresholdPct {
 			warnings = append(warnings, fmt.Sprintf("%s: threshold raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed)", m.Metric, m.ThresholdPct, f))
 			m.ThresholdPct, m.NoiseFloorPct = f, f

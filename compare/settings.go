@@ -36,9 +36,9 @@ type Settings struct {
 	// in one run (no noise floor): the processes and knee estimates of one
 	// run share its machine state, so their spread misses how far a whole
 	// run moves, and the test adds this variance for the baseline's run
-	// and the candidate's. A baseline from two or more runs (with a noise
-	// floor) carries that movement in its own spread instead, and none is
-	// assumed. 0 assumes none.
+	// and the candidate's. A baseline from two or more runs measures that
+	// movement instead (its noise floor raises the threshold; see
+	// applyNoiseFloor), and none is assumed. 0 assumes none.
 	RunToRun float64 `json:"run_to_run"`
 }
 
