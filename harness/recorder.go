@@ -77,13 +77,14 @@ type recorder struct {
 	trialDur     time.Duration
 	windows      []*window
 	done, errs   atomic.Int64
-	addMu        sync.Mutex // serializes add: every worker records its own samples
-	canceled     int64      // outstanding at the end, counted as timeouts
+	canceled     int64 // outstanding at the end, counted as timeouts
 	// capped is true when the user capped the connections (MaxConns):
 	// only then can the pool, rather than the load, shape the figures.
-	capped    bool
-	warmup    int64
-	mu        sync.Mutex // guards stats (written by the clock goroutine)
+	capped bool
+	warmup int64
+	// mu serializes add (every worker records its own samples) and guards
+	// stats (written once a trial by the clock goroutine).
+	mu        sync.Mutex
 	stats     []trialStats
 	firstErrs map[string]string // first error text per class; the consumer's own
 	allLLM    *LLMRecorder      // every measured streaming sample, for the summary
@@ -118,9 +119,9 @@ func (r *recorder) index(t time.Time) int {
 // record adds one sample. Workers call it as each request ends: the
 // lock makes the recorder the histograms' single writer at any moment.
 func (r *recorder) record(s *Sample) {
-	r.addMu.Lock()
+	r.mu.Lock()
 	r.add(s)
-	r.addMu.Unlock()
+	r.mu.Unlock()
 }
 
 func (r *recorder) add(s *Sample) {
@@ -169,8 +170,8 @@ func (r *recorder) add(s *Sample) {
 	result.RecordDuration(w.wait, s.Wait)
 	w.waitSum += s.Wait
 	w.latSum += lat
-	// The schedule lag is the dispatcher's: the connection wait, which
-	// Start includes, is kept apart.
+	// The schedule lag is the worker's, from the intended time to the
+	// send: the connection wait, which Start includes, is kept apart.
 	if lag := s.Start.Sub(s.Hit.Intended) - s.Wait; lag > 0 {
 		result.RecordDuration(w.lag, lag)
 	} else {
@@ -218,7 +219,7 @@ func (r *recorder) setStats(i int, st trialStats) {
 }
 
 // firstError describes the first error of each class; call it only after
-// consume has returned.
+// every worker has returned.
 func (r *recorder) firstError() string {
 	classes := make([]string, 0, len(r.firstErrs))
 	for c := range r.firstErrs {

@@ -48,7 +48,7 @@ type conn struct {
 	// sentAt is when (monoNow) the previous request on nc was sent, for
 	// pending's idle test.
 	sentAt time.Duration
-	// sendFn, wire, sent, sendErr and sendStep serve send (send_unix.go).
+	// sendFn, wire, sent, sendErr and sendStep serve send (peek_unix.go).
 	sendFn   func(fd uintptr) bool
 	wire     []byte
 	sent     int
@@ -281,11 +281,10 @@ func (c *conn) dial(ctx context.Context) error {
 	}
 	c.nc = nc
 	c.mu.Unlock()
+	c.raw = nil
 	if c.br == nil {
-		c.raw = nil
 		c.br = bufio.NewReaderSize(c.reader(), c.cl.bufSize)
 	} else {
-		c.raw = nil
 		c.br.Reset(c.reader())
 	}
 	c.used, c.deadline = false, time.Time{}

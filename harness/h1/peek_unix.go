@@ -113,8 +113,7 @@ func (c *conn) sendStepFn(fd uintptr) bool {
 			return true
 		}
 		c.sent += int(n)
-		switch {
-		case c.sent < len(c.wire):
+		if c.sent < len(c.wire) {
 			continue
 		}
 		return false
