@@ -46,6 +46,11 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 		}
 	}
 	outs := make([]quantOut, len(specs))
+	gb, gc := groupsOf(bp, 0), groupsOf(cp, nb)
+	byTrial := make([][]int, nb+nc) // each trial its own unit
+	for i := range byTrial {
+		byTrial[i] = []int{i}
+	}
 	perTrial := func(pct float64, from, to int) []float64 {
 		vals := make([]float64, 0, to-from)
 		for i := from; i < to; i++ {
@@ -69,7 +74,7 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 				Gated: sp.gated, Method: MethodTrials, NBase: nb, NCand: nc},
 			reps: make([]float64, 0, s.Resamples),
 		}
-		if gb, gc := groupsOf(bp, 0), groupsOf(cp, nb); len(gb)+len(gc) >= 3 {
+		if len(gb)+len(gc) >= 3 {
 			perProc := func(groups [][]int) []float64 {
 				v := make([]float64, len(groups))
 				for g, idx := range groups {
@@ -89,7 +94,11 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 				m.NBaseTrials, m.NCandTrials = nb, nc
 			}
 		}
-		sparseQuantile(&outs[k].m, sp.pct, bh, ch, bp, cp)
+		units := byTrial
+		if outs[k].m.Method == MethodProcesses {
+			units = append(append([][]int{}, gb...), gc...)
+		}
+		sparseQuantile(&outs[k].m, sp.pct, qs.totals, units)
 	}
 	deltas := make([][]float64, len(specs))
 	wb, wc := make([]int, nb+nc), make([]int, nb+nc)
@@ -124,30 +133,19 @@ func RequestsForQuantile(pct float64) int {
 // request, and a test over such values calls noise a regression (the
 // demo's A/A gates did, on LLM scenarios of 5 to 9 requests a trial).
 // MinRequests and RequestsNeeded say why; settleSparse decides it.
-func sparseQuantile(m *Metric, pct float64, bh, ch []*hdrhistogram.Histogram, bp, cp []int) {
-	counts := func(hs []*hdrhistogram.Histogram, procs []int) []int64 {
-		if m.Method != MethodProcesses {
-			c := make([]int64, len(hs))
-			for i, h := range hs {
-				c[i] = h.TotalCount()
-			}
-			return c
-		}
-		var c []int64
-		for _, idx := range groupsOf(procs, 0) {
-			var n int64
-			for _, i := range idx {
-				n += hs[i].TotalCount()
-			}
-			c = append(c, n)
-		}
-		return c
-	}
+//
+// totals are both sides' per-trial request counts, units the indexes into
+// them of each unit of the test.
+func sparseQuantile(m *Metric, pct float64, totals []int64, units [][]int) {
 	need := RequestsForQuantile(pct)
 	fewest := int64(-1)
-	for _, c := range append(counts(bh, bp), counts(ch, cp)...) {
-		if fewest < 0 || c < fewest {
-			fewest = c
+	for _, idx := range units {
+		var n int64
+		for _, i := range idx {
+			n += totals[i]
+		}
+		if fewest < 0 || n < fewest {
+			fewest = n
 		}
 	}
 	if fewest < 0 || fewest >= int64(need) {
