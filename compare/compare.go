@@ -172,6 +172,9 @@ func undecidedText(sc ScenarioComparison) string {
 	if sc.HostBusy {
 		return sc.Scenario + " (host busy: rerun on a quiet runner)"
 	}
+	if sc.RunnerShifted && sc.RunnerShiftPct != nil {
+		return fmt.Sprintf("%s (runner %+.0f%% on its speed probe: rerun on a quiet runner)", sc.Scenario, *sc.RunnerShiftPct)
+	}
 	var ms []string
 	for _, m := range sc.Metrics {
 		if !m.Gated || m.Verdict != Inconclusive || !beyond(m) {

@@ -140,6 +140,16 @@ type ScenarioComparison struct {
 	// BusyTrials is how many trials of both sides were measured while the
 	// host was busy with other work (result.HostLoad.Busy).
 	BusyTrials int `json:"busy_trials,omitempty"`
+	// RunnerShiftPct is how much slower (positive) or faster the runner
+	// itself ran its speed probe during the candidate's run than during the
+	// baseline's (result.RunnerSpeed), in percent; 0 when the shift was not
+	// significant or under RunnerShiftPct; absent when either side has no
+	// probe samples.
+	RunnerShiftPct *float64 `json:"runner_shift_pct,omitempty"`
+	// RunnerShifted is true when a regression (improvement) was measured
+	// while the runner ran slower (faster): the verdict is then
+	// Inconclusive.
+	RunnerShifted bool `json:"runner_shifted,omitempty"`
 	// TrialsNeeded, when set, is how many trials (or knee estimates) per
 	// side would likely decide the gated metrics left inconclusive with a
 	// change beyond their threshold.

@@ -79,6 +79,7 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
 	hostBusy(sc, b, c, s.IgnoreHostLoad)
+	runnerSpeed(sc, b, c, s, s.IgnoreHostLoad)
 	if len(reasons) > 0 {
 		sc.Invalid = true
 		sc.Verdict = Inconclusive

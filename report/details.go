@@ -113,7 +113,7 @@ func (r *Report) method() []string {
 			pctOf(s.P99Regression), pctOf(s.MaxQPSRegression), num(100*s.ErrorRateIncrease), pctOf(s.Confidence)),
 		fmt.Sprintf("latency: over target processes when the trials came from several (Student's t on the log of each process's quantile, variance pooled over both sides: the run-to-run noise is in the test; a regression needs the change beyond the threshold and the test significant), else two-sided Mann-Whitney U over per-trial values with a %d-resample bootstrap interval of the change (seed %d); Holm-corrected across a scenario's gated metrics", s.Resamples, s.Seed),
 		"max QPS under the SLO: Welch's t-test over each side's independent knee estimates (the search's and one per confirmation round in a fresh target process); a regression needs the change beyond the threshold and the test significant; with one knee a side (no estimates) the brackets show the change but never call it",
-		"a change inside the threshold is unchanged; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy); a baseline's noise floor, when measured, raises the threshold")
+		"a change inside the threshold is unchanged; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy), and one the runner's own slowdown could explain (a fixed CPU and memory probe run between the target processes, slower by 10% or more and significantly) is inconclusive (runner slower); a baseline's noise floor, when measured, raises the threshold")
 	if r.Comparison.AB != nil {
 		out[len(out)-3] = abMethod(s)
 	} else if s.RunToRun > 0 {

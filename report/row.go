@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/perfgate/perfgate/compare"
@@ -48,6 +49,9 @@ func (r *Report) scenarioRow(s compare.ScenarioComparison, dash string) row {
 	}
 	if s.HostBusy {
 		w.Notes = append(w.Notes, "(host busy)")
+	}
+	if s.RunnerShifted && s.RunnerShiftPct != nil {
+		w.Notes = append(w.Notes, fmt.Sprintf("(runner %+.0f%%)", *s.RunnerShiftPct))
 	}
 	if s.Simulated {
 		w.Notes = append(w.Notes, "(simulated)")

@@ -1,5 +1,7 @@
 package result
 
+import "time"
+
 // HostLoad is how busy the machine was during one trial apart from
 // perfgate and the targets it started, from /proc/stat and /proc/[pid]/stat.
 //
@@ -17,4 +19,24 @@ type HostLoad struct {
 	// says which.
 	Busy bool   `json:"busy,omitempty"`
 	Why  string `json:"why,omitempty"`
+}
+
+// RunnerSpeed is the runner's own speed around a scenario's run: samples
+// of a fixed probe (package runnerspeed), taken before the first target
+// process and after each one ends, while none of the scenario's load runs.
+// A comparison tests the two sides' samples: a regression measured while
+// the runner itself ran slower is inconclusive (runner slower).
+type RunnerSpeed struct {
+	Samples []SpeedSample `json:"samples"`
+}
+
+// SpeedSample is one probe: nanoseconds per step of a dependent
+// multiply chain (compute_ns) and of a pointer chase through a 32 MiB
+// random cycle (memory_ns), each the mean over the CPUs probed of each
+// CPU's median of 5 timings. Lower is faster.
+type SpeedSample struct {
+	At        time.Time `json:"at"`
+	ComputeNs float64   `json:"compute_ns"`
+	MemoryNs  float64   `json:"memory_ns"`
+	CPUs      int       `json:"cpus"`
 }

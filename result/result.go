@@ -69,6 +69,9 @@ type Result struct {
 	// Restarts is how many fresh target processes the trials were spread
 	// over (0 or 1: one process).
 	Restarts int `json:"restarts,omitempty"`
+	// Runner is the runner's own speed around the run (runnerspeed);
+	// nil when not sampled.
+	Runner *RunnerSpeed `json:"runner_speed,omitempty"`
 	// NoiseFloorPct is set on baselines measured in several independent
 	// runs: per metric (p99_ms, max_qps, …), how far apart the runs were,
 	// in percent. The gate calls a regression only beyond the larger of its

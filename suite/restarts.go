@@ -178,6 +178,7 @@ func AppendRuns(r *result.Result, more ...*result.Result) *result.Result {
 	out := *r
 	out.Trials = append([]result.Trial{}, r.Trials...)
 	out.Warnings = append([]string{}, r.Warnings...)
+	out.Runner = appendSpeed(nil, r.Runner)
 	procs := 0
 	for _, t := range out.Trials {
 		procs = max(procs, t.Process)
@@ -191,6 +192,7 @@ func AppendRuns(r *result.Result, more ...*result.Result) *result.Result {
 			out.Trials = append(out.Trials, t)
 		}
 		procs = last
+		out.Runner = appendSpeed(out.Runner, m.Runner)
 		out.Valid = out.Valid && m.Valid
 		out.Interrupted = out.Interrupted || m.Interrupted
 		for _, w := range m.Warnings {
@@ -203,4 +205,18 @@ func AppendRuns(r *result.Result, more ...*result.Result) *result.Result {
 	out.Load.Trials = len(out.Trials)
 	out.Summary = summarize(out.Trials, &out)
 	return &out
+}
+
+// appendSpeed returns a copy of into with more's samples appended; nil
+// when neither has any.
+func appendSpeed(into, more *result.RunnerSpeed) *result.RunnerSpeed {
+	if more == nil || len(more.Samples) == 0 {
+		return into
+	}
+	out := &result.RunnerSpeed{}
+	if into != nil {
+		out.Samples = append(out.Samples, into.Samples...)
+	}
+	out.Samples = append(out.Samples, more.Samples...)
+	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/protocol"
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/runnerspeed"
 )
 
 // Options control a suite run.
@@ -179,8 +180,13 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	restarts := restartsOf(s.Restarts, s.URL == "", s.Load.Trials, sweepMode)
 	var res *result.Result
 	var err error
+	// The runner's own speed, sampled while none of the scenario's load
+	// runs: before the first process and after each one (compare calls a
+	// regression measured on a slower runner inconclusive).
+	speed := []result.SpeedSample{runnerspeed.Measure()}
 	if sweepMode {
 		res, err = runSweep(ctx, cfg, s, o, restarts)
+		speed = append(speed, runnerspeed.Measure())
 	} else {
 		var parts []*result.Result
 		for i, n := range splitTrials(s.Load.Trials, restarts) {
@@ -192,6 +198,7 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 			}
 			var part *result.Result
 			part, err = runProcess(ctx, cfg, s, o, n)
+			speed = append(speed, runnerspeed.Measure())
 			if part != nil {
 				parts = append(parts, part)
 			}
@@ -206,6 +213,7 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	if res != nil {
 		res.Scenario, res.Layer, res.Protocol = s.Name, s.Layer, s.Protocol
 		res.Target = s.Target
+		res.Runner = &result.RunnerSpeed{Samples: speed}
 		if s.TLS != nil && s.TLS.Insecure {
 			res.Warnings = append(res.Warnings, protocol.InsecureWarning)
 		}

@@ -223,6 +223,12 @@ scenarios:
 	if got, want := fmt.Sprint(procs), "[1 1 2]"; got != want || r.Restarts != 2 || r.Load.Trials != 3 {
 		t.Errorf("trials in processes %s, restarts %d, load.trials %d; want %s, 2, 3", got, r.Restarts, r.Load.Trials, want)
 	}
+	// The runner's speed: before the first process and after each.
+	if r.Runner == nil || len(r.Runner.Samples) != 3 {
+		t.Errorf("runner speed %+v, want 3 samples (before process 1, after 1 and 2)", r.Runner)
+	} else if s := r.Runner.Samples[0]; s.ComputeNs <= 0 || s.MemoryNs <= 0 || s.CPUs < 1 {
+		t.Errorf("runner speed sample %+v: want positive times and a CPU count", s)
+	}
 	if n := strings.Count(log.String(), "started target svc"); n != 2 {
 		t.Errorf("the target was started %d times, want 2:\n%s", n, log.String())
 	}

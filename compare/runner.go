@@ -1,0 +1,135 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// RunnerShiftPct is the smallest change of the runner's own speed (its
+// probe, result.RunnerSpeed) taken as a different machine state: below it
+// the two runs count as equally fast even when the difference is
+// significant. The probe's compute loop repeats to within 1% on a quiet
+// machine; its memory loop to within about 5%.
+const RunnerShiftPct = 10.0
+
+// runnerShift compares the runner's speed probes of a baseline run b and a
+// candidate run c: for each loop (compute, memory), the change of the
+// candidate's time per step in percent (positive: the candidate's runner
+// was slower) with Welch's t-test on the logs. It returns the loop whose
+// change is significant at s's level and beyond RunnerShiftPct, the
+// larger such change first; ok is false when neither side carries two
+// samples or no loop moved.
+func runnerShift(b, c *result.Result, s Settings) (pct float64, loop string, measured, ok bool) {
+	if b.Runner == nil || c.Runner == nil || len(b.Runner.Samples) < 2 || len(c.Runner.Samples) < 2 {
+		return 0, "", false, false
+	}
+	for _, l := range []struct {
+		name string
+		of   func(result.SpeedSample) float64
+	}{
+		{"compute", func(x result.SpeedSample) float64 { return x.ComputeNs }},
+		{"memory", func(x result.SpeedSample) float64 { return x.MemoryNs }},
+	} {
+		x, y := speedValues(b.Runner.Samples, l.of), speedValues(c.Runner.Samples, l.of)
+		p, ci, tested := welchLog(x, y, s.Confidence, 0)
+		if !tested {
+			continue
+		}
+		measured = true
+		d := 100 * (geomean(y)/geomean(x) - 1)
+		if p >= s.alpha() || math.Abs(d) < RunnerShiftPct || (ci[0] < 0 && ci[1] > 0) {
+			continue
+		}
+		if !ok || math.Abs(d) > math.Abs(pct) {
+			pct, loop, ok = d, l.name, true
+		}
+	}
+	return pct, loop, measured, ok
+}
+
+func speedValues(ss []result.SpeedSample, of func(result.SpeedSample) float64) []float64 {
+	out := make([]float64, 0, len(ss))
+	for _, x := range ss {
+		out = append(out, of(x))
+	}
+	return out
+}
+
+// RunnerAmplification bounds what a runner's shift can explain: a change
+// of a latency or throughput metric of at most RunnerAmplification times
+// the runner's shift (on the log scale). A CPU-bound service slows in
+// proportion to its CPU, and queueing near saturation amplifies that
+// (at 60% utilisation a 10% slower CPU adds about 28% to the time in
+// system); a regression whose interval lies wholly beyond three times the
+// runner's shift is not the machine's doing and stands.
+const RunnerAmplification = 3.0
+
+// runnerSpeed records how far the runner's own speed moved between the
+// two runs and, unless ignore, makes the verdicts that shift could
+// explain inconclusive (runner slower or runner faster): a regressed
+// metric measured while the runner ran slower than during the baseline,
+// or an improved one while it ran faster, whose least change consistent
+// with the data (the near end of its interval) is within
+// RunnerAmplification times the runner's shift. A change of the build does
+// not move the probe, which runs while no load does. Error rates are
+// never excused.
+func runnerSpeed(sc *ScenarioComparison, b, c *result.Result, s Settings, ignore bool) {
+	pct, loop, measured, moved := runnerShift(b, c, s)
+	if !measured {
+		return
+	}
+	shown := 0.0
+	if moved {
+		shown = pct
+	}
+	sc.RunnerShiftPct = &shown
+	if !moved || ignore {
+		return
+	}
+	slower := pct > 0
+	from, word, what := Improved, "faster", "improvement"
+	if slower {
+		from, word, what = Regressed, "slower", "regression"
+	}
+	reach := RunnerAmplification * math.Abs(math.Log1p(pct/100))
+	var excused []string
+	for i := range sc.Metrics {
+		m := &sc.Metrics[i]
+		if m.Verdict != from || m.Absolute {
+			continue
+		}
+		if leastChange(*m) > reach {
+			continue
+		}
+		m.Verdict = Inconclusive
+		excused = append(excused, m.Metric)
+	}
+	if len(excused) == 0 {
+		return
+	}
+	before := sc.Verdict
+	sc.Verdict = scenarioVerdict(sc.Metrics)
+	if sc.Verdict == Regressed || before == sc.Verdict {
+		return
+	}
+	sc.RunnerShifted = true
+	sc.Reason = fmt.Sprintf("inconclusive (runner %s): the runner itself ran a fixed %s probe %+.0f%% per step during the candidate's run against the baseline's "+
+		"(measured while no load ran); a machine that much %s, not the change, may explain the %s of %s; rerun on a quiet runner, or compare base and head on the same runner (perfgate ab)",
+		word, loop, pct, word, what, strings.Join(excused, ", "))
+}
+
+// leastChange is the smallest move of m in its verdict's direction that
+// its interval allows, as an absolute log ratio: the interval's near end.
+func leastChange(m Metric) float64 {
+	near := m.CIPct[0]
+	if m.DeltaPct < 0 {
+		near = m.CIPct[1]
+	}
+	if math.IsNaN(near) || near <= -100 {
+		return math.Inf(1)
+	}
+	return math.Abs(math.Log1p(near / 100))
+}
