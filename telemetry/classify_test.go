@@ -26,9 +26,17 @@ func TestClassify(t *testing.T) {
 			// Issue 21: a Python http.server without TCP_NODELAY, writing
 			// headers and body apart: every request waits for a delayed ACK.
 			name: "nagle meets delayed ACK",
-			in:   ClassifyInput{NoGPU: true, ClientP50Ms: 40.9, ClientP99Ms: 44.1, TargetMeasured: true, TargetCPUCores: 0.02, TargetCores: 2},
+			in:   ClassifyInput{NoGPU: true, ClientP50Ms: 40.9, ClientP99Ms: 44.1, AchievedRPS: 40, TargetMeasured: true, TargetCPUCores: 0.02, TargetCores: 2},
 			want: &result.Bottleneck{Class: result.IOBound, Next: NextNagle, Evidence: []string{
 				"every latency sits near 40 ms (P50 40.9 ms, P99 44.1 ms, inside 36.0 ms–48.0 ms): the signature of Nagle's algorithm meeting delayed ACKs on a server that writes headers and body separately"}},
+		},
+		{
+			// A model that computes 48 ms of CPU per request inside the
+			// band (the demo's int8 LLM): its work, not a delayed ACK.
+			name: "40 ms of CPU work in the band",
+			in:   ClassifyInput{NoGPU: true, ClientP50Ms: 42.5, ClientP99Ms: 47.4, AchievedRPS: 5, TargetMeasured: true, TargetCPUCores: 0.243, TargetCores: 1},
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+				"no GPU", "target CPU 0.24 of 1 cores: below the 85% that would make it compute-bound on the CPU", "server metrics not scraped"}},
 		},
 		{
 			// A real 40 ms model spreads wider than the band: not Nagle.
