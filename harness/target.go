@@ -147,7 +147,37 @@ func freePorts(n int) ([]int, error) {
 // ready in time. When ctx is cancelled, during the start or later, the
 // target is stopped with DefaultStopGrace: so an interrupted perfgate leaves
 // no process behind.
+//
+// The ports perfgate fills in ({port}, {grpc_port}) were free a moment
+// before the target started, and another process may take one first: a
+// target that exits before it is ready saying "address already in use" is
+// started again on fresh ports, up to PortAttempts times in all.
 func StartTarget(ctx context.Context, s TargetSpec) (*Target, error) {
+	var err error
+	for attempt := 1; ; attempt++ {
+		var t *Target
+		t, err = startOnce(ctx, s)
+		if err == nil || !errors.As(err, new(portTaken)) {
+			return t, err
+		}
+		if attempt == PortAttempts {
+			return nil, fmt.Errorf("%w (its ports were taken by another process %d times in a row, each time on fresh ones)", err, PortAttempts)
+		}
+	}
+}
+
+// PortAttempts is how many times StartTarget starts a target whose port
+// was taken by another process before it could bind it.
+const PortAttempts = 3
+
+// portTaken marks a start that failed because the target could not bind
+// a port perfgate chose for it; its text is the start's error.
+type portTaken struct{ error }
+
+func (p portTaken) Unwrap() error { return p.error }
+
+// startOnce is one attempt of StartTarget.
+func startOnce(ctx context.Context, s TargetSpec) (*Target, error) {
 	if len(s.Command) == 0 {
 		return nil, fmt.Errorf("target %q: empty command", s.Name)
 	}
@@ -314,7 +344,11 @@ func (t *Target) waitReady(ctx context.Context, timeout time.Duration) error {
 		// An exit is the better explanation, even when the time is up too.
 		select {
 		case <-t.exited:
-			return fmt.Errorf("target %q %s before it was ready%s", t.name, t.exitMsg, t.quoteLog())
+			err := fmt.Errorf("target %q %s before it was ready%s", t.name, t.exitMsg, t.quoteLog())
+			if strings.Contains(t.LogTail(), "address already in use") {
+				err = portTaken{err}
+			}
+			return err
 		default:
 		}
 		left := time.Until(deadline)

@@ -562,3 +562,45 @@ func TestStartTargetScrubsSecrets(t *testing.T) {
 		t.Errorf("Withheld() (-want +got):\n%s", d)
 	}
 }
+
+// A port perfgate chose can be taken by another process before the
+// target binds it: such a start is retried on fresh ports, and a target
+// that fails for any other reason is not.
+func TestStartTargetRetriesTakenPort(t *testing.T) {
+	tests := []struct {
+		name     string
+		failures int // starts that fail before the target runs
+		message  string
+		wantErr  string
+		starts   int
+	}{
+		{name: "taken once", failures: 1, message: "bind: address already in use", starts: 2},
+		{name: "taken every time", failures: 5, message: "bind: address already in use", starts: PortAttempts,
+			wantErr: "its ports were taken by another process 3 times in a row"},
+		{name: "other failure is not retried", failures: 5, message: "model file not found", starts: 1,
+			wantErr: "model file not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			count := filepath.Join(t.TempDir(), "starts")
+			s := shellSpec(t, `n=$(cat "$2" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$2"
+if [ $n -le `+strconv.Itoa(tt.failures)+` ]; then echo "listen tcp 127.0.0.1:$1: `+tt.message+`"; exit 3; fi
+exec "$T" --port "$1"`)
+			s.Command = append(s.Command, "sh", "{port}", count)
+			tg, err := StartTarget(t.Context(), s)
+			if tg != nil {
+				t.Cleanup(func() { tg.Stop(time.Second) })
+			}
+			b, _ := os.ReadFile(count)
+			if got := strings.TrimSpace(string(b)); got != strconv.Itoa(tt.starts) {
+				t.Errorf("started %s times, want %d", got, tt.starts)
+			}
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("StartTarget: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("StartTarget error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
