@@ -107,6 +107,16 @@ func TestCompareVerdicts(t *testing.T) {
 			edit: func(b, c *result.Result) {
 				c.Trials[1].Host = &result.HostLoad{OtherCPUCores: 1.2, Busy: true, Why: "other processes used 1.20 cores"}
 			}},
+		// A busy baseline looks slower than it is: an improvement over it
+		// is not credited to the change; a busy candidate only hides one.
+		{name: "improvement over a busy baseline", scale: 0.7, want: Undecided, wantScen: Inconclusive,
+			edit: func(b, c *result.Result) {
+				b.Trials[1].Host = &result.HostLoad{OtherCPUCores: 1.2, Busy: true, Why: "other processes used 1.20 cores"}
+			}},
+		{name: "improvement, busy candidate", scale: 0.7, want: Pass, wantScen: Improved,
+			edit: func(b, c *result.Result) {
+				c.Trials[1].Host = &result.HostLoad{OtherCPUCores: 1.2, Busy: true, Why: "other processes used 1.20 cores"}
+			}},
 		{name: "host busy, nothing regressed", scale: 1, want: Pass,
 			edit: func(b, c *result.Result) {
 				c.Trials[1].Host = &result.HostLoad{OtherCPUCores: 1.2, Busy: true, Why: "other processes used 1.20 cores"}

@@ -318,10 +318,10 @@ func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) 
 	return warnings
 }
 
-// maxQPSRegressed reports whether sc's max-QPS metric regressed.
-func maxQPSRegressed(sc *ScenarioComparison) bool {
+// maxQPSIs reports whether sc's max-QPS metric has verdict v.
+func maxQPSIs(sc *ScenarioComparison, v string) bool {
 	for _, m := range sc.Metrics {
-		if m.Metric == MetricMaxQPS && m.Verdict == Regressed {
+		if m.Metric == MetricMaxQPS && m.Verdict == v {
 			return true
 		}
 	}
@@ -329,8 +329,10 @@ func maxQPSRegressed(sc *ScenarioComparison) bool {
 }
 
 // hostBusy counts the trials measured on a busy host and, unless ignore,
-// turns a regression resting on them into an inconclusive verdict: the
-// host's other work, not the change, may have slowed them.
+// turns a verdict resting on them into an inconclusive one: the host's
+// other work, not the change, may explain it. A regression rests on busy
+// trials (or knee probes) of either side; an improvement on those of the
+// baseline, whose busy host made it look slower than it is.
 func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
 	for _, r := range []*result.Result{b, c} {
 		for _, t := range r.Trials {
@@ -339,14 +341,19 @@ func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
 			}
 		}
 	}
-	if sc.Verdict != Regressed || ignore {
+	if ignore || (sc.Verdict != Regressed && sc.Verdict != Improved) {
 		return
 	}
-	var busy []string
-	for _, x := range []struct {
+	sides := []struct {
 		who string
 		r   *result.Result
-	}{{"baseline", b}, {"candidate", c}} {
+	}{{"baseline", b}, {"candidate", c}}
+	from, what := Regressed, "the regression"
+	if sc.Verdict == Improved {
+		sides, from, what = sides[:1], Improved, "the improvement"
+	}
+	var busy []string
+	for _, x := range sides {
 		n := 0
 		var why string
 		for _, t := range x.r.Trials {
@@ -360,9 +367,9 @@ func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
 		if n > 0 {
 			busy = append(busy, fmt.Sprintf("%d of %d %s trials (%s)", n, len(x.r.Trials), x.who, why))
 		}
-		// A knee rests on its probes: a max-QPS regression measured while
+		// A knee rests on its probes: a max-QPS change measured while
 		// the host was busy is no more trusted than a latency one.
-		if maxQPSRegressed(sc) && x.r.Capacity != nil {
+		if maxQPSIs(sc, from) && x.r.Capacity != nil {
 			np, pwhy := 0, ""
 			for _, p := range x.r.Capacity.Points {
 				if p.Host != nil && p.Host.Busy {
@@ -382,10 +389,10 @@ func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
 	}
 	sc.HostBusy = true
 	sc.Verdict = Inconclusive
-	sc.Reason = "inconclusive (host busy): the regression rests on trials measured while other work used the host: " +
+	sc.Reason = "inconclusive (host busy): " + what + " rests on trials measured while other work used the host: " +
 		strings.Join(busy, "; ") + "; rerun on a quiet runner"
 	for i := range sc.Metrics {
-		if sc.Metrics[i].Verdict == Regressed {
+		if sc.Metrics[i].Verdict == from {
 			sc.Metrics[i].Verdict = Inconclusive
 		}
 	}

@@ -183,10 +183,12 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	// The runner's own speed, sampled while none of the scenario's load
 	// runs: before the first process and after each one (compare calls a
 	// regression measured on a slower runner inconclusive).
-	speed := []result.SpeedSample{runnerspeed.Measure()}
+	var speed []result.SpeedSample
+	measure := func() { speed = append(speed, runnerspeed.Measure()) }
+	measure()
 	if sweepMode {
-		res, err = runSweep(ctx, cfg, s, o, restarts)
-		speed = append(speed, runnerspeed.Measure())
+		res, err = runSweep(ctx, cfg, s, o, restarts, measure)
+		measure()
 	} else {
 		var parts []*result.Result
 		for i, n := range splitTrials(s.Load.Trials, restarts) {
@@ -198,7 +200,7 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 			}
 			var part *result.Result
 			part, err = runProcess(ctx, cfg, s, o, n)
-			speed = append(speed, runnerspeed.Measure())
+			measure()
 			if part != nil {
 				parts = append(parts, part)
 			}

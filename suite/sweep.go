@@ -24,8 +24,9 @@ const DefaultSweepBudget = 5 * time.Minute
 // trial of the highest passing probe so that latency at the knee is on
 // record (Load.Mode "sweep" tells compare that this latency was measured
 // at the knee's rate, which differs between builds, so only max QPS is
-// gated).
-func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, restarts int) (*result.Result, error) {
+// gated). measure samples the runner's speed; it is called between the
+// confirmation rounds' processes, while no load runs.
+func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, restarts int, measure func()) (*result.Result, error) {
 	ss, err := open(ctx, cfg, s, o)
 	if err != nil {
 		return nil, err
@@ -74,6 +75,7 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 				return nil
 			}
 			ss.close()
+			measure()
 			if o.Log != nil {
 				fmt.Fprintf(o.Log, "scenario %s: knee confirmation %d: fresh target process\n", s.Name, round)
 			}
