@@ -74,9 +74,11 @@ type Gate struct {
 	// runner whose runs you have seen agree).
 	RunToRun Percent `yaml:"run_to_run,omitempty"`
 	// IgnoreHostLoad keeps regressions measured while the host was busy
-	// with other work as regressions (default false: such a regression is
-	// inconclusive (host busy)). For runners whose load is known to be
-	// perfgate's own.
+	// with other work, or while the runner ran its speed probe slower than
+	// during the baseline, as regressions (default false: such a
+	// regression is inconclusive (host busy) or (runner slower), and so
+	// is an improvement over a busy baseline or on a faster runner). For
+	// runners whose load is known to be perfgate's own.
 	IgnoreHostLoad bool `yaml:"ignore_host_load,omitempty"`
 	// OnInconclusive is what an inconclusive gate does: pass (the
 	// default: exit 0, but the headline and the Action's verdict say

@@ -39,7 +39,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&s.Resamples, "resamples", s.Resamples, "bootstrap resamples per interval")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap (verdicts are reproducible)")
 	fs.BoolVar(&s.AllowEnvMismatch, "allow-env-mismatch", false, "compare with a baseline from other hardware anyway, with a loud warning")
-	fs.BoolVar(&s.IgnoreHostLoad, "ignore-host-load", false, "keep a regression measured while the host was busy with other work a regression (default: inconclusive (host busy))")
+	fs.BoolVar(&s.IgnoreHostLoad, "ignore-host-load", false, "keep a regression measured while the host was busy with other work, or while the runner ran slower, a regression (default: inconclusive (host busy) or (runner slower))")
 	failUndecided := fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
 	setUsage(fs, "compare")
 	if err := fs.Parse(args); err != nil {
