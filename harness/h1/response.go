@@ -105,32 +105,41 @@ func readHead(r *bufio.Reader) (int, framing, error) {
 		if len(line) == 0 {
 			return status, f, nil
 		}
-		if line[0] == ' ' || line[0] == '\t' {
-			continue // obsolete line folding: none of the fields we read
-		}
-		i := bytes.IndexByte(line, ':')
-		if i <= 0 || line[i-1] == ' ' || line[i-1] == '\t' {
-			return 0, f, protoErr("malformed header line %q", line)
-		}
-		name, value := line[:i], trimOWS(line[i+1:])
-		switch {
-		case equalFold(name, "content-length"):
-			n, ok := parseDecimal(value)
-			if !ok {
-				return 0, f, protoErr("bad Content-Length %q", value)
-			}
-			if f.contentLength >= 0 && f.contentLength != n {
-				return 0, f, protoErr("conflicting Content-Length %d and %d", f.contentLength, n)
-			}
-			f.contentLength = n
-		case equalFold(name, "transfer-encoding"):
-			f.te = true
-			f.chunked = lastToken(value, "chunked")
-		case equalFold(name, "connection"):
-			f.close = f.close || hasToken(value, "close")
-			f.keepAlive = f.keepAlive || hasToken(value, "keep-alive")
+		if err := f.field(line); err != nil {
+			return 0, f, err
 		}
 	}
+}
+
+// field reads one header line into f: only the fields that frame the body
+// and the connection count; the others are checked for shape and skipped.
+func (f *framing) field(line []byte) error {
+	if line[0] == ' ' || line[0] == '\t' {
+		return nil // obsolete line folding: none of the fields we read
+	}
+	i := bytes.IndexByte(line, ':')
+	if i <= 0 || line[i-1] == ' ' || line[i-1] == '\t' {
+		return protoErr("malformed header line %q", line)
+	}
+	name, value := line[:i], trimOWS(line[i+1:])
+	switch {
+	case equalFold(name, "content-length"):
+		n, ok := parseDecimal(value)
+		if !ok {
+			return protoErr("bad Content-Length %q", value)
+		}
+		if f.contentLength >= 0 && f.contentLength != n {
+			return protoErr("conflicting Content-Length %d and %d", f.contentLength, n)
+		}
+		f.contentLength = n
+	case equalFold(name, "transfer-encoding"):
+		f.te = true
+		f.chunked = lastToken(value, "chunked")
+	case equalFold(name, "connection"):
+		f.close = f.close || hasToken(value, "close")
+		f.keepAlive = f.keepAlive || hasToken(value, "keep-alive")
+	}
+	return nil
 }
 
 // parseStatusLine parses "HTTP/1.x SSS reason" and returns the status and
