@@ -215,7 +215,9 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	go func() { e.clock(loadCtx, rec, measureStart); close(clockDone) }()
 
 	if o.openLoop() {
-		e.openLoop(loadCtx, reqCtx, sched)
+		if !e.eventLoops(loadCtx, reqCtx, sched) {
+			e.openLoop(loadCtx, reqCtx, sched)
+		}
 	} else {
 		e.closedLoop(loadCtx, reqCtx)
 	}

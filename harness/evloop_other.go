@@ -1,0 +1,15 @@
+//go:build !linux
+
+package harness
+
+import (
+	"context"
+
+	"github.com/perfgate/perfgate/harness/h1"
+)
+
+// evLoopSupported: the event loop needs epoll (Linux); elsewhere the
+// goroutine workers run every open loop.
+const evLoopSupported = false
+
+func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *h1.Client) bool { return false }
