@@ -58,6 +58,39 @@ const (
 	evWakeSlot = -1
 )
 
+// evBatch is the least time between two of a loop's wakes for due
+// hits: a wake sends every hit due by then, so that at high rates one
+// wake (and one context switch) serves several requests, and their
+// responses come back together, as wrk2's millisecond timer does. A hit
+// waits up to evBatch past its intended time, which latency (counted
+// from the intended time) and the schedule lag show; at rates below
+// 1/evBatch hits are sent on time. PERFGATE_LOOP_BATCH (a Go duration)
+// overrides it: 0 wakes for every hit.
+const evBatch = time.Millisecond
+
+// evSpin is how long a loop with responses outstanding polls for them
+// (epoll_pwait2 with no timeout) before it sleeps: a response that
+// arrives within it costs a system call rather than a sleep and a wake.
+// PERFGATE_LOOP_SPIN (a Go duration) overrides it: 0 never polls.
+const evSpin = 10 * time.Microsecond
+
+// envDuration is the duration in the environment variable name, or def
+// when it is unset or not a duration >= 0.
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d >= 0 {
+		return d
+	}
+	return def
+}
+
+// evMaxDialing bounds a loop's connections being opened at once: while
+// that many connects are in progress, due hits wait for the first
+// connection to come free or to open (their wait measured, as at the cap),
+// so that a target slow to accept gets new connections at the pace it
+// takes them, not a burst that overflows its listen queue (whose dropped
+// connects the kernel retries after a second).
+const evMaxDialing = 8
+
 // Connection states.
 const (
 	evClosed     = iota // no socket
@@ -117,13 +150,19 @@ type evLoop struct {
 	pending   []evQueued // FIFO: pending[pendHead:]
 	pendHead  int
 	busy      int // connections with a hit
+	dialing   int // connections in evConnecting
 	next      Hit
 	hasNext   bool
 	feedDone  bool
 	nextScan  time.Time
 	lastYield time.Time
-	events    []unix.EpollEvent
-	noPwait2  bool
+	// lastSend is when the loop last sent a hit it woke for; batch is
+	// the least time between two such wakes (see evBatch).
+	lastSend time.Time
+	batch    time.Duration
+	spin     time.Duration
+	events   []unix.EpollEvent
+	noPwait2 bool
 }
 
 // startLoops starts one loop per generator core, splitting the connection
@@ -155,7 +194,7 @@ func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *h1.Client)
 	loops := make([]*evLoop, 0, n)
 	for i := range n {
 		l := &evLoop{e: e, f: f, cl: cl, reqCtx: reqCtx, sa: sa, domain: domain,
-			timeout: timeout, scan: scan, events: make([]unix.EpollEvent, evEvents)}
+			timeout: timeout, scan: scan, events: make([]unix.EpollEvent, evEvents), batch: envDuration("PERFGATE_LOOP_BATCH", evBatch), spin: envDuration("PERFGATE_LOOP_SPIN", evSpin)}
 		size := e.o.MaxConns / n
 		if i < e.o.MaxConns%n {
 			size++
@@ -238,12 +277,15 @@ func (l *evLoop) shutdown() {
 	l.mu.Unlock()
 }
 
-// run is the loop. Its goroutine stays locked to its thread, whose timer
-// slack it lowers so that the kernel wakes it on time: the thread exits
-// with the goroutine rather than go back to the runtime changed.
+// run is the loop. Its goroutine is not locked to a thread: a locked
+// goroutine that yields hands its processor to another thread and waits
+// for it back (two context switches a yield), where an unlocked one lets
+// the runtime run the other goroutines on its own thread. The goroutine
+// stays on its thread anyway while it waits with RawSyscall, and the
+// timer slack it lowers (so that the kernel wakes it on time) is that
+// thread's.
 func (l *evLoop) run() {
 	defer l.e.workers.Done()
-	runtime.LockOSThread()
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	defer l.shutdown()
 	l.lastYield = now()
@@ -260,7 +302,23 @@ func (l *evLoop) run() {
 		if (l.feedDone || l.stop.Load()) && l.busy == 0 && l.pendHead == len(l.pending) {
 			return
 		}
-		n := l.wait(l.waitFor(t))
+		d := l.waitFor(t)
+		n := 0
+		if l.spin > 0 && l.busy > 0 && d > 0 {
+			// Responses are due: poll for them a while before sleeping.
+			for until := t.Add(min(l.spin, d)); n == 0; {
+				n = l.wait(0)
+				if n > 0 || !now().Before(until) {
+					break
+				}
+			}
+			if n == 0 {
+				d = max(d-l.spin, 0)
+			}
+		}
+		if n == 0 {
+			n = l.wait(d)
+		}
 		t = now()
 		for i := range n {
 			l.event(&l.events[i], t)
@@ -293,9 +351,12 @@ func (l *evLoop) issue(t time.Time) {
 			return
 		}
 		l.hasNext = false
+		l.lastSend = t
 		l.e.sent.Add(1)
 		if !l.dispatch(l.next, t, t) {
-			l.e.exhausted.Add(1) // due while every connection was busy at the cap
+			if len(l.cold) == 0 {
+				l.e.exhausted.Add(1) // due while every connection was busy at the cap
+			}
 			l.pending = append(l.pending, evQueued{hit: l.next, enter: t})
 		}
 	}
@@ -303,7 +364,7 @@ func (l *evLoop) issue(t time.Time) {
 
 // servePending sends the hits queued at the cap while connections are free.
 func (l *evLoop) servePending(t time.Time) {
-	for l.pendHead < len(l.pending) && (len(l.idle) > 0 || len(l.cold) > 0) {
+	for l.pendHead < len(l.pending) && (len(l.idle) > 0 || len(l.cold) > 0 && l.dialing < evMaxDialing) {
 		q := l.pending[l.pendHead]
 		l.pending[l.pendHead] = evQueued{}
 		l.pendHead++
@@ -322,7 +383,7 @@ func (l *evLoop) dispatch(h Hit, enter, t time.Time) bool {
 	case len(l.idle) > 0:
 		c = l.idle[len(l.idle)-1]
 		l.idle = l.idle[:len(l.idle)-1]
-	case len(l.cold) > 0:
+	case len(l.cold) > 0 && l.dialing < evMaxDialing:
 		c = l.cold[len(l.cold)-1]
 		l.cold = l.cold[:len(l.cold)-1]
 	default:
@@ -390,7 +451,9 @@ func (l *evLoop) dial(c *evConn, t time.Time) {
 	c.p.Reset()
 	if err == nil { // connected at once
 		l.send(c, t)
+		return
 	}
+	l.dialing++
 }
 
 func (l *evLoop) dialErr(err error) error {
@@ -420,6 +483,7 @@ func (l *evLoop) event(ev *unix.EpollEvent, t time.Time) {
 			l.fail(c, t, l.dialErr(err))
 			return
 		}
+		l.dialing--
 		l.send(c, t)
 	case evBusy:
 		if c.sent < len(c.wire) {
@@ -585,6 +649,9 @@ func (l *evLoop) record(s *Sample) {
 
 // closeConn closes c's socket (which leaves the epoll set with it).
 func (l *evLoop) closeConn(c *evConn) {
+	if c.state == evConnecting {
+		l.dialing--
+	}
 	if c.fd >= 0 {
 		unix.Close(c.fd)
 		c.fd = -1
@@ -628,7 +695,11 @@ func (l *evLoop) abandonAll(t time.Time) {
 func (l *evLoop) waitFor(t time.Time) time.Duration {
 	d := evMaxWait
 	if l.hasNext && !l.stop.Load() {
-		d = min(d, l.next.Intended.Sub(t))
+		due := l.next.Intended
+		if at := l.lastSend.Add(l.batch); due.Before(at) {
+			due = at
+		}
+		d = min(d, due.Sub(t))
 	}
 	if l.busy > 0 && l.timeout > 0 {
 		d = min(d, l.nextScan.Sub(t))
