@@ -18,6 +18,13 @@
 // Each worker records its own samples into the recorder, which owns every
 // HdrHistogram, under its lock: no hand-off to another goroutine.
 //
+// On Linux an open loop whose client is the h1 HTTPClient runs instead on
+// event loops (evloop_linux.go): one goroutine per generator core with an
+// epoll of its own and non-blocking sockets, waking for due hits at most
+// once a millisecond and sending all that are due, reading responses with
+// h1.Parser as they arrive. The timing and accounting rules are the same.
+// PERFGATE_ENGINE=workers keeps the workers; see docs/event-loop.md.
+//
 // # Timing
 //
 // In open loop (rate, replay) latency is End − Intended: counted from when

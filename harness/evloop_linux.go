@@ -25,13 +25,14 @@ import (
 const evLoopSupported = true
 
 // The open loop on event loops, the way wrk2 runs: one goroutine per
-// generator core, locked to its thread, owns non-blocking sockets
-// registered (edge-triggered, once per connection) on an epoll of its
-// own. It sleeps in epoll_pwait2 until the next hit is due or a response
-// arrives, sends every hit that is due on a free connection of its own,
-// and reads and parses responses (h1.Parser) as they come. A request costs
-// one write, one read and a share of an epoll wait: no goroutine parks or
-// wakes, no runtime timer, no netpoller hand-off.
+// generator core owns non-blocking sockets registered (edge-triggered,
+// once per connection) on an epoll of its own. It sends every hit that is
+// due on a free connection of its own, reads and parses responses
+// (h1.Parser) as they come, and when there is nothing to do polls briefly,
+// then parks on that epoll in the runtime's poller until the next wake for
+// due hits (at most one a millisecond, evBatch) or a response. A request
+// costs one write, one read and a share of one wake: no goroutine per
+// request parks or wakes, and no runtime timer is set per request.
 //
 // Timing is as in the goroutine workers: latency counts from the hit's
 // intended time, Start is the send, Wait the time a due hit queued for a
@@ -42,10 +43,6 @@ var evLoopRuns atomic.Int64
 
 // Tuning of the loops.
 const (
-	// evRawWait: a wait up to this long is made with RawSyscall, keeping
-	// the loop's processor (a hand-off to another thread costs more than
-	// it saves); a longer one gives the processor back to the runtime.
-	evRawWait = time.Millisecond
 	// evYieldEvery: a loop that has not given its processor back for this
 	// long yields it (runtime.Gosched), so that the runtime's timers, the
 	// engine's clock and the garbage collector run on a one-core generator.
@@ -68,11 +65,16 @@ const (
 // overrides it: 0 wakes for every hit.
 const evBatch = time.Millisecond
 
-// evSpin is how long a loop with responses outstanding polls for them
-// (epoll_pwait2 with no timeout) before it sleeps: a response that
-// arrives within it costs a system call rather than a sleep and a wake.
+// evSpin is how long a loop with at least evSpinBusy responses
+// outstanding polls for them (epoll_wait with no timeout) before it
+// sleeps: a response that arrives within it costs a system call rather
+// than a sleep and a wake. With fewer outstanding (low rates) the poll
+// would cost more than the wake it saves, and the loop sleeps at once.
 // PERFGATE_LOOP_SPIN (a Go duration) overrides it: 0 never polls.
-const evSpin = 10 * time.Microsecond
+const (
+	evSpin     = 20 * time.Microsecond
+	evSpinBusy = 2
+)
 
 // envDuration is the duration in the environment variable name, or def
 // when it is unset or not a duration >= 0.
@@ -162,7 +164,13 @@ type evLoop struct {
 	batch    time.Duration
 	spin     time.Duration
 	events   []unix.EpollEvent
-	noPwait2 bool
+	// file wraps epfd for the runtime's poller (rc), where wait parks;
+	// deadline is its read deadline, n the events waitStep found.
+	file     *os.File
+	rc       syscall.RawConn
+	deadline time.Time
+	n        int
+	waitFn   func(uintptr) bool
 }
 
 // startLoops starts one loop per generator core, splitting the connection
@@ -233,6 +241,14 @@ func (l *evLoop) open(size int) error {
 	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, l.efd, &ev); err != nil {
 		return err
 	}
+	if err := unix.SetNonblock(l.epfd, true); err != nil {
+		return err
+	}
+	l.file = os.NewFile(uintptr(l.epfd), "epoll")
+	if l.rc, err = l.file.SyscallConn(); err != nil {
+		return err
+	}
+	l.waitFn = l.waitStep
 	l.conns = make([]*evConn, size)
 	l.cold = make([]*evConn, 0, size)
 	l.idle = make([]*evConn, 0, size)
@@ -266,7 +282,10 @@ func (l *evLoop) shutdown() {
 			c.fd = -1
 		}
 	}
-	if l.epfd >= 0 {
+	switch {
+	case l.file != nil:
+		l.file.Close()
+	case l.epfd >= 0:
 		unix.Close(l.epfd)
 	}
 	l.mu.Lock()
@@ -277,16 +296,9 @@ func (l *evLoop) shutdown() {
 	l.mu.Unlock()
 }
 
-// run is the loop. Its goroutine is not locked to a thread: a locked
-// goroutine that yields hands its processor to another thread and waits
-// for it back (two context switches a yield), where an unlocked one lets
-// the runtime run the other goroutines on its own thread. The goroutine
-// stays on its thread anyway while it waits with RawSyscall, and the
-// timer slack it lowers (so that the kernel wakes it on time) is that
-// thread's.
+// run is the loop.
 func (l *evLoop) run() {
 	defer l.e.workers.Done()
-	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	defer l.shutdown()
 	l.lastYield = now()
 	for {
@@ -304,10 +316,10 @@ func (l *evLoop) run() {
 		}
 		d := l.waitFor(t)
 		n := 0
-		if l.spin > 0 && l.busy > 0 && d > 0 {
+		if l.spin > 0 && l.busy >= evSpinBusy && d > 0 {
 			// Responses are due: poll for them a while before sleeping.
 			for until := t.Add(min(l.spin, d)); n == 0; {
-				n = l.wait(0)
+				n = l.poll()
 				if n > 0 || !now().Before(until) {
 					break
 				}
@@ -317,7 +329,7 @@ func (l *evLoop) run() {
 			}
 		}
 		if n == 0 {
-			n = l.wait(d)
+			n = l.wait(d, t)
 		}
 		t = now()
 		for i := range n {
@@ -707,36 +719,48 @@ func (l *evLoop) waitFor(t time.Time) time.Duration {
 	return max(d, 0)
 }
 
-// wait waits up to d for readiness and returns the number of events.
-func (l *evLoop) wait(d time.Duration) int {
-	ts := unix.NsecToTimespec(int64(d))
-	ev := uintptr(unsafe.Pointer(&l.events[0]))
+// wait waits up to d (from t) for readiness and returns the number of
+// events. It polls first; when nothing is ready it parks the goroutine in
+// the runtime's poller on the loop's epoll descriptor (readable when any
+// of its sockets, or its eventfd, has an event), with a deadline at the
+// end of the wait: the processor is free meanwhile for the rest of the
+// process (the engine's clock, telemetry, an in-process target), and the
+// runtime's timer, of millisecond grain, ends the wait.
+func (l *evLoop) wait(d time.Duration, t time.Time) int {
+	if n := l.poll(); n > 0 || d <= 0 {
+		return n
+	}
+	if due := t.Add(d); !due.Equal(l.deadline) {
+		l.file.SetReadDeadline(due)
+		l.deadline = due
+	}
+	l.n = 0
+	err := l.rc.Read(l.waitFn)
+	l.lastYield = now()
+	if err != nil { // the deadline: time to send
+		return 0
+	}
+	return l.n
+}
+
+// waitStep is wait's callback for the runtime's poller: done when the
+// epoll descriptor has events.
+func (l *evLoop) waitStep(uintptr) bool {
+	l.n = l.poll()
+	return l.n > 0
+}
+
+// poll returns the events ready now, without waiting.
+func (l *evLoop) poll() int {
 	for {
-		var n uintptr
-		var errno syscall.Errno
-		switch {
-		case l.noPwait2:
-			ms := uintptr((d + time.Millisecond - 1) / time.Millisecond)
-			n, _, errno = syscall.Syscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), ev, evEvents, ms, 0, 0)
-			l.lastYield = now()
-		case d <= evRawWait:
-			n, _, errno = syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), ev, evEvents, uintptr(unsafe.Pointer(&ts)), 0, 0)
-		default:
-			n, _, errno = syscall.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd), ev, evEvents, uintptr(unsafe.Pointer(&ts)), 0, 0)
-			l.lastYield = now()
-		}
-		switch {
-		case errno == 0:
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])), evEvents, 0, 0, 0)
+		switch errno {
+		case 0:
 			return int(n)
-		case errno == syscall.EINTR:
-			return 0
-		case errno == syscall.ENOSYS && !l.noPwait2:
-			l.noPwait2 = true
-		default:
-			// Cannot happen with a valid epoll descriptor; do not spin.
-			time.Sleep(time.Millisecond)
-			return 0
+		case syscall.EINTR:
+			continue
 		}
+		return 0 // cannot happen with a valid epoll descriptor
 	}
 }
 
