@@ -47,6 +47,9 @@ const (
 	// long yields it (runtime.Gosched), so that the runtime's timers, the
 	// engine's clock and the garbage collector run on a one-core generator.
 	evYieldEvery = time.Millisecond
+	// evMinConnsPerLoop: a cap below this many connections per core runs
+	// on fewer loops.
+	evMinConnsPerLoop = 8
 	// evMaxWait bounds one wait with nothing due.
 	evMaxWait = 100 * time.Millisecond
 	// evEvents is how many readiness events one wait returns at most.
@@ -193,7 +196,9 @@ func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *h1.Client)
 		copy(sa6.Addr[:], addr.IP.To16())
 		sa, domain = sa6, unix.AF_INET6
 	}
-	n := max(min(generatorCores(), e.o.MaxConns), 1)
+	// A loop's hits wait for its own connections only: a small cap split
+	// many ways would make hits wait while another loop has one free.
+	n := max(min(generatorCores(), e.o.MaxConns/evMinConnsPerLoop), 1)
 	timeout := cl.Timeout()
 	scan := 10 * time.Millisecond
 	if timeout > 0 {
