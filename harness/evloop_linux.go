@@ -58,24 +58,28 @@ const (
 	evWakeSlot = -1
 )
 
-// evBatch is the least time between two of a loop's wakes for due
-// hits: a wake sends every hit due by then, so that at high rates one
-// wake (and one context switch) serves several requests, and their
-// responses come back together, as wrk2's millisecond timer does. A hit
-// waits up to evBatch past its intended time, which latency (counted
-// from the intended time) and the schedule lag show; at rates below
-// 1/evBatch hits are sent on time. PERFGATE_LOOP_BATCH (a Go duration)
-// overrides it: 0 wakes for every hit.
+// evBatch is the least time between two of a loop's bursts of sends: a
+// burst sends every hit due by then, whatever woke the loop (the deadline
+// for the next hit, or a response), so that at high rates one wake (and
+// one context switch) serves several requests and their responses come
+// back together, as with wrk2's millisecond timer. Were a response's wake
+// to send the hits due at once, every response would wake the loop for
+// one send, whose response wakes it again. A hit waits up to evBatch past
+// its intended time, which latency (counted from the intended time) and
+// the schedule lag show; at rates below 1/evBatch per loop hits are sent
+// on time. PERFGATE_LOOP_BATCH (a Go duration) overrides it: 0 sends each
+// hit when due.
 const evBatch = time.Millisecond
 
 // evSpin is how long a loop with at least evSpinBusy responses
 // outstanding polls for them (epoll_wait with no timeout) before it
-// sleeps: a response that arrives within it costs a system call rather
-// than a sleep and a wake. With fewer outstanding (low rates) the poll
-// would cost more than the wake it saves, and the loop sleeps at once.
-// PERFGATE_LOOP_SPIN (a Go duration) overrides it: 0 never polls.
+// parks: a response that arrives within it costs a system call rather
+// than a sleep and a wake. Off by default: with sends in bursts (evBatch)
+// a loop parks about once per burst already, and polling measured no
+// cheaper at 20k req/s and dearer at low rates. PERFGATE_LOOP_SPIN (a Go
+// duration) sets it.
 const (
-	evSpin     = 20 * time.Microsecond
+	evSpin     = 0
 	evSpinBusy = 2
 )
 
@@ -350,8 +354,13 @@ func (l *evLoop) run() {
 	}
 }
 
-// issue takes every hit that is due and sends it.
+// issue takes every hit that is due and sends it, at most once per batch
+// period: a wake for a response within it leaves the hits due for the
+// next burst, so that sends (and their responses) keep coming in bursts.
 func (l *evLoop) issue(t time.Time) {
+	if l.batch > 0 && t.Sub(l.lastSend) < l.batch {
+		return
+	}
 	for {
 		if !l.hasNext {
 			if l.feedDone {
