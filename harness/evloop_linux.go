@@ -516,7 +516,11 @@ func (l *evLoop) event(ev *unix.EpollEvent, t time.Time) {
 			if ev.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
 				l.write(c, t)
 			}
-			return
+			if c.state != evBusy || c.sent < len(c.wire) {
+				return
+			}
+			// Written at last: a response may have begun while the
+			// request went out (an early 413), its edge already taken.
 		}
 		l.read(c, t, ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0)
 	case evIdle:

@@ -358,3 +358,58 @@ func TestEngineEnvWorkers(t *testing.T) {
 		t.Error("the event loop ran with PERFGATE_ENGINE=workers")
 	}
 }
+
+// A request body larger than the socket's send buffer goes out in parts,
+// on EPOLLOUT. A server that answers before reading it all (an early 413)
+// and closes is heard as its status or, when its close resets the
+// connection first, as a connection error; never a hang.
+func TestEvLoopLargeBody(t *testing.T) {
+	body := make([]byte, 8<<20)
+	tests := []struct {
+		name  string
+		early bool
+		want  []string // the classes every request may end with
+	}{
+		{"read whole", false, []string{""}},
+		{"answered early", true, []string{HTTPClass(413), ErrConnection}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.early {
+					w.Header().Set("Connection", "close")
+					w.WriteHeader(http.StatusRequestEntityTooLarge)
+					return
+				}
+				n, _ := io.Copy(io.Discard, r.Body)
+				if n != int64(len(body)) {
+					w.WriteHeader(http.StatusBadRequest)
+				}
+			}))
+			t.Cleanup(srv.Close)
+			c, err := NewHTTPClient(HTTPOptions{URL: srv.URL, Body: body, Timeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			o := &Options{Client: c, Mode: ModeRate, Rate: 10, Duration: time.Second, Trials: 1}
+			t0 := time.Now()
+			res, _ := run(t, o)
+			wantRequests(t, res, 10)
+			var n int64 // requests that ended in a wanted class
+			for _, class := range tt.want {
+				if class == "" {
+					n += res.Summary.Requests - res.Summary.Errors
+				} else {
+					n += res.Summary.ErrorsBy[class]
+				}
+			}
+			if n != res.Summary.Requests {
+				t.Errorf("errors %v of %d requests, want every one in %q", res.Summary.ErrorsBy, res.Summary.Requests, tt.want)
+			}
+			if took := time.Since(t0); took > 5*time.Second {
+				t.Errorf("the run took %v: a request hung", took)
+			}
+		})
+	}
+}
