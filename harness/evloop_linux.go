@@ -54,8 +54,10 @@ const (
 	evMaxWait = 100 * time.Millisecond
 	// evEvents is how many readiness events one wait returns at most.
 	evEvents = 256
-	// evWakeSlot marks the loop's eventfd in epoll events.
-	evWakeSlot = -1
+	// evWakeSlot marks the loop's eventfd in epoll events, evTimerSlot
+	// its timerfd.
+	evWakeSlot  = -1
+	evTimerSlot = -2
 )
 
 // evBatch is the least time between two of a loop's bursts of sends: a
@@ -147,6 +149,7 @@ type evLoop struct {
 	scan    time.Duration // deadlines are checked this often
 
 	epfd, efd int
+	tfd       int        // timerfd, -1 without one
 	mu        sync.Mutex // guards efd against the context callbacks
 	closed    bool
 	stop      atomic.Bool // the load phase ended: take no more hits
@@ -250,6 +253,24 @@ func (l *evLoop) open(size int) error {
 	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, l.efd, &ev); err != nil {
 		return err
 	}
+	// With bursts under a millisecond apart (PERFGATE_LOOP_BATCH), a
+	// timerfd ends a park at the next burst to the microsecond: the
+	// runtime's timers (a read deadline on the epoll descriptor) have a
+	// millisecond's grain when the process is idle. With the default
+	// millisecond bursts the runtime's timers are enough, and measured
+	// cheaper: 10.8-12.5 µs a request at 20k req/s against 12.7-15.3 with
+	// the timerfd (schedule lag P99 1.5 ms against 1.0).
+	l.tfd = -1
+	if l.batch < time.Millisecond {
+		if tfd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err == nil {
+			ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: evTimerSlot}
+			if unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, tfd, &ev) == nil {
+				l.tfd = tfd
+			} else {
+				unix.Close(tfd)
+			}
+		}
+	}
 	if err := unix.SetNonblock(l.epfd, true); err != nil {
 		return err
 	}
@@ -296,6 +317,9 @@ func (l *evLoop) shutdown() {
 		l.file.Close()
 	case l.epfd >= 0:
 		unix.Close(l.epfd)
+	}
+	if l.tfd >= 0 {
+		unix.Close(l.tfd)
 	}
 	l.mu.Lock()
 	l.closed = true
@@ -488,9 +512,14 @@ func (l *evLoop) dialErr(err error) error {
 
 // event handles one readiness event.
 func (l *evLoop) event(ev *unix.EpollEvent, t time.Time) {
-	if ev.Fd == evWakeSlot {
+	switch ev.Fd {
+	case evWakeSlot:
 		var b [8]byte
 		unix.Read(l.efd, b[:])
+		return
+	case evTimerSlot:
+		var b [8]byte
+		unix.Read(l.tfd, b[:])
 		return
 	}
 	c := l.conns[ev.Fd]
@@ -748,7 +777,12 @@ func (l *evLoop) wait(d time.Duration, t time.Time) int {
 	if n := l.poll(); n > 0 || d <= 0 {
 		return n
 	}
-	if due := t.Add(d); !due.Equal(l.deadline) {
+	if l.tfd >= 0 {
+		// Relative to now: t was read a moment ago, so the wake is a
+		// little late rather than early.
+		its := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+		unix.TimerfdSettime(l.tfd, 0, &its, nil)
+	} else if due := t.Add(d); !due.Equal(l.deadline) {
 		l.file.SetReadDeadline(due)
 		l.deadline = due
 	}
