@@ -33,9 +33,11 @@ func TestRunnerSpeed(t *testing.T) {
 		{name: "runner 40% slower excuses a 30% regression", scale: 1.3,
 			base: probes(6, 1.6, 170), cand: probes(6, 2.24, 170),
 			want: Inconclusive, shifted: true, shiftPct: 40, reason: "inconclusive (runner slower): the runner itself ran a fixed compute probe +40%"},
-		{name: "memory loop slower", scale: 1.3,
+		// The memory loop moves with a process's page placement: recorded,
+		// never tested.
+		{name: "memory loop slower is not a slower runner", scale: 1.3,
 			base: probes(6, 1.6, 170), cand: probes(6, 1.6, 240),
-			want: Inconclusive, shifted: true, shiftPct: 41, reason: "memory probe"},
+			want: Regressed, shiftPct: 0},
 		{name: "same runner: the regression stands", scale: 1.3,
 			base: probes(6, 1.6, 170), cand: probes(6, 1.6, 170),
 			want: Regressed, shiftPct: 0},

@@ -19,6 +19,10 @@
 // over CPUs of each CPU's median, in nanoseconds per step. The suite
 // takes a sample before a scenario's first target process and after each
 // process ends, so a scenario carries restarts + 1 samples taken while
-// none of its load runs; compare tests the two sides' samples and calls a
-// regression measured on a slower runner inconclusive (runner slower).
+// none of its load runs; compare tests the two sides' compute samples and
+// calls a regression measured on a slower runner inconclusive (runner
+// slower). The memory samples are kept for the record only: their level
+// depends on where a process's table landed in memory (on a virtual
+// machine, up to half again from one process to the next), not only on
+// the machine's state.
 package runnerspeed
