@@ -110,7 +110,7 @@ func runnerSpeed(sc *ScenarioComparison, b, c *result.Result, s Settings, ignore
 	}
 	sc.RunnerShifted = true
 	sc.Reason = fmt.Sprintf("inconclusive (runner %s): the runner itself ran a fixed compute probe %+.0f%% per step during the candidate's run against the baseline's "+
-		"(measured while no load ran); a machine that much %s, not the change, may explain the %s of %s; rerun on a quiet runner, or compare base and head on the same runner (perfgate ab)",
+		"(measured while no load ran); a machine that much %s, not the change, may explain the %s of %s; rerun on a quiet runner, or compare base and head on the same runner (perfgate gate --ab REF)",
 		word, pct, word, what, strings.Join(excused, ", "))
 }
 
