@@ -32,22 +32,7 @@ func newHTTP(t *testing.T, url string) *HTTPClient {
 // though the generator could not send on time (no coordinated omission);
 // the uncorrected service time, kept beside it, hides most of it.
 func TestOpenLoopStallShowsInP99(t *testing.T) {
-	var stallFrom, stallTo atomic.Int64
-	var mu sync.Mutex // one worker: requests queue behind the stall
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		now := time.Now().UnixNano()
-		if now >= stallFrom.Load() && now < stallTo.Load() {
-			time.Sleep(time.Duration(stallTo.Load() - now))
-		}
-		mu.Unlock()
-		w.Write([]byte("ok"))
-	}))
-	t.Cleanup(srv.Close)
-	start := time.Now()
-	stallFrom.Store(start.Add(1500 * time.Millisecond).UnixNano())
-	stallTo.Store(start.Add(1700 * time.Millisecond).UnixNano())
-
+	srv := stallServer(t, 1500*time.Millisecond, 1700*time.Millisecond)
 	res, err := Run(context.Background(), Options{
 		Client: newHTTP(t, srv.URL), Mode: ModeRate, Rate: 200, MaxConns: 4,
 		Warmup: 500 * time.Millisecond, Duration: 2 * time.Second, Trials: 1,
@@ -244,4 +229,23 @@ func countAbove(h *hdrhistogram.Histogram, us int64) int64 {
 		}
 	}
 	return n
+}
+
+// stallServer is a server that answers one request at a time and stalls
+// every request that arrives between from and to after its start until
+// to: requests queue behind the stall.
+func stallServer(t *testing.T, from, to time.Duration) *httptest.Server {
+	t.Helper()
+	var mu sync.Mutex
+	start := time.Now()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if now := time.Since(start); now >= from && now < to {
+			time.Sleep(to - now)
+		}
+		mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

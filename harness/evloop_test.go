@@ -142,21 +142,7 @@ func wantRequests(t *testing.T, res *result.Result, rate float64) {
 // The stall test, on the event loop: latency counts from the intended
 // time, so a 200 ms stall behind 4 connections shows in the tail.
 func TestEvLoopStallShowsInP99(t *testing.T) {
-	var stallFrom, stallTo atomic.Int64
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		now := time.Now().UnixNano()
-		if now >= stallFrom.Load() && now < stallTo.Load() {
-			time.Sleep(time.Duration(stallTo.Load() - now))
-		}
-		mu.Unlock()
-		w.Write([]byte("ok"))
-	}))
-	t.Cleanup(srv.Close)
-	start := time.Now()
-	stallFrom.Store(start.Add(1500 * time.Millisecond).UnixNano())
-	stallTo.Store(start.Add(1700 * time.Millisecond).UnixNano())
+	srv := stallServer(t, 1500*time.Millisecond, 1700*time.Millisecond)
 	o := runLoop(t, srv.URL, 5*time.Second, Options{Rate: 200, MaxConns: 4,
 		Warmup: 500 * time.Millisecond, Duration: 2 * time.Second, Trials: 1})
 	res, err := run(t, o)
