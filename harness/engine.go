@@ -151,7 +151,7 @@ func (o *Options) Validate() error {
 	if o.Trials < 1 {
 		return fmt.Errorf("trials %d: must be >= 1", o.Trials)
 	}
-	return nil
+	return checkEngineEnv()
 }
 
 // openLoop reports whether o sends on a schedule.
@@ -214,8 +214,11 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	clockDone := make(chan struct{})
 	go func() { e.clock(loadCtx, rec, measureStart); close(clockDone) }()
 
+	engineName := EngineWorkers
 	if o.openLoop() {
-		if !e.eventLoops(loadCtx, reqCtx, sched) {
+		if e.eventLoops(loadCtx, reqCtx, sched) {
+			engineName = EngineEventLoop
+		} else {
 			e.openLoop(loadCtx, reqCtx, sched)
 		}
 	} else {
@@ -251,6 +254,10 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	res.Load = result.Load{
 		Mode: o.Mode, Rate: o.Rate, Concurrency: o.Concurrency,
 		DurationS: o.Duration.Seconds(), WarmupS: o.Warmup.Seconds(), Trials: o.Trials,
+		Engine: engineName,
+	}
+	if engineName == EngineEventLoop {
+		res.Load.BurstMs = float64(e.burst.Microseconds()) / 1000
 	}
 	if o.openLoop() && o.Schedule == nil {
 		res.Load.Arrival = ArrivalConstant
@@ -275,7 +282,10 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 
 // engine holds the shared state of one run.
 type engine struct {
-	o          Options
+	o Options
+	// burst is the event loops' least time between bursts of sends
+	// (BatchEnv), set when the open loop runs on them.
+	burst      time.Duration
 	start, end time.Time
 	rec        *recorder
 	workers    sync.WaitGroup

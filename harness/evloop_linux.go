@@ -214,7 +214,7 @@ func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *h1.Client)
 	loops := make([]*evLoop, 0, n)
 	for i := range n {
 		l := &evLoop{e: e, f: f, cl: cl, reqCtx: reqCtx, sa: sa, domain: domain,
-			timeout: timeout, scan: scan, events: make([]unix.EpollEvent, evEvents), batch: envDuration("PERFGATE_LOOP_BATCH", evBatch), spin: envDuration("PERFGATE_LOOP_SPIN", evSpin)}
+			timeout: timeout, scan: scan, events: make([]unix.EpollEvent, evEvents), batch: envDuration(BatchEnv, evBatch), spin: envDuration(SpinEnv, evSpin)}
 		size := e.o.MaxConns / n
 		if i < e.o.MaxConns%n {
 			size++
@@ -229,6 +229,7 @@ func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *h1.Client)
 		loops = append(loops, l)
 	}
 	evLoopRuns.Add(1)
+	e.burst = loops[0].batch
 	for _, l := range loops {
 		l.unwatch = append(l.unwatch,
 			context.AfterFunc(ctx, func() { l.stop.Store(true); l.wake() }),

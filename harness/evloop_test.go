@@ -331,17 +331,53 @@ func TestEvLoopRefused(t *testing.T) {
 	}
 }
 
-// PERFGATE_ENGINE=workers keeps the goroutine workers.
-func TestEngineEnvWorkers(t *testing.T) {
-	t.Setenv(EngineEnv, "workers")
-	srv := hangServer(t, 0, 0)
-	o := runLoop(t, srv.URL, 5*time.Second, Options{Rate: 100, Duration: 200 * time.Millisecond, Trials: 1})
-	before := evLoopRuns.Load()
-	if _, err := Run(context.Background(), *o); err != nil {
-		t.Fatal(err)
+// The engine and its settings come from the environment: the result says
+// which engine ran and its burst, and a value that means nothing is an
+// error naming the variable, not a silent default.
+func TestEngineEnv(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       map[string]string
+		mode      string
+		engine    string
+		burstMs   float64
+		wantError string
+	}{
+		{name: "default open loop", engine: EngineEventLoop, burstMs: 1},
+		{name: "event-loop named", env: map[string]string{EngineEnv: "event-loop"}, engine: EngineEventLoop, burstMs: 1},
+		{name: "workers", env: map[string]string{EngineEnv: "workers"}, engine: EngineWorkers},
+		{name: "bursts of 250us", env: map[string]string{BatchEnv: "250us"}, engine: EngineEventLoop, burstMs: 0.25},
+		{name: "each hit when due", env: map[string]string{BatchEnv: "0"}, engine: EngineEventLoop},
+		{name: "closed loop runs on workers", mode: ModeConcurrency, engine: EngineWorkers},
+		{name: "unknown engine", env: map[string]string{EngineEnv: "epoll"}, wantError: `PERFGATE_ENGINE="epoll": want workers or event-loop`},
+		{name: "bad batch", env: map[string]string{BatchEnv: "1 ms"}, wantError: `PERFGATE_LOOP_BATCH="1 ms": want a duration`},
+		{name: "negative spin", env: map[string]string{SpinEnv: "-5us"}, wantError: `PERFGATE_LOOP_SPIN="-5us"`},
 	}
-	if evLoopRuns.Load() != before {
-		t.Error("the event loop ran with PERFGATE_ENGINE=workers")
+	srv := hangServer(t, 0, 0)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			o := runLoop(t, srv.URL, 5*time.Second, Options{Mode: tt.mode, Rate: 100, Concurrency: 2, Duration: 200 * time.Millisecond, Trials: 1})
+			before := evLoopRuns.Load()
+			res, err := Run(context.Background(), *o)
+			if tt.wantError != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantError) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantError)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ran := evLoopRuns.Load() != before; ran != (tt.engine == EngineEventLoop) {
+				t.Errorf("event loop ran: %v, want engine %s", ran, tt.engine)
+			}
+			if res.Load.Engine != tt.engine || res.Load.BurstMs != tt.burstMs {
+				t.Errorf("load.engine %q, burst_ms %v; want %q, %v", res.Load.Engine, res.Load.BurstMs, tt.engine, tt.burstMs)
+			}
+		})
 	}
 }
 

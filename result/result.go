@@ -119,6 +119,12 @@ type Load struct {
 	TimeoutS    float64 `json:"timeout_s,omitempty"`
 	Speed       float64 `json:"speed,omitempty"`
 	Seed        int64   `json:"seed,omitempty"`
+	// Engine is how the load was sent: "event-loop" (an open loop over
+	// HTTP/1.1 on Linux) or "workers" (goroutines); empty in results from
+	// before it was recorded. BurstMs is the event loops' least time
+	// between bursts of sends, in milliseconds (0: each hit when due).
+	Engine  string  `json:"engine,omitempty"`
+	BurstMs float64 `json:"burst_ms,omitempty"`
 }
 
 // Latency is a latency distribution in milliseconds.

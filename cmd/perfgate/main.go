@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/perfgate/perfgate/harness"
 	"io"
 	"os"
 	"os/signal"
@@ -108,6 +109,14 @@ func run(ctx context.Context, args []string, e *env) error {
 		return usageErr("no command given")
 	}
 	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "demo", "run", "gate", "action":
+		// They send load: an engine setting that means nothing is bad
+		// input, found before anything starts.
+		if err := harness.CheckEngineEnv(e.getenv); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	switch cmd {
 	case "demo":
 		return cmdDemo(ctx, e, rest)

@@ -138,3 +138,21 @@ func TestRunInterruptedWritesPartial(t *testing.T) {
 		t.Errorf("partial result: interrupted=%v valid=%v requests=%d; want interrupted, invalid, some requests", r.Interrupted, r.Valid, r.Summary.Requests)
 	}
 }
+
+// An engine setting in the environment that means nothing stops a command
+// that sends load before it starts: exit 2, naming the variable.
+func TestEngineEnvIsBadInput(t *testing.T) {
+	for _, cmd := range [][]string{{"run", "--url", "http://127.0.0.1:9/", "--rate", "10"}, {"demo", "--quick"}, {"gate"}} {
+		var out, errb bytes.Buffer
+		e := &env{getenv: func(k string) string {
+			if k == "PERFGATE_LOOP_BATCH" {
+				return "fast"
+			}
+			return ""
+		}, stdout: &out, stderr: &errb, workdir: t.TempDir()}
+		code := exitCode(run(t.Context(), cmd, e), &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), `PERFGATE_LOOP_BATCH="fast"`) {
+			t.Errorf("perfgate %s: exit %d, stderr %q; want %d naming PERFGATE_LOOP_BATCH", cmd[0], code, errb.String(), exitUsage)
+		}
+	}
+}
