@@ -68,6 +68,14 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	if compared > 0 {
 		c.Environment = env
 	}
+	gateWide(c.Scenarios, s)
+	for i := range outs {
+		for j := range c.Scenarios {
+			if c.Scenarios[j].Scenario == outs[i].sc.Scenario && c.Scenarios[j].Verdict != NoBaseline {
+				outs[i].sc = c.Scenarios[j]
+			}
+		}
+	}
 	c.Layers = attributeLayers(outs, s)
 	c.Verdict, c.Reason = topVerdict(c, env, compared, s)
 	return c, nil

@@ -180,7 +180,12 @@ type Metric struct {
 	PValue *float64 `json:"p_value,omitempty"`
 	// PHolm is PValue after Holm's correction across the scenario's gated
 	// metrics; the verdict uses it. Nil for informational metrics.
-	PHolm   *float64 `json:"p_holm,omitempty"`
+	PHolm *float64 `json:"p_holm,omitempty"`
+	// PGate is PValue after Holm's correction across every gated, tested
+	// metric of every compared scenario: a regression or improvement
+	// needs it below the tests' level too (the gate's false alarms are
+	// then bounded as a whole). Nil for informational metrics.
+	PGate   *float64 `json:"p_gate,omitempty"`
 	Verdict string   `json:"verdict"`
 	// ThresholdPct is the practical-significance threshold, in percent (or
 	// percentage points when Absolute).

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -154,5 +155,90 @@ func TestRunToRunAssumed(t *testing.T) {
 	}
 	if bigAssumed < 30 {
 		t.Errorf("a doubling was called only %d/40 with run-to-run noise assumed, want at least 30", bigAssumed)
+	}
+}
+
+// TestGateWideSimulated runs whole gates of 13 scenarios against one-run
+// baselines (10% run-level shifts, 3% process noise, 5 processes a run,
+// run-to-run noise assumed at its default): an A/A gate fails when any
+// scenario regresses; with one scenario made slower, the gate should
+// catch that one. Each gate is judged as one comparison (Holm across the
+// gate) and, for reference, scenario by scenario (each compared alone, as
+// before the gate-wide correction).
+func TestGateWideSimulated(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped in -short and -race runs")
+	}
+	run := func(rng *rand.Rand, name string, scale float64) *result.Result {
+		shift := math.Exp(0.14 * rng.NormFloat64())
+		procs := make([]float64, 5)
+		for i := range procs {
+			procs[i] = 1 + 0.03*rng.NormFloat64()
+		}
+		r := shiftedRun(rng, scale*shift, procs, 1)
+		r.Scenario = name
+		return r
+	}
+	const gates, scenarios = 40, 13
+	gate := func(seed uint64, scale float64, alone bool) (failGate, failAlone, caught, caughtAlone int) {
+		rng := rand.New(rand.NewPCG(seed, uint64(1000*scale)))
+		for range gates {
+			var base, cand []*result.Result
+			for i := range scenarios {
+				f := 1.0
+				if i == 0 {
+					f = scale
+				}
+				name := fmt.Sprintf("s%d", i)
+				base, cand = append(base, run(rng, name, 1)), append(cand, run(rng, name, f))
+			}
+			cmp, err := Compare(base, cand, DefaultSettings())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmp.Verdict == Fail {
+				failGate++
+			}
+			if cmp.Scenarios[0].Verdict == Regressed {
+				caught++
+			}
+			anyAlone := false
+			for i := range base {
+				if !alone {
+					break
+				}
+				one, err := Compare(base[i:i+1], cand[i:i+1], DefaultSettings())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if one.Verdict == Fail {
+					anyAlone = true
+					if i == 0 {
+						caughtAlone++
+					}
+				}
+			}
+			if anyAlone {
+				failAlone++
+			}
+		}
+		return
+	}
+	aaGate, aaAlone, _, _ := gate(41, 1, true)
+	_, _, c2, c2Alone := gate(43, 2, true)
+	_, _, c3, _ := gate(47, 3, false)
+	t.Logf("A/A gates of %d scenarios: %d/%d failed judged as one gate, %d/%d scenario by scenario", scenarios, aaGate, gates, aaAlone, gates)
+	t.Logf("one scenario 2x slower: caught %d/%d as one gate, %d/%d alone; 3x: %d/%d as one gate", c2, gates, c2Alone, gates, c3, gates)
+	if aaGate > 3 {
+		t.Errorf("A/A: %d/%d gates failed, want at most 3", aaGate, gates)
+	}
+	if aaAlone < 4*max(aaGate, 1) {
+		t.Errorf("scenario by scenario failed %d A/A gates, judged as one gate %d: the model does not show the failure the correction guards against", aaAlone, aaGate)
+	}
+	if c2 < 30 {
+		t.Errorf("a 2x regression in one of %d scenarios caught %d/%d as one gate, want at least 30", scenarios, c2, gates)
+	}
+	if c3 < 30 {
+		t.Errorf("a 3x regression in one of %d scenarios caught %d/%d, want at least 30", scenarios, c3, gates)
 	}
 }

@@ -99,6 +99,10 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 	}
 	res.Load = result.Load{Mode: harness.ModeSweep, Arrival: l.Arrival, DurationS: l.Duration.D().Seconds(),
 		WarmupS: l.Warmup.D().Seconds(), Trials: capa.Windows}
+	for _, r := range runs { // every probe ran on the same engine
+		res.Load.Engine, res.Load.BurstMs = r.Load.Engine, r.Load.BurstMs
+		break
+	}
 	if !capa.Found {
 		res.Warnings = append(res.Warnings, "no probe met the SLO: the service cannot meet it at the lowest rate tried")
 	}

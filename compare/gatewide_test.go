@@ -1,0 +1,62 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// scen is a compared scenario with one gated, tested P99 metric.
+func scen(name string, p, delta float64, verdict string) ScenarioComparison {
+	m := Metric{Metric: MetricP99, DeltaPct: delta, CIPct: [2]float64{delta / 2, delta * 1.5}, PValue: ptr(p), PHolm: ptr(p),
+		Verdict: verdict, ThresholdPct: 5, BetterIs: "lower", Gated: true, Method: MethodProcesses, NBase: 5, NCand: 5}
+	return ScenarioComparison{Scenario: name, Verdict: verdict, Metrics: []Metric{m}}
+}
+
+func TestGateWide(t *testing.T) {
+	quiet := func(n int) []ScenarioComparison {
+		var out []ScenarioComparison
+		for i := range n {
+			out = append(out, scen(fmt.Sprintf("q%d", i), 0.5, 2, Inconclusive))
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		scs    []ScenarioComparison
+		want   map[string]string // scenario → verdict after
+		reason string
+	}{
+		{name: "alone, p 0.02 stands", scs: []ScenarioComparison{scen("a", 0.02, 30, Regressed)},
+			want: map[string]string{"a": Regressed}},
+		{name: "one of 13, p 0.02 is noise across the gate", scs: append(quiet(12), scen("a", 0.02, 30, Regressed)),
+			want: map[string]string{"a": Inconclusive}, reason: "p 0.02 alone, 0.26 across the gate's 13 tests"},
+		{name: "one of 13, p 0.0001 stands", scs: append(quiet(12), scen("a", 0.0001, 300, Regressed)),
+			want: map[string]string{"a": Regressed}},
+		{name: "an improvement likewise", scs: append(quiet(12), scen("b", 0.03, -30, Improved)),
+			want: map[string]string{"b": Inconclusive}},
+		{name: "a scenario with no baseline is not a test",
+			scs:  []ScenarioComparison{scen("a", 0.02, 30, Regressed), {Scenario: "new", Verdict: NoBaseline}},
+			want: map[string]string{"a": Regressed, "new": NoBaseline}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gateWide(tt.scs, DefaultSettings())
+			for _, sc := range tt.scs {
+				want, ok := tt.want[sc.Scenario]
+				if !ok {
+					want = Inconclusive
+				}
+				if sc.Verdict != want {
+					t.Errorf("%s: verdict %s (%s), want %s", sc.Scenario, sc.Verdict, sc.Reason, want)
+				}
+				if len(sc.Metrics) > 0 && sc.Metrics[0].PGate == nil {
+					t.Errorf("%s: no p_gate", sc.Scenario)
+				}
+				if want == Inconclusive && tt.reason != "" && sc.Scenario == "a" && !strings.Contains(sc.Reason, tt.reason) {
+					t.Errorf("%s: reason %q lacks %q", sc.Scenario, sc.Reason, tt.reason)
+				}
+			}
+		})
+	}
+}
