@@ -35,6 +35,15 @@ func TestGateWide(t *testing.T) {
 			want: map[string]string{"a": Regressed}},
 		{name: "an improvement likewise", scs: append(quiet(12), scen("b", 0.03, -30, Improved)),
 			want: map[string]string{"b": Inconclusive}},
+		// Over trials (one process a side) the discrete test could never
+		// reach a gate-wide level: it keeps its scenario's correction.
+		{name: "a trial-tested change keeps its scenario's verdict",
+			scs: append(quiet(12), func() ScenarioComparison {
+				sc := scen("a", 0.0079, 30, Regressed)
+				sc.Metrics[0].Method = MethodTrials
+				return sc
+			}()),
+			want: map[string]string{"a": Regressed}},
 		{name: "a scenario with no baseline is not a test",
 			scs:  []ScenarioComparison{scen("a", 0.02, 30, Regressed), {Scenario: "new", Verdict: NoBaseline}},
 			want: map[string]string{"a": Regressed, "new": NoBaseline}},
@@ -50,7 +59,7 @@ func TestGateWide(t *testing.T) {
 				if sc.Verdict != want {
 					t.Errorf("%s: verdict %s (%s), want %s", sc.Scenario, sc.Verdict, sc.Reason, want)
 				}
-				if len(sc.Metrics) > 0 && sc.Metrics[0].PGate == nil {
+				if len(sc.Metrics) > 0 && sc.Metrics[0].Method != MethodTrials && sc.Metrics[0].PGate == nil {
 					t.Errorf("%s: no p_gate", sc.Scenario)
 				}
 				if want == Inconclusive && tt.reason != "" && sc.Scenario == "a" && !strings.Contains(sc.Reason, tt.reason) {
