@@ -33,6 +33,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	}
 	measured := map[string]bool{}
 	var outs []scenarioOut
+	var at []int // outs[i] is c.Scenarios[at[i]]
 	env := &EnvCheck{Match: true}
 	var diffs envDiffs
 	compared := 0
@@ -52,6 +53,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 		diffs.check(env, b, r)
 		o := compareScenario(b, r, s)
 		outs = append(outs, o)
+		at = append(at, len(c.Scenarios))
 		c.Scenarios = append(c.Scenarios, o.sc)
 	}
 	var missing []string
@@ -70,11 +72,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	}
 	gateWide(c.Scenarios, s)
 	for i := range outs {
-		for j := range c.Scenarios {
-			if c.Scenarios[j].Scenario == outs[i].sc.Scenario && c.Scenarios[j].Verdict != NoBaseline {
-				outs[i].sc = c.Scenarios[j]
-			}
-		}
+		outs[i].sc = c.Scenarios[at[i]]
 	}
 	c.Layers = attributeLayers(outs, s)
 	c.Verdict, c.Reason = topVerdict(c, env, compared, s)

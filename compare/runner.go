@@ -32,21 +32,19 @@ func runnerShift(b, c *result.Result, s Settings) (pct float64, measured, moved 
 	if b.Runner == nil || c.Runner == nil || len(b.Runner.Samples) < 2 || len(c.Runner.Samples) < 2 {
 		return 0, false, false
 	}
-	compute := func(x result.SpeedSample) float64 { return x.ComputeNs }
-	x, y := speedValues(b.Runner.Samples, compute), speedValues(c.Runner.Samples, compute)
-	p, ci, tested := welchLog(x, y, s.Confidence, 0)
+	x, y := computeNs(b.Runner.Samples), computeNs(c.Runner.Samples)
+	p, _, tested := welchLog(x, y, s.Confidence, 0)
 	if !tested {
 		return 0, false, false
 	}
 	pct = 100 * (geomean(y)/geomean(x) - 1)
-	moved = p < s.alpha() && math.Abs(pct) >= RunnerShiftPct && !(ci[0] < 0 && ci[1] > 0)
-	return pct, true, moved
+	return pct, true, p < s.alpha() && math.Abs(pct) >= RunnerShiftPct
 }
 
-func speedValues(ss []result.SpeedSample, of func(result.SpeedSample) float64) []float64 {
+func computeNs(ss []result.SpeedSample) []float64 {
 	out := make([]float64, 0, len(ss))
 	for _, x := range ss {
-		out = append(out, of(x))
+		out = append(out, x.ComputeNs)
 	}
 	return out
 }

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -740,12 +738,10 @@ func (l *evLoop) abandonAll(t time.Time) {
 			l.fail(c, t, err)
 		}
 	}
-	for _, q := range l.pending[l.pendHead:] {
-		l.busy++
-		l.e.inFlight.Add(1)
+	for _, q := range l.pending[l.pendHead:] { // never sent: not in flight
 		s := Sample{Hit: q.hit, Start: t, End: t, Wait: t.Sub(q.enter), enter: q.enter, exit: t,
 			Class: ClassifyError(l.reqCtx, err), Err: err.Error()}
-		l.record(&s)
+		l.e.rec.record(&s)
 	}
 	l.pending, l.pendHead = l.pending[:0], 0
 }
@@ -815,10 +811,4 @@ func (l *evLoop) poll() int {
 		}
 		return 0 // cannot happen with a valid epoll descriptor
 	}
-}
-
-// httpStatusText is the Err of an HTTP status failure, as HTTPClient.Do
-// writes it.
-func httpStatusText(code int) string {
-	return strconv.Itoa(code) + " " + http.StatusText(code)
 }

@@ -118,7 +118,7 @@ func (c *HTTPClient) Do(ctx context.Context, h Hit) Sample {
 		case err != nil:
 			s.Class, s.Err = ClassifyError(ctx, err), err.Error()
 		case code >= 300:
-			s.Class, s.Err = HTTPClass(code), strconv.Itoa(code)+" "+http.StatusText(code)
+			s.Class, s.Err = HTTPClass(code), httpStatusText(code)
 		}
 		return s
 	}
@@ -186,6 +186,12 @@ func (c *HTTPClient) Close() error {
 	}
 	c.tr.CloseIdleConnections()
 	return nil
+}
+
+// httpStatusText is the Err of an HTTP status failure: "503 Service
+// Unavailable".
+func httpStatusText(code int) string {
+	return strconv.Itoa(code) + " " + http.StatusText(code)
 }
 
 // HTTPClass is the error class of an HTTP status: "http_503".
