@@ -233,43 +233,41 @@ func TestEvLoopConnectionCap(t *testing.T) {
 	}
 }
 
-// Responses with Connection: close: every request succeeds on a
-// connection of its own.
-func TestEvLoopConnectionClose(t *testing.T) {
-	srv := newRawServer(t, func(c net.Conn, _ int) bool {
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
-		return false
-	})
-	o := runLoop(t, srv.url(), 5*time.Second, Options{Rate: 200, Duration: time.Second, Trials: 1})
-	res, err := run(t, o)
-	if err != nil {
-		t.Fatal(err)
+// Servers that close connections: with Connection: close every request
+// succeeds on a connection of its own; a server that closes each
+// keep-alive connection after one response without saying so has the next
+// request on it find it closed, retried once on a fresh connection; none
+// fails either way.
+func TestEvLoopServerCloses(t *testing.T) {
+	tests := []struct {
+		name     string
+		response string
+		// oneEach: every request needed a connection of its own (the
+		// server said so, so none is reused and retried).
+		oneEach bool
+	}{
+		{name: "Connection: close", response: "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", oneEach: true},
+		{name: "silent close", response: okResponse},
 	}
-	wantRequests(t, res, 200)
-	if res.Summary.Errors != 0 {
-		t.Errorf("%d errors: %v", res.Summary.Errors, res.Summary.ErrorsBy)
-	}
-	if n, sent := srv.accepted.Load(), res.Summary.Requests; n < sent {
-		t.Errorf("%d connections for %d requests, want one each", n, sent)
-	}
-}
-
-// A server that closes each keep-alive connection after one response,
-// without saying so: the next request on it finds it closed, and is
-// retried once on a fresh connection; none fails.
-func TestEvLoopSilentClose(t *testing.T) {
-	srv := newRawServer(t, func(c net.Conn, _ int) bool {
-		io.WriteString(c, okResponse)
-		return false
-	})
-	o := runLoop(t, srv.url(), 5*time.Second, Options{Rate: 200, Duration: time.Second, Trials: 1})
-	res, err := run(t, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantRequests(t, res, 200)
-	if res.Summary.Errors != 0 {
-		t.Errorf("%d errors: %v", res.Summary.Errors, res.Summary.ErrorsBy)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newRawServer(t, func(c net.Conn, _ int) bool {
+				io.WriteString(c, tt.response)
+				return false
+			})
+			o := runLoop(t, srv.url(), 5*time.Second, Options{Rate: 200, Duration: time.Second, Trials: 1})
+			res, err := run(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRequests(t, res, 200)
+			if res.Summary.Errors != 0 {
+				t.Errorf("%d errors: %v", res.Summary.Errors, res.Summary.ErrorsBy)
+			}
+			if n, sent := srv.accepted.Load(), res.Summary.Requests; tt.oneEach && n < sent {
+				t.Errorf("%d connections for %d requests, want one each", n, sent)
+			}
+		})
 	}
 }
 
