@@ -133,11 +133,11 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 		if byProcess {
 			if p, ci, _, _, ok := processTest(perProc[from], perProc[to], s.Confidence, 0); ok { // rungs of one run: no run-to-run term
 				c.CIPct = ci
-				c.Verdict = decidePoint(c.DeltaPct, ci, thr, LowerIsBetter, p, s.alpha())
+				c.Verdict = Decide(c.DeltaPct, ci, thr, LowerIsBetter, p, s.alpha())
 				return c
 			}
 		}
-		c.Verdict = decide(c.CIPct, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
+		c.Verdict = Decide(c.DeltaPct, c.CIPct, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
 		return c
 	}
 	allQPS := true
@@ -178,7 +178,7 @@ func qpsStep(a, b *result.Capacity, s Settings) *Change {
 		if m.PValue != nil {
 			p = *m.PValue
 		}
-		c.Verdict = decidePoint(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, s.alpha())
+		c.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, s.alpha())
 	}
 	return c
 }

@@ -333,10 +333,10 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar float64) (*Metric, *[3]flo
 	m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
 		CIPct: [2]float64{lo, hi}, ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
 		Gated: true, Method: MethodBracket, NBase: 1, NCand: 1}
-	m.Verdict = decide(m.CIPct, m.ThresholdPct, HigherIsBetter, math.NaN(), s.alpha())
-	if m.Verdict == Regressed || m.Verdict == Improved {
-		// One knee a side: its bracket is search resolution, not noise.
-		m.Verdict = Inconclusive
+	m.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, HigherIsBetter, math.NaN(), s.alpha())
+	if m.Verdict == Inconclusive && (beyond(*m) || m.DeltaPct > m.ThresholdPct) {
+		// One knee a side: its bracket is search resolution, not noise,
+		// so there is no test; knee estimates would give one.
 		m.TrialsNeeded = MinKneeEstimates
 	}
 	ratio := &[3]float64{cand / base, cLo / bHi, cHi / bLo}

@@ -183,7 +183,7 @@ func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64
 		if m.PHolm != nil {
 			p = *m.PHolm
 		}
-		m.Verdict = decide(m.CIPct, m.ThresholdPct, m.BetterIs, p, level)
+		m.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, level)
 	}
 	if len(fam) > 0 && len(sc.Metrics) > 0 {
 		if mp := signedRankMinP(sc.Metrics[0].NBase); mp >= level/float64(len(fam)) {

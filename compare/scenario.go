@@ -192,11 +192,7 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 			case m.PValue != nil:
 				p = *m.PValue
 			}
-			if m.Method == MethodKneeEstimates || m.Method == MethodProcesses {
-				m.Verdict = decidePoint(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
-			} else {
-				m.Verdict = decide(m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
-			}
+			m.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
 			if m.Method == MethodBracket && (m.Verdict == Regressed || m.Verdict == Improved) {
 				m.Verdict = Inconclusive // one knee a side: no test
 			}
@@ -266,31 +262,6 @@ func needed(m Metric, level float64) int {
 		need = max(need, MinProcesses)
 	}
 	return need
-}
-
-// decidePoint is the point-and-test rule for metrics with few independent
-// values a side (max QPS from knee estimates): regressed or improved when
-// the point change is beyond the threshold and the test rejects at α;
-// unchanged when the whole interval lies inside the threshold;
-// inconclusive otherwise.
-func decidePoint(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha float64) string {
-	if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
-		return Inconclusive
-	}
-	significant := p < alpha
-	worse, better := delta > thr, delta < -thr
-	if betterIs == HigherIsBetter {
-		worse, better = delta < -thr, delta > thr
-	}
-	switch {
-	case worse && significant:
-		return Regressed
-	case better && significant:
-		return Improved
-	case ci[0] >= -thr && ci[1] <= thr:
-		return Unchanged
-	}
-	return Inconclusive
 }
 
 // MinProcesses is the fewest target processes a side that the gate's

@@ -182,19 +182,35 @@ func percentileInterval(reps []float64, conf float64) [2]float64 {
 	return [2]float64{q((1 - conf) / 2), q((1 + conf) / 2)}
 }
 
-// decide applies the verdict rule to an interval (in the metric's units:
-// percent, or points when absolute) with threshold thr, the direction in
-// which the metric is better, and a p-value (NaN when there is none, as for
-// max QPS, where the interval alone decides).
-func decide(ci [2]float64, thr float64, betterIs string, p, alpha float64) string {
+// Decide is perfgate's one verdict rule, used by every mode (stored
+// baselines, same-runner A/B, ladder steps, max QPS) and documented once
+// in docs/verdicts.md ("One meaning of regressed"). It takes the point
+// change delta and its interval ci (in the metric's units: percent, or
+// points when absolute), the threshold thr, the direction in which the
+// metric is better, and the p-value of no change (NaN when there is no
+// test, as for a max QPS from one knee a side):
+//
+//   - regressed: the point change is beyond thr in the bad direction and
+//     the test rejects no change at alpha;
+//   - improved: likewise in the good direction;
+//   - unchanged: the whole interval lies inside ±thr (an equivalence test
+//     at the interval's level);
+//   - inconclusive: anything else, and any interval with a NaN end.
+//
+// Requiring the whole interval beyond thr to call a regression would miss
+// most real regressions of a few times thr with a handful of processes or
+// pairs; the threshold guards practical significance and the test
+// statistical significance, so an A/A gate calls a regression at most at
+// alpha/2. Without a test (p NaN) nothing is regressed or improved.
+func Decide(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha float64) string {
 	lo, hi := ci[0], ci[1]
-	if math.IsNaN(lo) || math.IsNaN(hi) {
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsNaN(delta) {
 		return Inconclusive
 	}
-	significant := math.IsNaN(p) || p < alpha
-	worse, better := lo > thr, hi < -thr
+	significant := p < alpha // false when p is NaN
+	worse, better := delta > thr, delta < -thr
 	if betterIs == HigherIsBetter {
-		worse, better = hi < -thr, lo > thr
+		worse, better = delta < -thr, delta > thr
 	}
 	switch {
 	case worse && significant:

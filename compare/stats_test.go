@@ -85,28 +85,30 @@ func TestDecide(t *testing.T) {
 	nan := math.NaN()
 	tests := []struct {
 		name     string
+		delta    float64
 		ci       [2]float64
 		betterIs string
 		p        float64
 		want     string
 	}{
-		{"beyond threshold and significant", [2]float64{6, 20}, LowerIsBetter, 0.01, Regressed},
-		{"beyond threshold, not significant", [2]float64{6, 20}, LowerIsBetter, 0.2, Inconclusive},
-		{"straddles threshold", [2]float64{2, 12}, LowerIsBetter, 0.01, Inconclusive},
-		{"inside threshold", [2]float64{-4, 4.9}, LowerIsBetter, 0.5, Unchanged},
+		{"beyond threshold and significant", 12, [2]float64{6, 20}, LowerIsBetter, 0.01, Regressed},
+		{"beyond threshold, not significant", 12, [2]float64{6, 20}, LowerIsBetter, 0.2, Inconclusive},
+		{"point beyond, interval straddles, significant", 7, [2]float64{2, 12}, LowerIsBetter, 0.01, Regressed},
+		{"point inside, interval straddles", 4, [2]float64{2, 12}, LowerIsBetter, 0.01, Inconclusive},
+		{"inside threshold", 0.5, [2]float64{-4, 4.9}, LowerIsBetter, 0.5, Unchanged},
 		// Significant but small: practical significance says unchanged.
-		{"significant but small", [2]float64{1, 3}, LowerIsBetter, 0.001, Unchanged},
-		{"improved latency", [2]float64{-20, -6}, LowerIsBetter, 0.01, Improved},
-		{"throughput drop", [2]float64{-20, -6}, HigherIsBetter, 0.01, Regressed},
-		{"throughput gain", [2]float64{6, 20}, HigherIsBetter, 0.01, Improved},
-		{"bracket without p-value", [2]float64{-30, -10}, HigherIsBetter, nan, Regressed},
-		{"open top cannot be unchanged", [2]float64{-2, math.Inf(1)}, HigherIsBetter, nan, Inconclusive},
-		{"no interval", [2]float64{nan, nan}, LowerIsBetter, 0.01, Inconclusive},
+		{"significant but small", 2, [2]float64{1, 3}, LowerIsBetter, 0.001, Unchanged},
+		{"improved latency", -12, [2]float64{-20, -6}, LowerIsBetter, 0.01, Improved},
+		{"throughput drop", -12, [2]float64{-20, -6}, HigherIsBetter, 0.01, Regressed},
+		{"throughput gain", 12, [2]float64{6, 20}, HigherIsBetter, 0.01, Improved},
+		{"no test: never regressed", -20, [2]float64{-30, -10}, HigherIsBetter, nan, Inconclusive},
+		{"open top cannot be unchanged", 1, [2]float64{-2, math.Inf(1)}, HigherIsBetter, nan, Inconclusive},
+		{"no interval", 3, [2]float64{nan, nan}, LowerIsBetter, 0.01, Inconclusive},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := decide(tt.ci, 5, tt.betterIs, tt.p, 0.05); got != tt.want {
-				t.Errorf("decide(%v, 5, %s, %v) = %s, want %s", tt.ci, tt.betterIs, tt.p, got, tt.want)
+			if got := Decide(tt.delta, tt.ci, 5, tt.betterIs, tt.p, 0.05); got != tt.want {
+				t.Errorf("Decide(%v, %v, 5, %s, %v) = %s, want %s", tt.delta, tt.ci, tt.betterIs, tt.p, got, tt.want)
 			}
 		})
 	}
