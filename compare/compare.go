@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -31,13 +32,14 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 		}
 		byName[b.Scenario] = b
 	}
+	noise := runNoiseOf(byName, cand, s)
 	measured := map[string]bool{}
 	var outs []scenarioOut
 	var at []int // outs[i] is c.Scenarios[at[i]]
 	env := &EnvCheck{Match: true}
 	var diffs envDiffs
 	compared := 0
-	for _, r := range cand {
+	for k, r := range cand {
 		if measured[r.Scenario] {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("two candidate results for scenario %q: both compared", r.Scenario))
 		}
@@ -51,7 +53,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 		}
 		compared++
 		diffs.check(env, b, r)
-		o := compareScenario(b, r, s)
+		o := compareScenario(b, r, s, noise[k])
 		outs = append(outs, o)
 		at = append(at, len(c.Scenarios))
 		c.Scenarios = append(c.Scenarios, o.sc)
@@ -75,8 +77,43 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 		outs[i].sc = c.Scenarios[at[i]]
 	}
 	c.Layers = attributeLayers(outs, s)
+	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
 	c.Verdict, c.Reason = topVerdict(c, env, compared, s)
 	return c, nil
+}
+
+// runNoiseOf decides each candidate's run-to-run variance (indexed like
+// cand; see poolRunNoise). When some one-run baseline would use it, the
+// pairs are first compared with no run-to-run term to see how far each
+// scenario moved.
+func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Settings) []runNoise {
+	floors := make([]bool, len(cand))
+	lat, qps := make([]moved, len(cand)), make([]moved, len(cand))
+	pool := false
+	for k, r := range cand {
+		b := byName[r.Scenario]
+		if b == nil {
+			floors[k] = true // not compared: nothing to add
+			continue
+		}
+		floors[k] = hasFloor(b)
+		pool = pool || (!floors[k] && s.RunToRun > 0)
+	}
+	if pool {
+		s0 := s
+		s0.RunToRun = 0
+		s0.Resamples = 100 // the pre-pass reads intervals of t-tests only
+		for k, r := range cand {
+			b := byName[r.Scenario]
+			if b == nil || floors[k] {
+				continue
+			}
+			o := compareScenario(b, r, s0, runNoise{latDF: math.Inf(1), qpsDF: math.Inf(1), latSrc: RunToRunNone, qpsSrc: RunToRunNone})
+			lat[k] = movedOf(o.sc, MetricP99, MethodProcesses, s.Confidence)
+			qps[k] = movedOf(o.sc, MetricMaxQPS, MethodKneeEstimates, s.Confidence)
+		}
+	}
+	return poolRunNoise(floors, lat, qps, s)
 }
 
 // envDiffs collects the fingerprint mismatches of every compared pair,
@@ -144,7 +181,7 @@ func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings) (string,
 			if u := undecidedText(sc); u != "" {
 				undecided = append(undecided, u)
 			} else {
-				inconclusive = append(inconclusive, sc.Scenario)
+				inconclusive = append(inconclusive, intervalsText(sc))
 			}
 		}
 	}
@@ -157,17 +194,59 @@ func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings) (string,
 	if compared == len(invalid) {
 		return Undecided, "every compared result is invalid (" + strings.Join(invalid, ", ") + "), so nothing could be decided: fix the runs (see the warnings) and gate again"
 	}
-	if len(undecided) > 0 {
-		why := "could not decide " + strings.Join(undecided, "; ")
+	if len(undecided) > 0 || len(inconclusive) > 0 {
+		var parts []string
+		if len(undecided) > 0 {
+			parts = append(parts, "could not decide "+strings.Join(undecided, "; "))
+		}
 		if len(inconclusive) > 0 {
-			why += "; also inconclusive within the thresholds: " + strings.Join(inconclusive, ", ")
+			parts = append(parts, "not shown unchanged: "+strings.Join(inconclusive, "; "))
+		}
+		why := strings.Join(parts, "; ")
+		if c.Detects != "" {
+			why += "; " + c.Detects
 		}
 		return Undecided, why
 	}
-	if len(inconclusive) > 0 {
-		return Pass, "no regression shown; inconclusive within the thresholds (more trials would narrow them): " + strings.Join(inconclusive, ", ")
+	why := "every gated metric unchanged or improved within its threshold"
+	if c.Detects != "" {
+		why += "; " + c.Detects
 	}
-	return Pass, "no regression beyond the thresholds"
+	return Pass, why
+}
+
+// intervalsText quotes a scenario's gated metrics left inconclusive whose
+// interval leaves the threshold though the point change does not: what
+// kept the gate from saying unchanged.
+func intervalsText(sc ScenarioComparison) string {
+	var ms []string
+	for _, m := range sc.Metrics {
+		if !m.Gated || m.Verdict != Inconclusive {
+			continue
+		}
+		unit := "%"
+		if m.Absolute {
+			unit = " points"
+		}
+		t := fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, m.ThresholdPct, unit)
+		if m.CIOpenHigh {
+			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, ∞) leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.ThresholdPct, unit)
+		}
+		switch {
+		case m.MDELimit != "":
+			t += ": " + m.MDELimit
+		case m.MDEUnitsNeeded > 0:
+			t += fmt.Sprintf(": about %d %s a side would decide it", m.MDEUnitsNeeded, m.MDEUnit)
+		}
+		ms = append(ms, t)
+	}
+	if len(ms) == 0 {
+		if sc.Reason != "" {
+			return sc.Scenario + " (" + sc.Reason + ")"
+		}
+		return sc.Scenario
+	}
+	return sc.Scenario + " (" + strings.Join(ms, "; ") + ")"
 }
 
 // undecidedText says what a scenario could not decide: its gated metrics

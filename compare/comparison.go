@@ -108,6 +108,12 @@ type Comparison struct {
 	Settings    Settings  `json:"settings"`
 	// Warnings concern the whole comparison (every report shows them).
 	Warnings []string `json:"warnings,omitempty"`
+	// Sensitivity says, per gated metric, what this comparison could
+	// detect: the smallest change across its scenarios with 80% power,
+	// and what would bring it to the threshold (see Metric.MDEPct).
+	Sensitivity []Sensitivity `json:"sensitivity,omitempty"`
+	// Detects is Sensitivity in one line, as the headline shows it.
+	Detects string `json:"detects,omitempty"`
 	// AB describes the interleaved run when the comparison is a
 	// same-runner A/B (`gate --ab`), whose base side is a revision
 	// measured now rather than a stored baseline.
@@ -153,8 +159,18 @@ type ScenarioComparison struct {
 	// TrialsNeeded, when set, is how many trials (or knee estimates) per
 	// side would likely decide the gated metrics left inconclusive with a
 	// change beyond their threshold.
-	TrialsNeeded int      `json:"trials_needed,omitempty"`
-	Warnings     []string `json:"warnings,omitempty"`
+	TrialsNeeded int `json:"trials_needed,omitempty"`
+	// RunToRunSource says where the run-to-run variance added to this
+	// scenario's tests over processes and knee estimates came from:
+	// "noise floor" (a baseline from two or more runs: none added, the
+	// floor raises the threshold), "pooled" (estimated from how far the
+	// other scenarios of this comparison moved, beyond their own noise),
+	// "assumed" (gate.run_to_run), or "none" (within one run, A/B).
+	RunToRunSource string `json:"run_to_run_source,omitempty"`
+	// RunToRunPct is that noise as a per-run standard deviation on the
+	// log scale, in percent (0 with a noise floor or none).
+	RunToRunPct float64  `json:"run_to_run_pct,omitempty"`
+	Warnings    []string `json:"warnings,omitempty"`
 }
 
 // Metric compares one metric of a scenario.
@@ -223,6 +239,26 @@ type Metric struct {
 	// of requests is their slowest one.
 	MinRequests    int `json:"min_requests,omitempty"`
 	RequestsNeeded int `json:"requests_needed,omitempty"`
+	// MDEPct is the smallest change this comparison could have detected
+	// for a gated metric: the true change its test calls significant with
+	// 80% power at Settings.Confidence, (t + z₀.₈)·se from the variances
+	// and counts it actually had (in percent, or points when Absolute).
+	// A change is called only beyond the threshold too, so the gate
+	// catches changes of max(MDEPct, ThresholdPct). Nil when the metric
+	// has no test or no finite interval.
+	MDEPct *float64 `json:"mde_pct,omitempty"`
+	// MDEUnitsNeeded is how many units a side (MDEUnit: target
+	// processes, trials, knee estimates or pairs) would bring MDEPct down
+	// to ThresholdPct, when more of them can; MDELimit says why they
+	// cannot (a run-to-run variance that more units do not shrink).
+	MDEUnitsNeeded int    `json:"mde_units_needed,omitempty"`
+	MDEUnit        string `json:"mde_unit,omitempty"`
+	MDELimit       string `json:"mde_limit,omitempty"`
+	// RunToRunVar is the run-to-run variance (log scale, of the
+	// difference of two runs) the test added: Settings.RunToRun's, or
+	// the suite's pooled estimate (ScenarioComparison.RunToRunSource).
+	// More units do not shrink it.
+	RunToRunVar float64 `json:"run_to_run_var,omitempty"`
 }
 
 // Change is an attributed change with its interval, in percent.

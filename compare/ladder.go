@@ -164,7 +164,7 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 // qpsStep is the max QPS change between two knees, tested as a scenario's
 // max QPS is (knee estimates, or brackets when there are none), as a ratio.
 func qpsStep(a, b *result.Capacity, s Settings) *Change {
-	m, ratio, _ := maxQPS(a, b, s, 0) // rungs of one run
+	m, ratio, _ := maxQPS(a, b, s, 0, math.Inf(1)) // rungs of one run
 	if m == nil {
 		return nil
 	}

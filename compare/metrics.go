@@ -32,8 +32,9 @@ type quantOut struct {
 // resampled trials; all quantiles share the resamples.
 //
 // runVar is the run-to-run variance (log scale) added to the test over
-// processes (Settings.runVar; 0 within one run).
-func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []quantSpec, s Settings, runVar float64, rs *resampler) []quantOut {
+// processes (Settings.runVar, or pooled from the suite; 0 within one
+// run), estimated on runDF degrees of freedom (+Inf when assumed).
+func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []quantSpec, s Settings, runVar, runDF float64, rs *resampler) []quantOut {
 	nb, nc := len(bh), len(ch)
 	if nb == 0 || nc == 0 {
 		return nil
@@ -86,12 +87,13 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 				}
 				return v
 			}
-			if pt, ci, gbase, gcand, ok := processTest(perProc(gb), perProc(gc), s.Confidence, runVar); ok {
+			if pt, ci, gbase, gcand, ok := processTestDF(perProc(gb), perProc(gc), s.Confidence, runVar, runDF); ok {
 				m := &outs[k].m
 				m.Baseline, m.Candidate, m.DeltaPct = gbase, gcand, pctChange(gbase, gcand)
 				m.PValue, m.CIPct = ptr(pt), ci
 				m.Method, m.NBase, m.NCand = MethodProcesses, len(gb), len(gc)
 				m.NBaseTrials, m.NCandTrials = nb, nc
+				m.RunToRunVar = runVar
 			}
 		}
 		units := byTrial
@@ -301,7 +303,7 @@ const MinKneeEstimates = 3
 //
 // It returns the metric, the ratio [point, low, high] for attribution (the
 // top may be +Inf), and a warning saying how it was compared (or why not).
-func maxQPS(b, c *result.Capacity, s Settings, runVar float64) (*Metric, *[3]float64, string) {
+func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, *[3]float64, string) {
 	switch {
 	case b == nil && c == nil:
 		return nil, nil, ""
@@ -311,11 +313,11 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar float64) (*Metric, *[3]flo
 		return nil, nil, "max_qps: the baseline's sweep found no passing rate: not compared"
 	}
 	if c.Found && len(b.Estimates) >= 2 && len(c.Estimates) >= 2 {
-		if p, ci, ok := welchLog(b.Estimates, c.Estimates, s.Confidence, runVar); ok {
+		if p, ci, ok := welchLogDF(b.Estimates, c.Estimates, s.Confidence, runVar, runDF); ok {
 			base, cand := geomean(b.Estimates), geomean(c.Estimates)
 			m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
 				CIPct: ci, PValue: ptr(p), ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
-				Gated: true, Method: MethodKneeEstimates, NBase: len(b.Estimates), NCand: len(c.Estimates)}
+				Gated: true, Method: MethodKneeEstimates, NBase: len(b.Estimates), NCand: len(c.Estimates), RunToRunVar: runVar}
 			ratio := &[3]float64{cand / base, 1 + ci[0]/100, 1 + ci[1]/100}
 			w := fmt.Sprintf("max_qps: %d baseline and %d candidate knee estimates (each from its own target process), Welch's t-test on their logarithms; regressed only when the change is beyond %.3g%% and significant",
 				m.NBase, m.NCand, m.ThresholdPct)

@@ -220,6 +220,7 @@ func PairedComparison(scs []ScenarioComparison, s Settings) *Comparison {
 		c.Verdict, c.Reason = NoBaseline, "no scenario was measured on both sides"
 		return c
 	}
+	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
 	c.Verdict, c.Reason = topVerdict(c, &EnvCheck{Match: true}, len(scs), s)
 	return c
 }

@@ -31,7 +31,7 @@ type quantSpec struct {
 }
 
 // compareScenario compares one scenario's candidate with its baseline.
-func compareScenario(b, c *result.Result, s Settings) scenarioOut {
+func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOut {
 	out := scenarioOut{sc: ScenarioComparison{Scenario: c.Scenario, Layer: c.Layer, Metrics: []Metric{}}}
 	sc := &out.sc
 	if sc.Layer == "" {
@@ -74,7 +74,7 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 		if bs.trials == 0 || cs.trials == 0 {
 			reasons = append(reasons, fmt.Sprintf("no valid trials to compare (%d baseline, %d candidate)", bs.trials, cs.trials))
 		} else {
-			out.metrics(bs, cs, s)
+			out.metrics(bs, cs, s, noise)
 		}
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
@@ -93,17 +93,22 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 
 // metrics fills the scenario's metrics, applies Holm's correction to the
 // gated ones and decides each verdict.
-func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
-	// The run-to-run variance a one-run baseline cannot show.
-	rv := s.runVar(len(bs.res.NoiseFloorPct) > 0)
+func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
+	// The run-to-run variance a one-run baseline cannot show: pooled from
+	// the suite's other scenarios, or assumed (poolRunNoise).
+	rv := noise.lat
 	sc := &out.sc
+	sc.RunToRunSource = noise.latSrc
+	if rv > 0 {
+		sc.RunToRunPct = 100 * math.Sqrt(rv/2)
+	}
 	rs := newResampler(s.Seed, sc.Scenario)
 	// After a sweep the trials are the knee's probe, run at each side's own
 	// knee rate: their latencies are shown but only max QPS is gated.
 	sweep := bs.res.Load.Mode == "sweep" || cs.res.Load.Mode == "sweep"
 	lat := quantileMetrics(bs.lat, cs.lat, bs.latProc, cs.latProc, []quantSpec{
 		{MetricP50, 50, false}, {MetricP99, 99, !sweep}, {MetricP999, 99.9, false},
-	}, s, rv, rs)
+	}, s, rv, noise.latDF, rs)
 	if sweep {
 		sc.Warnings = append(sc.Warnings, "a sweep's latencies (P99, and TTFT and TPOT when streaming) were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
 	}
@@ -118,7 +123,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 	for _, q := range lat {
 		sc.Metrics = append(sc.Metrics, q.m)
 	}
-	if m, ratio, w := maxQPS(bs.res.Capacity, cs.res.Capacity, s, rv); m != nil {
+	if m, ratio, w := maxQPS(bs.res.Capacity, cs.res.Capacity, s, noise.qps, noise.qpsDF); m != nil {
 		sc.Metrics = append(sc.Metrics, *m)
 		out.qps = ratio
 		sc.Warnings = append(sc.Warnings, w)
@@ -140,7 +145,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 			}
 			// After a sweep, TTFT and TPOT were measured at each side's own
 			// knee, as P99 was: shown, not gated.
-			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, []quantSpec{{fam.name, 99, !sweep}}, s, rv, rs) {
+			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, []quantSpec{{fam.name, 99, !sweep}}, s, rv, noise.latDF, rs) {
 				sc.Metrics = append(sc.Metrics, q.m)
 			}
 		}
@@ -156,6 +161,13 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 		}
 	}
 	sc.Warnings = append(sc.Warnings, applyNoiseFloor(sc.Metrics, bs.res.NoiseFloorPct)...)
+	usesRunNoise := false
+	for _, m := range sc.Metrics {
+		usesRunNoise = usesRunNoise || (m.Gated && (m.Method == MethodProcesses || m.Method == MethodKneeEstimates))
+	}
+	if !usesRunNoise {
+		sc.RunToRunSource, sc.RunToRunPct = "", 0
+	}
 	out.decide(s, len(bs.lat), len(cs.lat))
 }
 

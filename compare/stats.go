@@ -236,6 +236,13 @@ func Decide(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha
 // se² with no degrees of freedom of its own: the run-to-run noise a
 // one-run baseline cannot show (Settings.runVar).
 func welchLog(x, y []float64, conf, extra float64) (p float64, ci [2]float64, ok bool) {
+	return welchLogDF(x, y, conf, extra, math.Inf(1))
+}
+
+// welchLogDF is welchLog with extra estimated on extraDF degrees of
+// freedom (a variance pooled from the suite's other scenarios), which
+// Satterthwaite's rule folds into the test's.
+func welchLogDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci [2]float64, ok bool) {
 	lx, okx := logs(x)
 	ly, oky := logs(y)
 	if !okx || !oky || len(lx) < 2 || len(ly) < 2 {
@@ -255,8 +262,8 @@ func welchLog(x, y []float64, conf, extra float64) (p float64, ci [2]float64, ok
 	}
 	df := n + m - 2
 	if se2 > 0 {
-		// Welch–Satterthwaite; extra, known exactly, adds no term below.
-		df = (se2 + extra) * (se2 + extra) / ((vx/n)*(vx/n)/(n-1) + (vy/m)*(vy/m)/(m-1))
+		// Welch–Satterthwaite; extra adds a term only when estimated.
+		df = (se2 + extra) * (se2 + extra) / ((vx/n)*(vx/n)/(n-1) + (vy/m)*(vy/m)/(m-1) + extra*extra/extraDF)
 	}
 	se := math.Sqrt(se2 + extra)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
@@ -287,6 +294,12 @@ func welchLog(x, y []float64, conf, extra float64) (p float64, ci [2]float64, ok
 // Settings.runVar); the degrees of freedom grow as Satterthwaite's rule
 // gives for a component known exactly.
 func processTest(x, y []float64, conf, extra float64) (p float64, ci [2]float64, gx, gy float64, ok bool) {
+	return processTestDF(x, y, conf, extra, math.Inf(1))
+}
+
+// processTestDF is processTest with extra estimated on extraDF degrees of
+// freedom (see welchLogDF).
+func processTestDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci [2]float64, gx, gy float64, ok bool) {
 	lx, okx := logs(x)
 	ly, oky := logs(y)
 	if !okx || !oky || len(lx) < 1 || len(ly) < 1 || len(lx)+len(ly) < 3 {
@@ -306,7 +319,7 @@ func processTest(x, y []float64, conf, extra float64) (p float64, ci [2]float64,
 	gx, gy = math.Exp(mx), math.Exp(my)
 	v := ss / df * (1/n + 1/m)
 	if v > 0 && extra > 0 {
-		df *= (v + extra) * (v + extra) / (v * v)
+		df = (v + extra) * (v + extra) / (v*v/df + extra*extra/extraDF)
 	}
 	se := math.Sqrt(v + extra)
 	if se <= 0 {

@@ -32,7 +32,7 @@ func RunAB(ctx context.Context, cfg *config.Config, o ABOptions) (*Outcome, erro
 	}
 	r := &report.Report{Title: filepath.Base(cfg.Path), Comparison: res.Comparison, Baseline: res.Base, Candidate: res.Head}
 	var warns []string
-	r.Plans, warns = Plans(cfg, res.Base, res.Head)
+	r.Plans, warns = Plans(cfg, res.Base, res.Head, res.Comparison)
 	r.Warnings = append(r.Warnings, warns...)
 	return &Outcome{Report: r, RunErr: res.RunErr}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,7 +52,7 @@ func Evaluate(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvM
 	}
 	r := &report.Report{Title: filepath.Base(cfg.Path), Comparison: c, Baseline: base, Candidate: cand}
 	var warns []string
-	r.Plans, warns = Plans(cfg, base, cand)
+	r.Plans, warns = Plans(cfg, base, cand, c)
 	r.Warnings = append(r.Warnings, warns...)
 	return r, nil
 }
@@ -60,7 +61,13 @@ func Evaluate(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvM
 // it has one) for cfg's peak traffic. Nothing is planned without a peak. A
 // knee that cannot be sized (no probe met the SLO) is a warning that says
 // so, never a zero.
-func Plans(cfg *config.Config, base, cand []*result.Result) (plans []report.Plan, warnings []string) {
+//
+// The change of plan is made from the same max QPS the comparison tested
+// (the knee estimates' geometric mean) and carries its interval and
+// verdict; it is withheld, with the reason, when that max QPS is
+// inconclusive with an interval wider than MaxSizedIntervalPct or was
+// not tested (c nil is no comparison: nothing is withheld).
+func Plans(cfg *config.Config, base, cand []*result.Result, c *compare.Comparison) (plans []report.Plan, warnings []string) {
 	in, ok, err := planInput(cfg)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("capacity not planned: %v", err)}
@@ -101,7 +108,11 @@ func Plans(cfg *config.Config, base, cand []*result.Result) (plans []report.Plan
 		}
 		if p.Baseline != nil && p.Candidate != nil {
 			d := sizing.Compare(p.Baseline, p.Candidate)
-			p.Diff = &d
+			if why := withhold(c, r.Scenario, &d); why != "" {
+				p.Withheld = why
+			} else {
+				p.Diff = &d
+			}
 		}
 		plans = append(plans, p)
 	}
@@ -247,4 +258,42 @@ func WriteComparison(path string, c *compare.Comparison) error {
 		return err
 	}
 	return result.WriteFileAtomic(path, func(w io.Writer) error { return report.ComparisonJSON(w, c) })
+}
+
+// MaxSizedIntervalPct is the widest interval (in percentage points, top
+// minus bottom) of an inconclusive max QPS change for which the gate
+// still shows the change of instances and cost: beyond it the change of
+// plan is noise and is withheld, with the reason.
+const MaxSizedIntervalPct = 25.0
+
+// withhold reads the comparison's max QPS test of scenario into d and
+// says why the change of plan must not be shown ("" to show it).
+func withhold(c *compare.Comparison, scenario string, d *sizing.Diff) string {
+	if c == nil {
+		return ""
+	}
+	for _, sc := range c.Scenarios {
+		if sc.Scenario != scenario {
+			continue
+		}
+		if sc.Invalid {
+			return "a side's run is invalid (" + sc.Reason + "): the change of plan is not shown"
+		}
+		for _, m := range sc.Metrics {
+			if m.Metric != compare.MetricMaxQPS {
+				continue
+			}
+			ci := m.CIPct
+			d.MaxQPSCIPct, d.MaxQPSVerdict = &ci, m.Verdict
+			d.MaxQPSDeltaPct = math.Round(10*m.DeltaPct) / 10
+			switch {
+			case m.Verdict == compare.Inconclusive && (m.CIOpenHigh || ci[1]-ci[0] > MaxSizedIntervalPct):
+				return fmt.Sprintf("max QPS is inconclusive (%+.1f%% [%+.1f%%, %+.1f%%], wider than %.0f points): the change of plan is not shown; add knee estimates or use gate --ab",
+					m.DeltaPct, ci[0], ci[1], MaxSizedIntervalPct)
+			}
+			return ""
+		}
+		return "max QPS was not compared: the change of plan is not shown"
+	}
+	return ""
 }

@@ -104,7 +104,7 @@ func TestPlansNoKnee(t *testing.T) {
 	c := cfg(t, "")
 	r := gen(6, comparetest.Spec{Scenario: "batched", Layer: "service"})
 	r.Capacity = &result.Capacity{SLOP99Ms: 50, Found: false, Points: []result.Point{{OfferedRPS: 100, Latency: result.Latency{P99: 80}}}}
-	plans, warns := Plans(c, nil, []*result.Result{r})
+	plans, warns := Plans(c, nil, []*result.Result{r}, nil)
 	if len(plans) != 1 || plans[0].Candidate != nil {
 		t.Errorf("plans = %+v, want one without a candidate plan", plans)
 	}

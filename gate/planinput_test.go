@@ -45,7 +45,7 @@ scenarios:
 	part := &result.Partition{Name: "1g.10gb", PerDevice: 7}
 	base := []*result.Result{sweepResult("whole", 1000, nil), sweepResult("slice", 200, part)}
 	cand := []*result.Result{sweepResult("whole", 800, nil), sweepResult("slice", 200, part)}
-	plans, warns := Plans(c, base, cand)
+	plans, warns := Plans(c, base, cand, nil)
 	if len(warns) > 0 || len(plans) != 2 {
 		t.Fatalf("plans %d, warnings %q", len(plans), warns)
 	}
@@ -70,7 +70,7 @@ scenarios:
 	if err := os.WriteFile(filepath.Join(dir, "day.csv"), []byte("nonsense\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if plans, warns := Plans(c, base, cand); plans != nil || len(warns) != 1 || !strings.Contains(warns[0], "capacity.traffic") {
+	if plans, warns := Plans(c, base, cand, nil); plans != nil || len(warns) != 1 || !strings.Contains(warns[0], "capacity.traffic") {
 		t.Errorf("bad curve: %d plans, warnings %q", len(plans), warns)
 	}
 }

@@ -291,8 +291,12 @@ func (r *Report) mdCapacity() (string, map[string]string) {
 		perInst := "— → " + qps(c.PerInstanceMaxQPS)
 		inst := fmt.Sprintf("— → %d", c.Instances)
 		money := "— → " + costOf(c.CostPerMonth)
+		if p.Withheld != "" {
+			perInst = qps(p.Baseline.PerInstanceMaxQPS) + " → " + qps(c.PerInstanceMaxQPS) + ": " + esc(p.Withheld)
+			inst, money = "withheld", "withheld"
+		}
 		if d, b := p.Diff, p.Baseline; d != nil && b != nil {
-			perInst = fmt.Sprintf("%s → %s (%s)", qps(d.BaselineMaxQPS), qps(d.CandidateMaxQPS), pct(d.MaxQPSDeltaPct, false))
+			perInst = fmt.Sprintf("%s → %s (%s%s)", qps(d.BaselineMaxQPS), qps(d.CandidateMaxQPS), pct(d.MaxQPSDeltaPct, false), esc(testedSuffix(*d)))
 			inst = fmt.Sprintf("%d → %d (%s)", d.BaselineInstances, d.CandidateInstances, boldIf(signedInt(d.InstancesDelta), d.InstancesDelta > 0))
 			if d.InstancesDelta != 0 && d.Overlap {
 				inst += " within the knee's resolution"

@@ -55,8 +55,10 @@ type Plan struct {
 	// Baseline or Candidate is nil when that side has no knee to size from.
 	Baseline  *sizing.Sizing `json:"baseline,omitempty"`
 	Candidate *sizing.Sizing `json:"candidate,omitempty"`
-	// Diff is set when both sides have a plan.
-	Diff *sizing.Diff `json:"diff,omitempty"`
+	// Diff is set when both sides have a plan and the gate's max QPS
+	// test allows showing the change; else Withheld says why not.
+	Diff     *sizing.Diff `json:"diff,omitempty"`
+	Withheld string       `json:"withheld,omitempty"`
 }
 
 // jsonReport is the JSON document: the Report with its schema tag.

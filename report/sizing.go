@@ -90,9 +90,9 @@ func SizingMarkdown(w io.Writer, s *sizing.Sizing) error {
 // cost +$5,475.00/month".
 func sizingDiff(d sizing.Diff) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "instances %d → %d (%s) for %s peak QPS; max QPS per instance %s → %s (%s%%)",
+	fmt.Fprintf(&b, "instances %d → %d (%s) for %s peak QPS; max QPS per instance %s → %s (%s%%%s)",
 		d.BaselineInstances, d.CandidateInstances, signedInt(d.InstancesDelta), num(d.PeakQPS),
-		num(d.BaselineMaxQPS), num(d.CandidateMaxQPS), textfmt.Signed(d.MaxQPSDeltaPct, 1))
+		num(d.BaselineMaxQPS), num(d.CandidateMaxQPS), textfmt.Signed(d.MaxQPSDeltaPct, 1), testedSuffix(d))
 	if d.CostPerMonthDelta != nil {
 		fmt.Fprintf(&b, "; cost %s/month", signedMoney(*d.CostPerMonthDelta))
 	}
@@ -100,4 +100,14 @@ func sizingDiff(d sizing.Diff) string {
 		fmt.Fprintf(&b, "; scheduled cost %s/day", signedMoney(*d.CostPerDayDelta))
 	}
 	return b.String()
+}
+
+// testedSuffix is the gate's test of the max QPS change behind a change
+// of plan, e.g. " [-3.1%, +2.9%], unchanged", so the capacity line reads
+// as certain as the verdict and no more.
+func testedSuffix(d sizing.Diff) string {
+	if d.MaxQPSCIPct == nil {
+		return ""
+	}
+	return fmt.Sprintf(" [%s%%, %s%%], %s", textfmt.Signed(d.MaxQPSCIPct[0], 1), textfmt.Signed(d.MaxQPSCIPct[1], 1), d.MaxQPSVerdict)
 }

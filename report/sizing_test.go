@@ -36,9 +36,12 @@ func TestSizingGolden(t *testing.T) {
 	closed := sizingtest.Sweep(1234.5, 1260, 8.42)
 	closed.Capacity.Points[1].InFlightMean = 10.4
 	closed.Capacity.Points[1].AchievedRPS = 1234.5
-	noFail := sizingtest.Sweep(800, 0, 5)
-	noFail.Simulated = true
-	noFail.Capacity.Stopped = "time budget 2m0s spent"
+	// A search that stopped on its budget after bracketing the knee, on a
+	// simulated target. (One that stopped without a bracket is not sized:
+	// sizing.TestPlanRefusesNoBracket.)
+	stopped := sizingtest.Sweep(800, 880, 5)
+	stopped.Simulated = true
+	stopped.Capacity.Stopped = "time budget 2m0s spent"
 	tests := []struct {
 		name string
 		res  *result.Result
@@ -47,7 +50,7 @@ func TestSizingGolden(t *testing.T) {
 	}{
 		{"design", closed, sizing.Input{PeakQPS: 5000, Headroom: 1.3, CostPerInstanceHour: 2.5}, true},
 		{"wide-bracket", sizingtest.Sweep(500, 1000, 2), sizing.Input{PeakQPS: 5000, Headroom: 1}, true},
-		{"no-fail-simulated", noFail, sizing.Input{PeakQPS: 4000}, true},
+		{"stopped-simulated", stopped, sizing.Input{PeakQPS: 4000}, true},
 		// A traffic curve: the schedule, the hour-by-hour plan and the
 		// daily cost.
 		{"day", sizingtest.Knee(1000), sizing.Input{Headroom: 1, CostPerInstanceHour: 2.5, Traffic: dayCurve(t)}, false},

@@ -16,6 +16,9 @@ func sizingRows(s *sizing.Sizing, cell func(string) string) [][2]string {
 	b := s.PerInstanceMaxQPSBracket
 	knee := num(s.PerInstanceMaxQPS) + " rps"
 	switch {
+	case s.PerInstanceMaxQPSInterval != nil:
+		iv := s.PerInstanceMaxQPSInterval
+		knee += fmt.Sprintf(" (%s, 95%% interval [%s, %s]; search bracket [%s, %s]", s.PerInstanceMaxQPSBasis, num(iv[0]), num(iv[1]), num(b[0]), num(b[1]))
 	case b[1] > 0:
 		knee += fmt.Sprintf(" (bracket [%s, %s]", num(b[0]), num(b[1]))
 	default:

@@ -58,6 +58,8 @@ func Text(w io.Writer, r *Report) error {
 			switch {
 			case p.Diff != nil:
 				fmt.Fprintf(&b, "  %s: %s\n", plain(p.Scenario), plain(sizingDiff(*p.Diff)))
+			case p.Withheld != "":
+				fmt.Fprintf(&b, "  %s: %s\n", plain(p.Scenario), plain(p.Withheld))
 			case p.Candidate != nil:
 				fmt.Fprintf(&b, "  %s: %s (no baseline plan)\n", plain(p.Scenario), plain(p.Candidate.Formula))
 			}

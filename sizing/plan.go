@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/perfgate/perfgate/internal/textfmt"
 	"github.com/perfgate/perfgate/result"
 )
@@ -27,6 +29,14 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 	if !ok || !(c.MaxQPS > 0) {
 		return nil, fmt.Errorf("%w: scenario %q: %s", ErrNoCapacity, res.Scenario, noPassMessage(c))
 	}
+	if c.GeneratorBound {
+		return nil, fmt.Errorf("%w: scenario %q: the load generator, not the target, limited the knee search (generator_bound): the knee is unknown; give perfgate more cores or run it on another machine", ErrNoCapacity, res.Scenario)
+	}
+	if c.Bracket[1] == 0 && len(c.Estimates) < 2 {
+		return nil, fmt.Errorf("%w: scenario %q: the knee search ended without a bracket (no probe failed%s), so the capacity is only known to be above %s rps: raise the search's max rate or its budget",
+			ErrNoCapacity, res.Scenario, stoppedSuffix(c), num(c.MaxQPS))
+	}
+	capacity, interval, basis := sizedCapacity(c)
 	h := in.Headroom
 	if h == 0 {
 		h = DefaultHeadroom
@@ -35,32 +45,37 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 		in.PeakQPS = in.Traffic.Peak()
 	}
 	s := &Sizing{
-		Schema:                   Schema,
-		Scenario:                 res.Scenario,
-		SLOP99Ms:                 c.SLOP99Ms,
-		PerInstanceMaxQPS:        c.MaxQPS,
-		PerInstanceMaxQPSBracket: c.Bracket,
-		PeakQPS:                  in.PeakQPS,
-		Headroom:                 h,
-		Windows:                  c.Windows,
-		Simulated:                res.Simulated,
+		Schema:                    Schema,
+		Scenario:                  res.Scenario,
+		SLOP99Ms:                  c.SLOP99Ms,
+		PerInstanceMaxQPS:         capacity,
+		PerInstanceMaxQPSInterval: interval,
+		PerInstanceMaxQPSBasis:    basis,
+		PerInstanceMaxQPSBracket:  c.Bracket,
+		PeakQPS:                   in.PeakQPS,
+		Headroom:                  h,
+		Windows:                   c.Windows,
+		Simulated:                 res.Simulated,
 	}
 	// The per-instance capacity to size with: the knee, or with a
 	// response cache the knee's misses over the expected miss fraction.
 	var capQPS float64
-	s.Cache, capQPS = cachePlan(res, in, in.PeakQPS, c.MaxQPS)
+	s.Cache, capQPS = cachePlan(res, in, in.PeakQPS, capacity)
 	s.Instances = instancesFor(in.PeakQPS, h, capQPS)
 	s.Formula = fmt.Sprintf("instances = ceil(%s × %s / %s) = %d",
-		num(in.PeakQPS), num(h), num(c.MaxQPS), s.Instances)
+		num(in.PeakQPS), num(h), num(capacity), s.Instances)
 	if cp := s.Cache; cp != nil && cp.Applied {
 		s.Formula = fmt.Sprintf("instances = ceil(%s × (1 − %s) × %s / (%s × (1 − %s))) = %d",
-			num(in.PeakQPS), num(cp.HitRate), num(h), num(c.MaxQPS), num(cp.MeasuredHitRate), s.Instances)
+			num(in.PeakQPS), num(cp.HitRate), num(h), num(capacity), num(cp.MeasuredHitRate), s.Instances)
 	}
 
-	// The range: the high end is the plan; the low end assumes the knee is
-	// as high as the lowest failing rate.
+	// The range: from the estimates' interval when there is one; else the
+	// high end is the plan and the low end assumes the knee is as high as
+	// the lowest failing rate.
 	s.InstancesRange = [2]int{s.Instances, s.Instances}
 	switch lf := c.Bracket[1]; {
+	case interval != nil:
+		s.InstancesRange = [2]int{instancesFor(in.PeakQPS, h, interval[1]*capQPS/capacity), instancesFor(in.PeakQPS, h, interval[0]*capQPS/capacity)}
 	case lf > c.MaxQPS:
 		s.InstancesRange[0] = instancesFor(in.PeakQPS, h, lf*capQPS/c.MaxQPS)
 	case lf == 0:
@@ -72,7 +87,7 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 			"the bracket [%s, %s] is not above max_qps %s: the range is the plan alone",
 			num(c.Bracket[0]), num(c.Bracket[1]), num(c.MaxQPS)))
 	}
-	if c.Bracket[0] != 0 && c.Bracket[0] != c.MaxQPS {
+	if interval == nil && c.Bracket[0] != 0 && c.Bracket[0] != c.MaxQPS {
 		s.Warnings = append(s.Warnings, fmt.Sprintf(
 			"the bracket's lower end %s differs from max_qps %s", num(c.Bracket[0]), num(c.MaxQPS)))
 	}
@@ -89,7 +104,7 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 	// measured at (or interpolated to) that operating rate, lower than at
 	// the knee. With a cache, the model behind it sees the misses' share.
 	target := capQPS / h
-	wOp, opBasis := latencyAt(c, target*c.MaxQPS/capQPS, w)
+	wOp, opBasis := latencyAt(c, target*capacity/capQPS, w)
 	s.OperatingQPS, s.LatencyAtOperatingMs, s.OperatingBasis = round(target, 1), round(wOp, 3), opBasis
 	s.ConcurrencyAtPeak = round(in.PeakQPS*wOp/1000, 1)
 	s.Autoscaler = Autoscaler{
@@ -336,3 +351,32 @@ func round(x float64, n int) float64 {
 // num writes a figure into the plan's formula and warnings as every
 // report writes it (textfmt.Num).
 func num(x float64) string { return textfmt.Num(x) }
+
+// sizedCapacity is the per-instance capacity a plan sizes from: with two
+// or more knee estimates (the search's confirmation rounds, each from its
+// own target process) their geometric mean and its 95% t-interval on the
+// log scale, the figure the gate tests as max QPS; else the knee.
+func sizedCapacity(c *result.Capacity) (capacity float64, interval *[2]float64, basis string) {
+	var logs []float64
+	for _, e := range c.Estimates {
+		if e > 0 && !math.IsInf(e, 0) {
+			logs = append(logs, math.Log(e))
+		}
+	}
+	if len(logs) < 2 {
+		return c.MaxQPS, nil, "knee"
+	}
+	var m, ss float64
+	for _, l := range logs {
+		m += l
+	}
+	m /= float64(len(logs))
+	for _, l := range logs {
+		ss += (l - m) * (l - m)
+	}
+	n := float64(len(logs))
+	se := math.Sqrt(ss / (n - 1) / n)
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
+	return round(math.Exp(m), 1), &[2]float64{round(math.Exp(m-q*se), 1), round(math.Exp(m+q*se), 1)},
+		fmt.Sprintf("geometric mean of %d knee estimates", len(logs))
+}

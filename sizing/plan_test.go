@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -66,12 +67,6 @@ func TestPlan(t *testing.T) {
 			name: "tiny peak still needs one", res: sweep(1000, 1030, 5),
 			in:        Input{PeakQPS: 1, Headroom: 1.3},
 			instances: 1, rng: [2]int{1, 1}, conc: 0, target: 769.2, depth: 3.7,
-		},
-		{
-			name: "no failing probe", res: sweep(800, 0, 5),
-			in:        Input{PeakQPS: 4000, Headroom: 1.3},
-			instances: 7, rng: [2]int{7, 7}, conc: 19.1, target: 615.4, depth: 2.9,
-			warn: "no probe failed",
 		},
 	}
 	for _, tt := range tests {
@@ -188,7 +183,8 @@ func TestPlanMonotone(t *testing.T) {
 		}
 		morePeak, _ := Plan(res, Input{PeakQPS: peak + 0.001 + rng.Float64()*1000, Headroom: h})
 		moreHead, _ := Plan(res, Input{PeakQPS: peak + 0.001, Headroom: h + rng.Float64()})
-		faster, _ := Plan(sweep(knee*(1+rng.Float64()), 0, 5), Input{PeakQPS: peak + 0.001, Headroom: h})
+		fk := knee * (1 + rng.Float64())
+		faster, _ := Plan(sweep(fk, fk*1.1, 5), Input{PeakQPS: peak + 0.001, Headroom: h})
 		if morePeak.Instances < base.Instances || moreHead.Instances < base.Instances {
 			t.Fatalf("case %d: more load gave fewer instances: base %d, more peak %d, more headroom %d",
 				i, base.Instances, morePeak.Instances, moreHead.Instances)
@@ -277,3 +273,42 @@ func TestCompare(t *testing.T) {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// A knee search that ended without a bracket (no probe failed) is never
+// sized: the capacity is only known to be above the last passing rate,
+// and a plan from it would read as a measured figure (issue 27: a base
+// side whose search spent its budget at the start rate was sized at 20
+// rps, 130 instances).
+func TestPlanRefusesNoBracket(t *testing.T) {
+	_, err := Plan(sweep(800, 0, 5), Input{PeakQPS: 4000, Headroom: 1.3})
+	if !errors.Is(err, ErrNoCapacity) || !strings.Contains(err.Error(), "without a bracket") {
+		t.Fatalf("Plan(no failing probe) error = %v, want ErrNoCapacity saying there is no bracket", err)
+	}
+	gb := sweep(800, 900, 5)
+	gb.Capacity.GeneratorBound = true
+	if _, err := Plan(gb, Input{PeakQPS: 4000}); !errors.Is(err, ErrNoCapacity) || !strings.Contains(err.Error(), "generator_bound") {
+		t.Fatalf("Plan(generator-bound) error = %v, want ErrNoCapacity naming generator_bound", err)
+	}
+}
+
+// With knee estimates the plan sizes from their geometric mean, the
+// figure the gate tests as max QPS, and its range comes from their
+// interval, not from the search's bracket.
+func TestPlanFromEstimates(t *testing.T) {
+	res := sweep(1000, 1100, 10)
+	res.Capacity.Estimates = []float64{1180, 1220, 1200, 1210, 1190}
+	s, err := Plan(res, Input{PeakQPS: 11000, Headroom: 1.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(s.PerInstanceMaxQPS-1199.9) > 0.2 || s.PerInstanceMaxQPSInterval == nil || !strings.Contains(s.PerInstanceMaxQPSBasis, "5 knee estimates") {
+		t.Fatalf("capacity %v interval %v basis %q, want the estimates' geometric mean 1199.9 with an interval", s.PerInstanceMaxQPS, s.PerInstanceMaxQPSInterval, s.PerInstanceMaxQPSBasis)
+	}
+	iv := *s.PerInstanceMaxQPSInterval
+	if !(iv[0] < 1199.9 && iv[1] > 1199.9 && iv[1]-iv[0] < 60) {
+		t.Errorf("interval %v: want a narrow interval around 1199.9", iv)
+	}
+	if s.Instances != 12 || s.InstancesRange[0] > 12 || s.InstancesRange[1] < 12 {
+		t.Errorf("instances %d range %v, want 12 = ceil(11000 × 1.3 / 1199.9) inside the range", s.Instances, s.InstancesRange)
+	}
+}

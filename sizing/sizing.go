@@ -28,8 +28,16 @@ type Sizing struct {
 	Scenario string `json:"scenario"`
 	// SLOP99Ms is the P99 objective the knee was searched under.
 	SLOP99Ms float64 `json:"slo_p99_ms"`
-	// PerInstanceMaxQPS is the knee: the highest offered rate that passed.
+	// PerInstanceMaxQPS is the capacity sized from: the geometric mean of
+	// the knee's confirmation estimates when the search confirmed it (the
+	// same figure the gate tests as max QPS), else the knee (the highest
+	// offered rate that passed). PerInstanceMaxQPSBasis says which.
 	PerInstanceMaxQPS float64 `json:"per_instance_max_qps"`
+	// PerInstanceMaxQPSInterval is the confidence interval (95%) of that
+	// mean from the estimates' spread (Student's t on their logarithms);
+	// nil with fewer than two estimates.
+	PerInstanceMaxQPSInterval *[2]float64 `json:"per_instance_max_qps_interval,omitempty"`
+	PerInstanceMaxQPSBasis    string      `json:"per_instance_max_qps_basis,omitempty"`
 	// PerInstanceMaxQPSBracket is [highest pass, lowest fail]; the second
 	// element is 0 when no probe failed.
 	PerInstanceMaxQPSBracket [2]float64 `json:"per_instance_max_qps_bracket"`
@@ -37,8 +45,9 @@ type Sizing struct {
 	Headroom                 float64    `json:"headroom"`
 	// Instances is ceil(peak_qps × headroom / per_instance_max_qps).
 	Instances int `json:"instances"`
-	// InstancesRange is what the bracket allows: [from lowest fail, from
-	// highest pass].
+	// InstancesRange is what the capacity's uncertainty allows: from the
+	// estimates' interval [from its top, from its bottom] when there is
+	// one, else from the bracket [from lowest fail, from highest pass].
 	InstancesRange [2]int `json:"instances_range"`
 	// ConcurrencyAtPeak is peak_qps × LatencyAtOperatingMs (Little's Law), the
 	// fleet's mean number of requests in flight at the peak.
@@ -154,8 +163,14 @@ type Diff struct {
 	CostPerDayDelta     *float64 `json:"cost_per_day_delta,omitempty"`
 	// Overlap is true when the two plans' instance ranges overlap: the
 	// change in instance count may be measurement uncertainty.
-	Overlap  bool     `json:"overlap"`
-	Warnings []string `json:"warnings,omitempty"`
+	Overlap bool `json:"overlap"`
+	// MaxQPSCIPct and MaxQPSVerdict are the gate's test of the same max
+	// QPS change (set by the gate, which compares the same estimates):
+	// the capacity line shows them so it never reads as more certain
+	// than the verdict.
+	MaxQPSCIPct   *[2]float64 `json:"max_qps_ci_pct,omitempty"`
+	MaxQPSVerdict string      `json:"max_qps_verdict,omitempty"`
+	Warnings      []string    `json:"warnings,omitempty"`
 }
 
 // Input is what a plan is sized for.

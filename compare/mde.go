@@ -1,0 +1,223 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Power is the power at which MDEPct is stated: the smallest true change
+// the test calls significant in 80% of runs.
+const Power = 0.8
+
+// maxUnits caps MDEUnitsNeeded: beyond it the lever is not more units.
+const maxUnits = 1000
+
+// Sensitivity is what a comparison could detect for one gated metric,
+// over the scenarios that test it.
+type Sensitivity struct {
+	Metric string `json:"metric"`
+	// Scenarios is how many scenarios' tests of Metric had an MDE.
+	Scenarios int `json:"scenarios"`
+	// MedianMDEPct and MaxMDEPct summarise their MDEPct; WorstScenario
+	// is the scenario with the largest.
+	MedianMDEPct  float64 `json:"median_mde_pct"`
+	MaxMDEPct     float64 `json:"max_mde_pct"`
+	WorstScenario string  `json:"worst_scenario"`
+	ThresholdPct  float64 `json:"threshold_pct"`
+	Absolute      bool    `json:"absolute,omitempty"`
+	// Lever says what would bring the worst scenario's MDE to the
+	// threshold: so many units a side, or why units cannot.
+	Lever string `json:"lever,omitempty"`
+}
+
+// quantileFor is the two-sided critical value of m's test at level a
+// (Student's t for the tests over processes and knee estimates, the
+// normal for rank tests with bootstrap intervals).
+func quantileFor(m Metric, a float64) float64 {
+	switch m.Method {
+	case MethodProcesses, MethodKneeEstimates:
+		df := float64(m.NBase + m.NCand - 2)
+		if df >= 1 {
+			return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - a/2)
+		}
+	}
+	return distuv.UnitNormal.Quantile(1 - a/2)
+}
+
+// unitOf names the units of m's test.
+func unitOf(m Metric) string {
+	switch m.Method {
+	case MethodProcesses:
+		return "target processes"
+	case MethodKneeEstimates, MethodBracket:
+		return "knee estimates"
+	case MethodPaired:
+		return "pairs"
+	}
+	return "trials"
+}
+
+// fillMDE sets MDEPct, MDEUnitsNeeded, MDEUnit and MDELimit on m from its
+// interval, which was computed at Settings.Confidence: the interval's
+// half-width is q·se (on the log scale for relative metrics), so
+// MDE = (q_level + z_power)·se, where level is the test's real level
+// (α shared by family tests, Holm's first step). A metric with no test
+// (a bracket), an open or missing interval, or no positive width has none.
+func fillMDE(m *Metric, conf float64, family int) {
+	m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDELimit = nil, 0, "", ""
+	if !m.Gated || m.PValue == nil || m.CIOpenHigh || m.Method == MethodBracket {
+		return
+	}
+	lo, hi := m.CIPct[0], m.CIPct[1]
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi <= lo {
+		return
+	}
+	toScale, fromScale := func(x float64) float64 { return math.Log1p(x / 100) }, func(x float64) float64 { return 100 * math.Expm1(x) }
+	if m.Absolute {
+		toScale, fromScale = func(x float64) float64 { return x }, func(x float64) float64 { return x }
+	} else if lo <= -100 {
+		return
+	}
+	half := (toScale(hi) - toScale(lo)) / 2
+	se := half / quantileFor(*m, 1-conf)
+	alpha := (1 - conf) / float64(max(family, 1))
+	k := quantileFor(*m, alpha) + distuv.UnitNormal.Quantile(Power)
+	mde := fromScale(k * se)
+	m.MDEPct = ptr(mde)
+	m.MDEUnit = unitOf(*m)
+	thr := toScale(m.ThresholdPct)
+	if mde <= m.ThresholdPct || thr <= 0 {
+		return
+	}
+	// se² = v + extra: v shrinks with the units, extra (a run-to-run
+	// variance) does not.
+	target := (thr / k) * (thr / k)
+	extra := m.RunToRunVar
+	v := se*se - extra
+	if v <= 0 || extra >= target {
+		m.MDELimit = fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s: store the baseline from two runs or use gate --ab",
+			100*math.Sqrt(extra/2), m.ThresholdPct, m.MDEUnit)
+		return
+	}
+	var n float64
+	switch m.Method {
+	case MethodPaired:
+		n = v * float64(m.NBase) / (target - extra)
+	default:
+		// v = σ²(1/nb + 1/nc); n a side gives σ²·2/n.
+		nb, nc := float64(max(m.NBase, 1)), float64(max(m.NCand, 1))
+		sigma2 := v / (1/nb + 1/nc)
+		n = 2 * sigma2 / (target - extra)
+	}
+	if n > maxUnits {
+		m.MDELimit = fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%: a quieter runner or gate --ab", maxUnits, m.MDEUnit, m.ThresholdPct)
+		return
+	}
+	m.MDEUnitsNeeded = int(math.Ceil(n))
+}
+
+// sensitivity fills every gated metric's MDE and summarises them per
+// metric across the compared scenarios. family is the number of tests a
+// lone change competes with: those of the gate-wide correction for tests
+// over processes and knee estimates, the scenario's own for the rest.
+func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
+	gateTests := 0
+	for _, sc := range scs {
+		if sc.Verdict == NoBaseline || sc.Invalid {
+			continue
+		}
+		for _, m := range sc.Metrics {
+			if m.Gated && m.PValue != nil && (m.Method == MethodProcesses || m.Method == MethodKneeEstimates) {
+				gateTests++
+			}
+		}
+	}
+	type entry struct {
+		scenario string
+		m        Metric
+	}
+	by := map[string][]entry{}
+	var order []string
+	for i := range scs {
+		sc := &scs[i]
+		if sc.Verdict == NoBaseline || sc.Invalid {
+			continue
+		}
+		own := 0
+		for _, m := range sc.Metrics {
+			if m.Gated && m.PValue != nil {
+				own++
+			}
+		}
+		for k := range sc.Metrics {
+			m := &sc.Metrics[k]
+			fam := own
+			if m.Method == MethodProcesses || m.Method == MethodKneeEstimates {
+				fam = max(gateTests, own)
+			}
+			fillMDE(m, s.Confidence, fam)
+			if m.MDEPct == nil {
+				continue
+			}
+			if _, seen := by[m.Metric]; !seen {
+				order = append(order, m.Metric)
+			}
+			by[m.Metric] = append(by[m.Metric], entry{sc.Scenario, *m})
+		}
+	}
+	var out []Sensitivity
+	var parts []string
+	for _, name := range order {
+		es := by[name]
+		sort.SliceStable(es, func(i, j int) bool { return *es[i].m.MDEPct < *es[j].m.MDEPct })
+		worst := es[len(es)-1]
+		vals := make([]float64, len(es))
+		for i, e := range es {
+			vals[i] = *e.m.MDEPct
+		}
+		st := Sensitivity{Metric: name, Scenarios: len(es), MedianMDEPct: median(vals), MaxMDEPct: *worst.m.MDEPct,
+			WorstScenario: worst.scenario, ThresholdPct: worst.m.ThresholdPct, Absolute: worst.m.Absolute}
+		switch {
+		case worst.m.MDELimit != "":
+			st.Lever = worst.m.MDELimit
+		case worst.m.MDEUnitsNeeded > 0:
+			st.Lever = fmt.Sprintf("about %d %s a side would make it %s", worst.m.MDEUnitsNeeded, worst.m.MDEUnit, fmtPct(st.ThresholdPct, st.Absolute))
+		}
+		out = append(out, st)
+		if name == MetricErrorRate {
+			continue // its threshold is a tenth of a point: a sentence of its own is noise
+		}
+		t := fmt.Sprintf("%s changes ≥ %s", name, fmtPct(math.Max(st.MedianMDEPct, st.ThresholdPct), st.Absolute))
+		if len(es) > 1 {
+			t += fmt.Sprintf(" (median of %d scenarios", len(es))
+			if st.MaxMDEPct > st.MedianMDEPct*1.05 && st.MaxMDEPct > st.ThresholdPct {
+				t += fmt.Sprintf("; %s in %s", fmtPct(st.MaxMDEPct, st.Absolute), worst.scenario)
+			}
+			t += ")"
+		}
+		if st.Lever != "" && st.MaxMDEPct > st.ThresholdPct {
+			t += ": " + st.Lever
+		}
+		parts = append(parts, t)
+	}
+	if len(parts) == 0 {
+		return out, ""
+	}
+	return out, "this gate would catch (80% power) " + strings.Join(parts, "; ")
+}
+
+// fmtPct formats a percent (or points when absolute) for the one-line
+// summary.
+func fmtPct(v float64, absolute bool) string {
+	if absolute {
+		return fmt.Sprintf("%.2g points", v)
+	}
+	if v >= 10 {
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}

@@ -1,0 +1,146 @@
+package compare
+
+import (
+	"math"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// Sources of the run-to-run variance in a scenario's tests
+// (ScenarioComparison.RunToRunSource).
+const (
+	RunToRunNoiseFloor = "noise floor"
+	RunToRunPooled     = "pooled"
+	RunToRunAssumed    = "assumed"
+	RunToRunNone       = "none"
+)
+
+// MinPooledScenarios is the fewest other scenarios whose movement between
+// the two runs must be known for their pooled estimate to replace the
+// assumed run-to-run noise (gate.run_to_run) in a scenario's test.
+const MinPooledScenarios = 4
+
+// pooledFloor is the least run-to-run noise a pooled estimate may give,
+// as a per-run standard deviation on the log scale (2%): an estimate of
+// zero from a handful of scenarios is not evidence of none.
+const pooledFloor = 0.02
+
+// runNoise is the run-to-run variance (log scale, of the difference of
+// two runs) added to one scenario's tests, per family of metrics.
+type runNoise struct {
+	lat, qps       float64
+	latDF, qpsDF   float64 // degrees of freedom of the estimate (+Inf: assumed)
+	latSrc, qpsSrc string
+	measured       bool // the baseline carries a noise floor
+}
+
+// moved is one scenario's change between the runs in one metric, on the
+// log scale, with its sampling variance (from the test's own interval).
+type moved struct {
+	d, v float64
+	ok   bool
+}
+
+// poolRunNoise decides, per compared pair, the run-to-run variance its
+// tests over processes and knee estimates add. A baseline from two or
+// more runs carries it in its noise floor (none added). Otherwise the
+// one-run baseline and the candidate's run each moved by the machine's
+// state, which their processes cannot show; rather than assume
+// gate.run_to_run, it is measured where the suite allows: how far the
+// other scenarios' P99 (max QPS) moved between the two runs beyond what
+// their own sampling noise explains, by the DerSimonian–Laird estimate of
+// between-scenario variance, leaving the scenario itself out (so that its
+// own change does not widen its own test). It needs MinPooledScenarios
+// others; else the assumed value is used. moves are the scenarios' P99
+// and max QPS changes measured with no run-to-run term.
+func poolRunNoise(floors []bool, lat, qps []moved, s Settings) []runNoise {
+	out := make([]runNoise, len(floors))
+	assumed := s.runVar(false)
+	for i, measured := range floors {
+		n := &out[i]
+		n.latDF, n.qpsDF = math.Inf(1), math.Inf(1)
+		n.measured = measured
+		switch {
+		case measured:
+			n.latSrc, n.qpsSrc = RunToRunNoiseFloor, RunToRunNoiseFloor
+			continue
+		case s.RunToRun <= 0:
+			n.latSrc, n.qpsSrc = RunToRunNone, RunToRunNone
+			continue
+		}
+		n.lat, n.latDF, n.latSrc = pooledOr(lat, i, assumed)
+		n.qps, n.qpsDF, n.qpsSrc = pooledOr(qps, i, assumed)
+	}
+	return out
+}
+
+// pooledOr is the leave-one-out pooled variance of the difference of two
+// runs for scenario i, or the assumed one when too few others moved.
+//
+// The pooled estimate rests on the others' count less one degrees of
+// freedom; the tests fold that uncertainty in (Satterthwaite), so a
+// small suite's estimate widens the interval rather than pretending to
+// know the noise.
+func pooledOr(ms []moved, i int, assumed float64) (v, df float64, src string) {
+	var d, vs []float64
+	for j, m := range ms {
+		if j != i && m.ok {
+			d, vs = append(d, m.d), append(vs, m.v)
+		}
+	}
+	if len(d) < MinPooledScenarios {
+		return assumed, math.Inf(1), RunToRunAssumed
+	}
+	floor := 2 * math.Log1p(pooledFloor) * math.Log1p(pooledFloor)
+	return math.Max(tauSquared(d, vs), floor), float64(len(d) - 1), RunToRunPooled
+}
+
+// tauSquared is the DerSimonian–Laird estimate of the variance between
+// the true values behind d (each measured with variance v):
+// τ² = max(0, (Q − (k−1)) / (Σw − Σw²/Σw)), w = 1/v, Q = Σw(d − d̄)².
+func tauSquared(d, v []float64) float64 {
+	var sw, sw2, swd float64
+	for i := range d {
+		w := 1 / v[i]
+		sw += w
+		sw2 += w * w
+		swd += w * d[i]
+	}
+	mean := swd / sw
+	var q float64
+	for i := range d {
+		q += (d[i] - mean) * (d[i] - mean) / v[i]
+	}
+	den := sw - sw2/sw
+	if den <= 0 {
+		return 0
+	}
+	return math.Max(0, (q-float64(len(d)-1))/den)
+}
+
+// movedOf reads a scenario's change and its sampling variance in metric
+// name from a comparison made with no run-to-run term: the interval's
+// half-width on the log scale over the test's critical value.
+func movedOf(sc ScenarioComparison, name, method string, conf float64) moved {
+	if sc.Invalid || sc.Verdict == NoBaseline {
+		return moved{}
+	}
+	for _, m := range sc.Metrics {
+		if m.Metric != name || m.Method != method || m.CIOpenHigh {
+			continue
+		}
+		lo, hi := m.CIPct[0], m.CIPct[1]
+		if !(lo > -100) || math.IsNaN(hi) || math.IsInf(hi, 0) || m.DeltaPct <= -100 {
+			return moved{}
+		}
+		se := (math.Log1p(hi/100) - math.Log1p(lo/100)) / 2 / quantileFor(m, 1-conf)
+		if !(se > 0) {
+			return moved{}
+		}
+		return moved{d: math.Log1p(m.DeltaPct / 100), v: se * se, ok: true}
+	}
+	return moved{}
+}
+
+// hasFloor reports whether a baseline carries a measured noise floor.
+func hasFloor(b *result.Result) bool { return len(b.NoiseFloorPct) > 0 }
