@@ -89,7 +89,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Settings) []runNoise {
 	floors := make([]bool, len(cand))
 	lat, qps := make([]moved, len(cand)), make([]moved, len(cand))
-	pool := false
+	oneRun := 0
 	for k, r := range cand {
 		b := byName[r.Scenario]
 		if b == nil {
@@ -97,9 +97,13 @@ func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Setti
 			continue
 		}
 		floors[k] = hasFloor(b)
-		pool = pool || (!floors[k] && s.RunToRun > 0)
+		if !floors[k] && s.RunToRun > 0 {
+			oneRun++
+		}
 	}
-	if pool {
+	// Pooling needs MinPooledScenarios others a scenario; with fewer
+	// one-run pairs in all, every one uses the assumed value.
+	if oneRun > MinPooledScenarios {
 		s0 := s
 		s0.RunToRun = 0
 		s0.Resamples = 100 // the pre-pass reads intervals of t-tests only

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -145,4 +146,73 @@ func TestCheckPower(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The capacity line never contradicts the gate (issue 27). Both cases as
+// they were found: an unchanged gate whose knees happened to be 151 and
+// 165 while the estimates the gate tested agreed (159 → 159), which the
+// capacity line called +9.3% and −$584/month; and a side whose knee search
+// ended without a bracket (its knee the start rate), sized at 130
+// instances against 27 for a slower commit.
+func TestCapacityFollowsTheVerdict(t *testing.T) {
+	c := cfg(t, "")
+	withKnee := func(seed uint64, knee, fail float64, est []float64) *result.Result {
+		r := gen(seed, comparetest.Spec{Scenario: "batched", Layer: "service", MaxQPS: knee, Bracket: [2]float64{knee, fail}})
+		r.Capacity.Estimates = est
+		return r
+	}
+	t.Run("unchanged gate, knees apart", func(t *testing.T) {
+		base := withKnee(1, 151, 160, []float64{158, 160, 159, 161, 157})
+		base.NoiseFloorPct = map[string]float64{compare.MetricP99: 2, compare.MetricMaxQPS: 1.5} // from two runs
+		cand := withKnee(2, 165, 175, []float64{159, 158, 160, 159, 160})
+		rep, err := Evaluate(c, []*result.Result{base}, []*result.Result{cand}, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var qps compare.Metric
+		for _, m := range rep.Comparison.Scenarios[0].Metrics {
+			if m.Metric == compare.MetricMaxQPS {
+				qps = m
+			}
+		}
+		if qps.Verdict != compare.Unchanged {
+			t.Fatalf("max_qps %s %+.1f%% %v, want unchanged", qps.Verdict, qps.DeltaPct, qps.CIPct)
+		}
+		if len(rep.Plans) != 1 || rep.Plans[0].Diff == nil {
+			t.Fatalf("plans %+v: want a change of plan", rep.Plans)
+		}
+		d := rep.Plans[0].Diff
+		if d.MaxQPSVerdict != compare.Unchanged || d.MaxQPSCIPct == nil || d.MaxQPSDeltaPct != math.Round(10*qps.DeltaPct)/10 {
+			t.Errorf("plan's max QPS %+.1f%% %v %q, want the gate's %+.1f%% %v unchanged", d.MaxQPSDeltaPct, d.MaxQPSCIPct, d.MaxQPSVerdict, qps.DeltaPct, qps.CIPct)
+		}
+		if math.Abs(d.BaselineMaxQPS-d.CandidateMaxQPS) > 2 || d.InstancesDelta != 0 {
+			t.Errorf("capacity %v → %v rps, instances %+d: want the estimates' 159 → 159 and no change", d.BaselineMaxQPS, d.CandidateMaxQPS, d.InstancesDelta)
+		}
+	})
+	t.Run("a side without a bracket is never sized", func(t *testing.T) {
+		base := withKnee(1, 20, 0, nil) // the start rate, nothing failed
+		base.Capacity.Stopped = "time budget 16s spent"
+		cand := withKnee(2, 99.4, 104, nil)
+		rep, err := Evaluate(c, []*result.Result{base}, []*result.Result{cand}, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Plans) != 1 || rep.Plans[0].Baseline != nil || rep.Plans[0].Diff != nil {
+			t.Fatalf("plans %+v: the base side must not be sized, nor a change shown", rep.Plans)
+		}
+		if !strings.Contains(strings.Join(rep.Warnings, "\n"), "without a bracket") {
+			t.Errorf("warnings %q do not say why the base was not sized", rep.Warnings)
+		}
+	})
+	t.Run("inconclusive and wide: withheld", func(t *testing.T) {
+		base := withKnee(1, 100, 110, []float64{100, 140, 80, 120})
+		cand := withKnee(2, 90, 100, []float64{70, 130, 90, 100})
+		rep, err := Evaluate(c, []*result.Result{base}, []*result.Result{cand}, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Plans) != 1 || rep.Plans[0].Diff != nil || !strings.Contains(rep.Plans[0].Withheld, "inconclusive") {
+			t.Fatalf("plans %+v: want the change of plan withheld as inconclusive", rep.Plans)
+		}
+	})
 }

@@ -1,0 +1,145 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// processMetric builds a gated P99 metric from per-process values the way
+// quantileMetrics does, with run-to-run variance extra.
+func processMetric(t *testing.T, x, y []float64, extra float64) Metric {
+	t.Helper()
+	p, ci, gx, gy, ok := processTest(x, y, 0.95, extra)
+	if !ok {
+		t.Fatal("processTest refused the sample")
+	}
+	return Metric{Metric: MetricP99, Baseline: gx, Candidate: gy, DeltaPct: pctChange(gx, gy), CIPct: ci,
+		PValue: ptr(p), ThresholdPct: 5, BetterIs: LowerIsBetter, Gated: true, Method: MethodProcesses,
+		NBase: len(x), NCand: len(y), RunToRunVar: extra}
+}
+
+func lognormals(rng *rand.Rand, n int, scale, sigma float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = scale * math.Exp(sigma*rng.NormFloat64())
+	}
+	return v
+}
+
+// TestMDECalibrated checks that mde_pct means what it says: a true change
+// of the MDE that A/A comparisons of the same design reported is found
+// significant in about 80% of comparisons.
+func TestMDECalibrated(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		n      int
+		sigma  float64
+		family int
+	}{
+		{"5 processes, 8% noise, alone", 5, 0.08, 1},
+		{"8 processes, 15% noise, one of 21 tests", 8, 0.15, 21},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(tt.n)))
+			var mdes []float64
+			for range 400 {
+				m := processMetric(t, lognormals(rng, tt.n, 10, tt.sigma), lognormals(rng, tt.n, 10, tt.sigma), 0)
+				fillMDE(&m, 0.95, tt.family)
+				if m.MDEPct == nil {
+					t.Fatal("no MDE on a tested gated metric")
+				}
+				mdes = append(mdes, *m.MDEPct)
+			}
+			sort.Float64s(mdes)
+			mde := mdes[len(mdes)/2]
+			level := 0.05 / float64(tt.family)
+			hits := 0
+			const runs = 1000
+			for range runs {
+				x, y := lognormals(rng, tt.n, 10, tt.sigma), lognormals(rng, tt.n, 10*(1+mde/100), tt.sigma)
+				if p, _, _, _, _ := processTest(x, y, 0.95, 0); p < level {
+					hits++
+				}
+			}
+			power := float64(hits) / runs
+			t.Logf("median MDE %.1f%%; a true change of that size found in %d/%d (%.0f%%)", mde, hits, runs, 100*power)
+			if power < 0.7 || power > 0.9 {
+				t.Errorf("power at the reported MDE %.1f%% = %.2f, want about 0.8", mde, power)
+			}
+		})
+	}
+}
+
+// The lever: with no run-to-run term more processes bring the MDE to the
+// threshold, and the count is right; with an assumed run-to-run noise no
+// count can, and the metric says why.
+func TestMDELever(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x, y := lognormals(rng, 5, 10, 0.1), lognormals(rng, 5, 10, 0.1)
+	m := processMetric(t, x, y, 0)
+	fillMDE(&m, 0.95, 1)
+	if m.MDEUnitsNeeded <= 5 || m.MDELimit != "" || m.MDEUnit != "target processes" {
+		t.Fatalf("MDE %v: units %d %q limit %q, want more than 5 target processes and no limit", *m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDELimit)
+	}
+	// The same spread with the lever's count of processes a side: the MDE
+	// is then at the threshold (within the t quantile's change).
+	n := m.MDEUnitsNeeded
+	lx, _ := logs(x)
+	ly, _ := logs(y)
+	_, vx := meanVar(lx)
+	_, vy := meanVar(ly)
+	s2 := (vx + vy) / 2
+	se := math.Sqrt(s2 * 2 / float64(n))
+	got := 100 * math.Expm1((quantileFor(Metric{Method: MethodProcesses, NBase: n, NCand: n}, 0.05)+0.8416)*se)
+	if got > 5.5 {
+		t.Errorf("with %d processes a side the MDE would be %.1f%%, want about the 5%% threshold", n, got)
+	}
+	assumed := DefaultSettings().runVar(false)
+	ma := processMetric(t, x, y, assumed)
+	fillMDE(&ma, 0.95, 1)
+	if ma.MDEUnitsNeeded != 0 || !strings.Contains(ma.MDELimit, "two runs") {
+		t.Errorf("with 15%% run-to-run assumed: units %d limit %q, want no count and a limit naming a baseline from two runs", ma.MDEUnitsNeeded, ma.MDELimit)
+	}
+}
+
+// tauSquared recovers a known between-scenario variance, and the pooled
+// estimate leaves the tested scenario out: a scenario that really moved
+// does not widen its own test.
+func TestPooledRunNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	const k, tau, within = 400, 0.12, 0.04
+	d, v := make([]float64, k), make([]float64, k)
+	for i := range d {
+		d[i] = tau*rng.NormFloat64() + within*rng.NormFloat64()
+		v[i] = within * within
+	}
+	if got := math.Sqrt(tauSquared(d, v)); math.Abs(got-tau) > 0.015 {
+		t.Errorf("tau = %.3f, want about %.3f", got, tau)
+	}
+	ms := []moved{{d: math.Log(2), v: 0.0004, ok: true}} // the changed one
+	for range 8 {
+		ms = append(ms, moved{d: 0.03 * rng.NormFloat64(), v: 0.0004, ok: true})
+	}
+	s := DefaultSettings()
+	got := poolRunNoise(make([]bool, len(ms)), ms, ms, s)
+	if got[0].latSrc != RunToRunPooled || got[0].latDF != 7 {
+		t.Fatalf("scenario 0: source %q df %v, want pooled over 8 others (7 df)", got[0].latSrc, got[0].latDF)
+	}
+	if pct := 100 * math.Sqrt(got[0].lat/2); pct > 6 {
+		t.Errorf("the doubled scenario's own noise is %.1f%% a run: its change leaked into its own test", pct)
+	}
+	if pct := 100 * math.Sqrt(got[1].lat/2); pct < 10 {
+		t.Errorf("another scenario's noise is %.1f%% a run: the doubling among its others should widen it (conservative)", pct)
+	}
+	few := poolRunNoise(make([]bool, 4), ms[:4], ms[:4], s)
+	if few[0].latSrc != RunToRunAssumed || few[0].lat != s.runVar(false) {
+		t.Errorf("with 3 others: source %q var %v, want the assumed %v", few[0].latSrc, few[0].lat, s.runVar(false))
+	}
+	floors := []bool{true, false, false, false, false, false}
+	if fl := poolRunNoise(floors, ms[:6], ms[:6], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != 0 {
+		t.Errorf("a baseline with a noise floor: source %q var %v, want noise floor and nothing added", fl[0].latSrc, fl[0].lat)
+	}
+}
