@@ -259,7 +259,7 @@ func intervalsText(sc ScenarioComparison) string {
 // rested on a busy host. Empty when nothing gated is beyond its threshold.
 func undecidedText(sc ScenarioComparison) string {
 	if sc.HostBusy {
-		return sc.Scenario + " (host busy: rerun on a quiet runner)"
+		return sc.Scenario + " (host busy: rerun on a quiet runner, or use perfgate gate --ab, which measures both sides under the same load)"
 	}
 	if sc.RunnerShifted && sc.RunnerShiftPct != nil {
 		return fmt.Sprintf("%s (runner %+.0f%% on its speed probe: rerun on a quiet runner)", sc.Scenario, *sc.RunnerShiftPct)

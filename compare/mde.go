@@ -99,7 +99,7 @@ func fillMDE(m *Metric, conf float64, family int) {
 	extra := m.RunToRunVar
 	v := se*se - extra
 	if v <= 0 || extra >= target {
-		m.MDELimit = fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s: store the baseline from two runs or use gate --ab",
+		m.MDELimit = fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s: store the baseline from two runs (perfgate baseline update --from run1/ --from run2/ --to baselines/) or use perfgate gate --ab",
 			100*math.Sqrt(extra/2), m.ThresholdPct, m.MDEUnit)
 		return
 	}

@@ -117,7 +117,21 @@ func (r *Report) method() []string {
 	if r.Comparison.AB != nil {
 		out[len(out)-3] = abMethod(s)
 	} else if s.RunToRun > 0 {
-		out = append(out, fmt.Sprintf("run to run: against a baseline measured in one run (no noise floor), whole runs are assumed to move %s between runs (gate.run_to_run), and that variance is in the tests of latency over processes and of max QPS; a baseline from two runs measures it instead", pctOf(s.RunToRun)))
+		var pooled, assumed []string
+		for _, sc := range r.Comparison.Scenarios {
+			switch sc.RunToRunSource {
+			case compare.RunToRunPooled:
+				pooled = append(pooled, fmt.Sprintf("%s %.3g%%", sc.Scenario, sc.RunToRunPct))
+			case compare.RunToRunAssumed:
+				assumed = append(assumed, sc.Scenario)
+			}
+		}
+		if len(pooled) > 0 {
+			out = append(out, "run to run, measured: against a baseline from one run, how far whole runs move was estimated from how far the comparison's other scenarios moved beyond their own noise (DerSimonian–Laird, each scenario left out of its own estimate), per run: "+strings.Join(pooled, ", "))
+		}
+		if len(assumed) > 0 {
+			out = append(out, fmt.Sprintf("run to run, assumed: against a baseline measured in one run (no noise floor), with too few other scenarios to measure it, whole runs are assumed to move %s between runs (gate.run_to_run) for %s; a baseline from two runs measures it instead", pctOf(s.RunToRun), strings.Join(assumed, ", ")))
+		}
 	}
 	for _, sc := range r.Comparison.Scenarios {
 		for _, m := range sc.Metrics {
