@@ -87,37 +87,31 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 // pairs are first compared with no run-to-run term to see how far each
 // scenario moved.
 func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Settings) []runNoise {
-	floors := make([]bool, len(cand))
+	floors, compared := make([]bool, len(cand)), make([]bool, len(cand))
 	lat, qps := make([]moved, len(cand)), make([]moved, len(cand))
-	oneRun := 0
+	n := 0
 	for k, r := range cand {
-		b := byName[r.Scenario]
-		if b == nil {
-			floors[k] = true // not compared: nothing to add
-			continue
-		}
-		floors[k] = hasFloor(b)
-		if !floors[k] && s.RunToRun > 0 {
-			oneRun++
+		if b := byName[r.Scenario]; b != nil {
+			floors[k], compared[k] = hasFloor(b), true
+			n++
 		}
 	}
 	// Pooling needs MinPooledScenarios others a scenario; with fewer
-	// one-run pairs in all, every one uses the assumed value.
-	if oneRun > MinPooledScenarios {
+	// pairs in all, none is measured.
+	if n > MinPooledScenarios && s.RunToRun > 0 {
 		s0 := s
 		s0.RunToRun = 0
 		s0.Resamples = 100 // the pre-pass reads intervals of t-tests only
 		for k, r := range cand {
-			b := byName[r.Scenario]
-			if b == nil || floors[k] {
+			if !compared[k] {
 				continue
 			}
-			o := compareScenario(b, r, s0, runNoise{latDF: math.Inf(1), qpsDF: math.Inf(1), latSrc: RunToRunNone, qpsSrc: RunToRunNone})
+			o := compareScenario(byName[r.Scenario], r, s0, runNoise{latDF: math.Inf(1), qpsDF: math.Inf(1), latSrc: RunToRunNone, qpsSrc: RunToRunNone})
 			lat[k] = movedOf(o.sc, MetricP99, MethodProcesses, s.Confidence)
 			qps[k] = movedOf(o.sc, MetricMaxQPS, MethodKneeEstimates, s.Confidence)
 		}
 	}
-	return poolRunNoise(floors, lat, qps, s)
+	return poolRunNoise(floors, compared, lat, qps, s)
 }
 
 // envDiffs collects the fingerprint mismatches of every compared pair,

@@ -42,46 +42,49 @@ type moved struct {
 }
 
 // poolRunNoise decides, per compared pair, the run-to-run variance its
-// tests over processes and knee estimates add. A baseline from two or
-// more runs carries it in its noise floor (none added). Otherwise the
-// one-run baseline and the candidate's run each moved by the machine's
-// state, which their processes cannot show; rather than assume
-// gate.run_to_run, it is measured where the suite allows: how far the
-// other scenarios' P99 (max QPS) moved between the two runs beyond what
-// their own sampling noise explains, by the DerSimonian–Laird estimate of
-// between-scenario variance, leaving the scenario itself out (so that its
-// own change does not widen its own test). It needs MinPooledScenarios
-// others; else the assumed value is used. moves are the scenarios' P99
-// and max QPS changes measured with no run-to-run term.
-func poolRunNoise(floors []bool, lat, qps []moved, s Settings) []runNoise {
+// tests over processes and knee estimates add. The baseline's run(s) and
+// the candidate's run each moved by the machine's state, which their
+// processes cannot show (a one-run baseline at all; a two-run baseline
+// only for itself, not for the candidate's run). Where the suite allows
+// it is measured: how far the other scenarios' P99 (max QPS) moved
+// between the baseline and the candidate beyond what their own sampling
+// noise explains, by the DerSimonian–Laird estimate of between-scenario
+// variance, leaving the scenario itself out (so that its own change does
+// not widen its own test). That needs MinPooledScenarios others; else a
+// baseline from two or more runs raises the threshold to its noise floor
+// (nothing added) and a one-run baseline assumes gate.run_to_run.
+// Settings.RunToRun 0 adds nothing (comparisons within one run). lat and
+// qps are the scenarios' P99 and max QPS changes measured with no
+// run-to-run term; compared marks the pairs with a baseline.
+func poolRunNoise(floors, compared []bool, lat, qps []moved, s Settings) []runNoise {
 	out := make([]runNoise, len(floors))
 	assumed := s.runVar(false)
 	for i, measured := range floors {
 		n := &out[i]
 		n.latDF, n.qpsDF = math.Inf(1), math.Inf(1)
 		n.measured = measured
-		switch {
-		case measured:
-			n.latSrc, n.qpsSrc = RunToRunNoiseFloor, RunToRunNoiseFloor
-			continue
-		case s.RunToRun <= 0:
+		if !compared[i] || s.RunToRun <= 0 {
 			n.latSrc, n.qpsSrc = RunToRunNone, RunToRunNone
 			continue
 		}
-		n.lat, n.latDF, n.latSrc = pooledOr(lat, i, assumed)
-		n.qps, n.qpsDF, n.qpsSrc = pooledOr(qps, i, assumed)
+		fallback, src := assumed, RunToRunAssumed
+		if measured {
+			fallback, src = 0, RunToRunNoiseFloor
+		}
+		n.lat, n.latDF, n.latSrc = pooledOr(lat, i, fallback, src)
+		n.qps, n.qpsDF, n.qpsSrc = pooledOr(qps, i, fallback, src)
 	}
 	return out
 }
 
 // pooledOr is the leave-one-out pooled variance of the difference of two
-// runs for scenario i, or the assumed one when too few others moved.
+// runs for scenario i, or the fallback when too few others moved.
 //
 // The pooled estimate rests on the others' count less one degrees of
 // freedom; the tests fold that uncertainty in (Satterthwaite), so a
 // small suite's estimate widens the interval rather than pretending to
 // know the noise.
-func pooledOr(ms []moved, i int, assumed float64) (v, df float64, src string) {
+func pooledOr(ms []moved, i int, fallback float64, fallbackSrc string) (v, df float64, src string) {
 	var d, vs []float64
 	for j, m := range ms {
 		if j != i && m.ok {
@@ -89,7 +92,7 @@ func pooledOr(ms []moved, i int, assumed float64) (v, df float64, src string) {
 		}
 	}
 	if len(d) < MinPooledScenarios {
-		return assumed, math.Inf(1), RunToRunAssumed
+		return fallback, math.Inf(1), fallbackSrc
 	}
 	floor := 2 * math.Log1p(pooledFloor) * math.Log1p(pooledFloor)
 	return math.Max(tauSquared(d, vs), floor), float64(len(d) - 1), RunToRunPooled

@@ -160,7 +160,16 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 			}
 		}
 	}
-	sc.Warnings = append(sc.Warnings, applyNoiseFloor(sc.Metrics, bs.res.NoiseFloorPct)...)
+	// A noise floor raises the threshold only where the run-to-run
+	// variance was not measured from the suite (pooled: it is in the test).
+	floor := map[string]float64{}
+	for k, v := range bs.res.NoiseFloorPct {
+		if (k == MetricMaxQPS && noise.qpsSrc == RunToRunPooled) || (k != MetricMaxQPS && noise.latSrc == RunToRunPooled) {
+			continue
+		}
+		floor[k] = v
+	}
+	sc.Warnings = append(sc.Warnings, applyNoiseFloor(sc.Metrics, floor)...)
 	usesRunNoise := false
 	for _, m := range sc.Metrics {
 		usesRunNoise = usesRunNoise || (m.Gated && (m.Method == MethodProcesses || m.Method == MethodKneeEstimates))
