@@ -273,6 +273,8 @@ func mergeLLM(ts []result.Trial) (*result.LLM, error) {
 		out.GoodputRPS += l.GoodputRPS
 		out.Requests += l.Requests
 		tokens += l.OutputTokensMean * float64(l.Requests)
+		out.ITLGaps += l.ITLGaps
+		out.ITLUnobserved += l.ITLUnobserved
 	}
 	if out == nil {
 		return nil, nil
@@ -281,7 +283,6 @@ func mergeLLM(ts []result.Trial) (*result.LLM, error) {
 		return nil, errors.New("streaming figures: a shard kept no TTFT or TPOT histogram, so its percentiles cannot be merged exactly")
 	}
 	encs := [4]*string{&out.TTFTHistogram, &out.TPOTHistogram, &out.ITLHistogram, &out.E2EHistogram}
-	lats := [3]*result.Latency{&out.TTFT, &out.TPOT, &out.ITL}
 	for j, h := range hs {
 		if h == nil {
 			continue
@@ -290,12 +291,25 @@ func mergeLLM(ts []result.Trial) (*result.LLM, error) {
 		if *encs[j], err = result.EncodeHistogram(h); err != nil {
 			return nil, err
 		}
-		if j < 3 {
-			*lats[j] = result.LatencyOf(h)
-		} else {
-			e2e := result.LatencyOf(h)
-			out.E2E = &e2e
+		// TPOT and ITL no request had are absent, never zero.
+		if h.TotalCount() == 0 && j > 0 {
+			continue
 		}
+		l := result.LatencyOf(h)
+		switch j {
+		case 0:
+			out.TTFT = l
+		case 1:
+			out.TPOT = &l
+		case 2:
+			out.ITL = &l
+		default:
+			out.E2E = &l
+		}
+	}
+	if out.ITLGaps > 0 {
+		out.ITLCoalescedShare = float64(out.ITLUnobserved) / float64(out.ITLGaps)
+		out.ITLUntrusted = out.ITLCoalescedShare > harness.MaxITLCoalescedShare
 	}
 	if out.Requests > 0 {
 		out.OutputTokensMean = tokens / float64(out.Requests)

@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -165,7 +166,21 @@ func mergeLLM(trials []result.Trial, first *result.LLM) *result.LLM {
 		l.TTFT = result.LatencyOf(ttft)
 	}
 	if tpot.TotalCount() > 0 {
-		l.TPOT = result.LatencyOf(tpot)
+		p := result.LatencyOf(tpot)
+		l.TPOT = &p
+	}
+	// ITL, its gap counts and the prompt lengths merge as one recorder
+	// would have seen every trial, when every trial kept its histograms.
+	lls := make([]*result.LLM, 0, len(trials))
+	for _, t := range trials {
+		if t.LLM != nil {
+			lls = append(lls, t.LLM)
+		}
+	}
+	if m, err := harness.MergeLLM(lls); err == nil {
+		l.ITL, l.ITLGaps, l.ITLUnobserved = m.ITL, m.ITLGaps, m.ITLUnobserved
+		l.ITLCoalescedShare, l.ITLUntrusted = m.ITLCoalescedShare, m.ITLUntrusted
+		l.PromptTokensMean, l.PromptWordsMean = m.PromptTokensMean, m.PromptWordsMean
 	}
 	return &l
 }
