@@ -581,6 +581,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	trial := -1 // -1: warm-up
 	cpu0, wall0 := cpuTime(), time.Now()
 	sched0 := readSched()
+	rq0 := readRunQueue()
 	lastProgress := time.Time{}
 	report := func(now time.Time, phase string, done bool) {
 		if o.Progress == nil {
@@ -594,6 +595,9 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 		cpu := cpuTime()
 		st := trialStats{cpuCores: (cpu - cpu0).Seconds() / now.Sub(wall0).Seconds()}
 		st.schedP99, _ = schedP99Since(sched0)
+		if rq1 := readRunQueue(); rq0 != nil && rq1 != nil {
+			st.runQueue, st.runQueueSet = since(rq0, rq1).meanWait(), true
+		}
 		st.exhausted = e.exhausted.Swap(0)
 		if o.Observer != nil {
 			st.telemetry = o.Observer.EndTrial(trial)
@@ -605,6 +609,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 		trial = i
 		cpu0, wall0 = cpuTime(), now
 		sched0 = readSched()
+		rq0 = readRunQueue()
 		e.exhausted.Store(0)
 		if o.Observer != nil {
 			o.Observer.BeginTrial(i)

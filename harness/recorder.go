@@ -47,7 +47,11 @@ const (
 type trialStats struct {
 	cpuCores  float64
 	schedP99  time.Duration
-	exhausted int64
+	// runQueue is the mean time the generator's threads waited in the
+	// kernel's run queue per time they ran; runQueueSet when measured.
+	runQueue    time.Duration
+	runQueueSet bool
+	exhausted   int64
 	telemetry *result.Telemetry
 	set       bool
 }
@@ -293,6 +297,10 @@ func (r *recorder) result() *result.Result {
 			t.GeneratorCPU = st.cpuCores
 			t.GeneratorSchedP99Ms = float64(st.schedP99) / float64(time.Millisecond)
 			sum.GeneratorSchedP99Ms = max(sum.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
+			if st.runQueueSet {
+				t.GeneratorRunQueueMs = float64(st.runQueue) / float64(time.Millisecond)
+				sum.GeneratorRunQueueMs = max(sum.GeneratorRunQueueMs, t.GeneratorRunQueueMs)
+			}
 			t.Telemetry = st.telemetry
 			cpuSum += st.cpuCores
 			nStats++
@@ -396,6 +404,14 @@ func (r *recorder) judge(i int, t *result.Trial, st trialStats, res *result.Resu
 		// not generator-bound.
 		invalid(false, "the machine was busy: the generator's goroutines waited %.1f ms at P99 to run (limit %v) while it used only %.2f of %.0f cores, so its timestamps are late",
 			float64(st.schedP99)/float64(time.Millisecond), MaxSchedP99, st.cpuCores, cores)
+	// The process starved of CPU as a whole: its goroutines were ready
+	// but none of its threads ran, which Go's scheduling latency misses.
+	case st.runQueueSet && st.runQueue > MaxRunQueueWait && st.cpuCores >= BusyCPUShare*cores:
+		invalid(true, "the generator could not keep up: its threads waited %.2f ms on average for a CPU each time they ran (limit %v) while it used %.2f of %.0f cores, so its timestamps are late; give it more cores or split the load over more generators",
+			float64(st.runQueue)/float64(time.Millisecond), MaxRunQueueWait, st.cpuCores, cores)
+	case st.runQueueSet && st.runQueue > MaxRunQueueWait:
+		invalid(false, "the machine was busy: the generator's threads waited %.2f ms on average for a CPU each time they ran (limit %v) while it used only %.2f of %.0f cores, so its timestamps (token arrivals included) are late",
+			float64(st.runQueue)/float64(time.Millisecond), MaxRunQueueWait, st.cpuCores, cores)
 	}
 	switch {
 	case st.exhausted > 0:

@@ -192,6 +192,7 @@ func mergeTrial(ts []result.Trial, shards []*result.Result) (result.Trial, error
 		out.ConnWaitP99Ms = math.Max(out.ConnWaitP99Ms, t.ConnWaitP99Ms)
 		out.ConnWaitShare = math.Max(out.ConnWaitShare, t.ConnWaitShare)
 		out.GeneratorSchedP99Ms = math.Max(out.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
+		out.GeneratorRunQueueMs = math.Max(out.GeneratorRunQueueMs, t.GeneratorRunQueueMs)
 		out.ErrorsBy = addCounts(out.ErrorsBy, t.ErrorsBy)
 		out.Valid = out.Valid && t.Valid
 		out.GeneratorLimited = out.GeneratorLimited || t.GeneratorLimited
@@ -354,6 +355,7 @@ func summarize(out *result.Result, shards []*result.Result) error {
 		sum.ConnWaitP99Ms = math.Max(sum.ConnWaitP99Ms, s.Summary.ConnWaitP99Ms)
 		sum.ConnWaitShare = math.Max(sum.ConnWaitShare, s.Summary.ConnWaitShare)
 		sum.GeneratorSchedP99Ms = math.Max(sum.GeneratorSchedP99Ms, s.Summary.GeneratorSchedP99Ms)
+		sum.GeneratorRunQueueMs = math.Max(sum.GeneratorRunQueueMs, s.Summary.GeneratorRunQueueMs)
 	}
 	sum.Latency = result.LatencyOf(lat)
 	if haveSvc && len(out.Trials) > 0 {

@@ -98,6 +98,9 @@ func summarize(trials []result.Trial, res *result.Result) result.Summary {
 		cpu += t.GeneratorCPU
 		infl += t.InFlightMean
 		lag = max(lag, t.LagP99Ms)
+		// The worst trial's, as one process's summary has them.
+		s.GeneratorSchedP99Ms = max(s.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
+		s.GeneratorRunQueueMs = max(s.GeneratorRunQueueMs, t.GeneratorRunQueueMs)
 		if h, err := result.DecodeHistogram(t.ServiceHistogram); err == nil && t.ServiceHistogram != "" {
 			hasSvc = true
 			if err := result.Merge(svc, h); err != nil {
