@@ -45,15 +45,15 @@ const (
 
 // trialStats are measured by the clock at a trial's end.
 type trialStats struct {
-	cpuCores  float64
-	schedP99  time.Duration
+	cpuCores float64
+	schedP99 time.Duration
 	// runQueue is the mean time the generator's threads waited in the
 	// kernel's run queue per time they ran; runQueueSet when measured.
 	runQueue    time.Duration
 	runQueueSet bool
 	exhausted   int64
-	telemetry *result.Telemetry
-	set       bool
+	telemetry   *result.Telemetry
+	set         bool
 }
 
 // window accumulates one trial. The recorder is its single writer.
