@@ -93,11 +93,29 @@ type recorder struct {
 	firstErrs map[string]string // first error text per class; the consumer's own
 	allLLM    *LLMRecorder      // every measured streaming sample, for the summary
 	timelines []*seconds        // per trial, second by second (persecond.go)
+	// due counts the hits sent by the phase they were due in: [0] the
+	// warm-up, [i+1] trial i (the progress lines' counts).
+	due []atomic.Int64
+}
+
+// countDue counts a hit sent that was due at t.
+func (r *recorder) countDue(t time.Time) {
+	if i := r.index(t); i < len(r.windows) {
+		r.due[i+1].Add(1)
+	}
+}
+
+// dueSent is how many hits due in trial i (-1: the warm-up) were sent.
+func (r *recorder) dueSent(i int) int64 {
+	if i+1 < 0 || i+1 >= len(r.due) {
+		return 0
+	}
+	return r.due[i+1].Load()
 }
 
 func newRecorder(o *Options, measureStart time.Time, trialDur time.Duration, trials int) *recorder {
 	r := &recorder{o: o, measureStart: measureStart, trialDur: trialDur,
-		stats: make([]trialStats, trials), firstErrs: map[string]string{},
+		stats: make([]trialStats, trials), firstErrs: map[string]string{}, due: make([]atomic.Int64, trials+1),
 		allLLM: NewLLMRecorder(o.SLOTTFT, o.SLOTPOT)}
 	for range trials {
 		w := &window{latency: result.NewHistogram(), service: result.NewHistogram(),

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"io"
 	"text/tabwriter"
 
@@ -70,6 +72,8 @@ func RunTable(w io.Writer, rows []RunRow) error {
 			if lc, err := sizing.LittlesLaw(r); err == nil {
 				fmt.Fprintf(w, "%s: Little's Law: measured in flight %.2f, λ·W = %.1f/s × %.2f ms = %.2f (%+.1f%%)\n",
 					r.Scenario, lc.MeasuredInFlight, r.Summary.AchievedRPS, r.Summary.Latency.Mean, lc.PredictedInFlight, lc.RelGap*100)
+			} else if errors.Is(err, sizing.ErrLittleWindowTooShort) {
+				fmt.Fprintf(w, "%s: Little's Law: not checked: %s\n", r.Scenario, strings.TrimPrefix(err.Error(), "little's law for scenario \""+r.Scenario+"\": "))
 			}
 		}
 		if l := r.LLM; l != nil {
