@@ -3,8 +3,8 @@ package report
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/perfgate/perfgate/harness"
