@@ -271,7 +271,7 @@ const LittleMinWindow = 20
 
 // ErrLittleWindowTooShort is wrapped by LittlesLaw's error for a window
 // too short for the check (see LittleMinWindow).
-var ErrLittleWindowTooShort = errors.New("window too short for the check")
+var ErrLittleWindowTooShort = errors.New("window too short")
 
 // littleWindow says why a window of windowS seconds is too short for
 // requests of mean latency meanMs, or nil (also when either is unknown).
