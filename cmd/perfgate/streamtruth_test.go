@@ -113,3 +113,24 @@ func TestRunFlagsSayDefaultsAndNames(t *testing.T) {
 		t.Errorf("openai without --model: exit %d, stderr %q; want exit 2 naming --model", code, stderr)
 	}
 }
+
+// A run whose every request failed exits 3 and its result, written for
+// the record, is never valid.
+func TestRunAllFailedInvalid(t *testing.T) {
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	t.Cleanup(down.Close)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := runCLI(t, "run", "--url", down.URL, "--rate", "20", "--duration", "300ms", "--warmup", "0s", "--trials", "1", "--out", out)
+	if code != exitRunFailed {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitRunFailed, stderr)
+	}
+	r, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatalf("no result written: %v", err)
+	}
+	if r.Valid || r.Summary.Errors != r.Summary.Requests || r.Summary.Requests == 0 {
+		t.Errorf("result valid %v with %d of %d requests failed; want invalid, all failed", r.Valid, r.Summary.Errors, r.Summary.Requests)
+	}
+}
