@@ -37,7 +37,7 @@ func NoiseFloor(runs []*result.Result) map[string]float64 {
 			if l.TTFT.P99 > 0 {
 				vals[floorTTFTP99] = append(vals[floorTTFTP99], l.TTFT.P99)
 			}
-			if l.TPOT.P99 > 0 {
+			if l.TPOT != nil && l.TPOT.P99 > 0 {
 				vals[floorTPOTP99] = append(vals[floorTPOTP99], l.TPOT.P99)
 			}
 		}

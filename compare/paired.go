@@ -58,7 +58,12 @@ func pairedSpecs() []pairedSpec {
 			return float64(t.Errors) / float64(t.Requests), true
 		}},
 		{name: MetricTTFTP99, gated: true, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 { return l.TTFT.P99 })},
-		{name: MetricTPOTP99, gated: true, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 { return l.TPOT.P99 })},
+		{name: MetricTPOTP99, gated: true, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 {
+			if l.TPOT == nil { // no request had two tokens: nothing to compare
+				return 0
+			}
+			return l.TPOT.P99
+		})},
 	}
 }
 

@@ -176,8 +176,11 @@ func Bounds() []Bound {
 		{Key: "ab.max_trials", Range: Range{Min: 2, Max: MaxABTrials, Kind: Integer, Unit: "pairs"}, Zero: "the default, 20"},
 		{Key: "ab.budget", Range: dur(time.Second, false), Zero: "no bound but ab.max_trials"},
 		{Key: "targets.ready_timeout", Range: dur(0, true), Zero: "the default, 60s"},
-		{Key: "scenarios.prompt_tokens", Flag: "prompt-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},
-		{Key: "scenarios.max_tokens", Flag: "max-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}},
+		// prompt_tokens counts the words of synthetic prompts (its name is
+		// kept for v1; the flag is --prompt-words, with --prompt-tokens
+		// kept as an alias).
+		{Key: "scenarios.prompt_tokens", Flag: "prompt-words", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "words"}, Zero: "the default, 128 words"},
+		{Key: "scenarios.max_tokens", Flag: "max-tokens", Range: Range{Min: 0, Max: MaxTokens, Kind: Integer, Unit: "tokens"}, Zero: "the default, 64 tokens"},
 		{Key: "scenarios.shape", Flag: "shape", Range: Range{Min: 1, Max: MaxTensorElements, Kind: Integer, Unit: "elements (each dimension, and their product)"}},
 		{Key: "scenarios.timeout", Flag: "timeout", Range: dur(0, true), Zero: "the protocol's default, 30s"},
 		{Key: "scenarios.restarts", Range: Range{Min: 1, Max: 16, Kind: Integer, Unit: "target processes"}, Zero: "the default: 5 for a target perfgate starts (one process per trial at the default 5 trials), 1 for a url"},

@@ -64,9 +64,27 @@ type Stream struct {
 	// OutputTokens is the number of generated tokens (from the final usage
 	// when the server sent it, else counted from content chunks).
 	OutputTokens int
-	// ITL are the gaps between successive content chunks.
+	// ITL are the gaps between successive content chunks that the client
+	// observed: a gap is left out when either of its chunks arrived in one
+	// read with another content chunk (its time is then the read's, not
+	// the chunk's). At most MaxITLPerStream gaps are kept.
 	ITL []time.Duration
+	// Gaps is the number of gaps between successive content chunks
+	// (chunks − 1); Unobserved of them are left out of ITL because a chunk
+	// at either end shared its read with another content chunk.
+	Gaps, Unobserved int
+	// PromptTokens is the prompt's length in tokens as the server counted
+	// it (usage.prompt_tokens), 0 when the server did not say.
+	PromptTokens int
+	// PromptWords is the number of words of the prompt perfgate sent (a
+	// synthetic or dataset prompt), 0 when the request was a whole body.
+	PromptWords int
 }
+
+// MaxITLPerStream bounds the inter-token gaps kept per stream (65,536
+// gaps, 512 KiB): a stream of tiny chunks cannot grow a request's memory
+// without bound. Gaps past it are counted in Stream.Gaps but not kept.
+const MaxITLPerStream = 1 << 16
 
 // Client sends one request. Implementations must be safe for concurrent
 // use; a failed request is reported in the Sample, not as a panic or error.

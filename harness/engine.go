@@ -113,6 +113,10 @@ type Progress struct {
 	Elapsed   time.Duration
 	Total     time.Duration
 	Sent      int64
+	// PhaseSent, on a phase's last call, is how many hits due in that
+	// phase (by intended send time, as the result counts a trial's
+	// requests) were sent by then.
+	PhaseSent int64
 	Done      int64
 	Errors    int64
 	InFlight  int64
@@ -313,6 +317,12 @@ type engine struct {
 	wakeLag atomic.Int64
 }
 
+// sentHit counts a hit sent, in all and in the phase it was due in.
+func (e *engine) sentHit(intended time.Time) {
+	e.sent.Add(1)
+	e.rec.countDue(intended)
+}
+
 // do sends one hit and records its sample, in the calling worker: the
 // recorder is shared under a lock (recorder.record), so a request costs
 // no hand-off to another goroutine. The times the request entered and
@@ -437,7 +447,7 @@ func (e *engine) openWorker(ctx, reqCtx context.Context, f *feed) {
 		if late && e.capHit.Load() == h.Seq+1 {
 			e.exhausted.Add(1) // due while every connection was busy at the cap
 		}
-		e.sent.Add(1)
+		e.sentHit(h.Intended)
 		if f.claimed.Load() == h.Seq+1 && !f.done.Load() && e.inFlight.Load() >= e.nworkers.Load()-1 {
 			e.spare(ctx, reqCtx, f, h)
 		}
@@ -565,7 +575,7 @@ func (e *engine) closedLoop(ctx, reqCtx context.Context) {
 				if !t.Before(e.end) {
 					return
 				}
-				e.sent.Add(1)
+				e.sentHit(t)
 				e.do(reqCtx, Hit{Seq: n - 1, Intended: t})
 			}
 		}()
@@ -581,19 +591,27 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 	trial := -1 // -1: warm-up
 	cpu0, wall0 := cpuTime(), time.Now()
 	sched0 := readSched()
+	rq0 := readRunQueue()
 	lastProgress := time.Time{}
 	report := func(now time.Time, phase string, done bool) {
 		if o.Progress == nil {
 			return
 		}
-		o.Progress(Progress{Phase: phase, Trial: trial + 1, Trials: o.Trials, PhaseDone: done,
+		p := Progress{Phase: phase, Trial: trial + 1, Trials: o.Trials, PhaseDone: done,
 			Elapsed: now.Sub(e.start), Total: e.end.Sub(e.start), Sent: e.sent.Load(),
-			Done: rec.done.Load(), Errors: rec.errs.Load(), InFlight: e.inFlight.Load()})
+			Done: rec.done.Load(), Errors: rec.errs.Load(), InFlight: e.inFlight.Load()}
+		if done {
+			p.PhaseSent = rec.dueSent(trial)
+		}
+		o.Progress(p)
 	}
 	closeTrial := func(now time.Time) {
 		cpu := cpuTime()
 		st := trialStats{cpuCores: (cpu - cpu0).Seconds() / now.Sub(wall0).Seconds()}
 		st.schedP99, _ = schedP99Since(sched0)
+		if rq1 := readRunQueue(); rq0 != nil && rq1 != nil {
+			st.runQueue, st.runQueueSet = since(rq0, rq1).meanWait(), true
+		}
 		st.exhausted = e.exhausted.Swap(0)
 		if o.Observer != nil {
 			st.telemetry = o.Observer.EndTrial(trial)
@@ -605,6 +623,7 @@ func (e *engine) clock(ctx context.Context, rec *recorder, measureStart time.Tim
 		trial = i
 		cpu0, wall0 = cpuTime(), now
 		sched0 = readSched()
+		rq0 = readRunQueue()
 		e.exhausted.Store(0)
 		if o.Observer != nil {
 			o.Observer.BeginTrial(i)

@@ -401,7 +401,7 @@ func (l *evLoop) issue(t time.Time) {
 		}
 		l.hasNext = false
 		l.lastSend = t
-		l.e.sent.Add(1)
+		l.e.sentHit(l.next.Intended)
 		if !l.dispatch(l.next, t, t) {
 			if len(l.cold) == 0 {
 				l.e.exhausted.Add(1) // due while every connection was busy at the cap

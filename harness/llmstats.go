@@ -29,14 +29,29 @@ import (
 //	goodput_rps         = requests with TTFT ≤ SLO_TTFT and TPOT ≤ SLO_TPOT / W
 //
 // A zero SLO is no limit; a request with one token has no TPOT and meets
-// the TPOT SLO. Distributions are HDR histograms in microseconds (see
+// the TPOT SLO. TPOT and ITL are absent (nil) when no request had two
+// tokens. Distributions are HDR histograms in microseconds (see
 // result.NewHistogram), reported in milliseconds.
+//
+// ITL holds only the gaps the client observed (Stream.ITL); the others
+// are counted: itl_coalesced_share = Σ Unobserved / Σ Gaps, and past
+// MaxITLCoalescedShare the ITL is marked untrusted.
 type LLMRecorder struct {
 	sloTTFT, sloTPOT     time.Duration
 	ttft, tpot, itl, e2e *hdrhistogram.Histogram
 	tokens               int64
 	n, good              int64
+	gaps, unobserved     int64
+	promptTokens, nUsage int64 // Σ usage.prompt_tokens over nUsage requests
+	promptWords, nWords  int64
 }
+
+// MaxITLCoalescedShare is the share of inter-token gaps that may go
+// unobserved (two content chunks completed by one read) before ITL is
+// untrusted: past 5% the observed gaps are a biased sample (the reader
+// was late, or the server wrote tokens together), so ITL is flagged in
+// every report and never compared.
+const MaxITLCoalescedShare = 0.05
 
 // NewLLMRecorder returns an empty recorder judging goodput by the SLOs.
 func NewLLMRecorder(sloTTFT, sloTPOT time.Duration) *LLMRecorder {
@@ -64,6 +79,16 @@ func (r *LLMRecorder) Add(s *Sample) {
 	for _, g := range s.Stream.ITL {
 		result.RecordDuration(r.itl, g)
 	}
+	r.gaps += int64(s.Stream.Gaps)
+	r.unobserved += int64(s.Stream.Unobserved)
+	if s.Stream.PromptTokens > 0 {
+		r.promptTokens += int64(s.Stream.PromptTokens)
+		r.nUsage++
+	}
+	if s.Stream.PromptWords > 0 {
+		r.promptWords += int64(s.Stream.PromptWords)
+		r.nWords++
+	}
 	r.tokens += int64(s.Stream.OutputTokens)
 	meets := r.sloTTFT <= 0 || ttft <= r.sloTTFT
 	if s.Stream.OutputTokens >= 2 {
@@ -84,7 +109,7 @@ func (r *LLMRecorder) Requests() int64 { return r.n }
 func (r *LLMRecorder) Result(window time.Duration) *result.LLM {
 	e2e := result.LatencyOf(r.e2e)
 	out := &result.LLM{
-		TTFT: result.LatencyOf(r.ttft), TPOT: result.LatencyOf(r.tpot), ITL: result.LatencyOf(r.itl),
+		TTFT: result.LatencyOf(r.ttft), TPOT: latencyIfAny(r.tpot), ITL: latencyIfAny(r.itl),
 		E2E:       &e2e,
 		SLOTTFTMs: llmMs(r.sloTTFT),
 		SLOTPOTMs: llmMs(r.sloTPOT),
@@ -97,6 +122,14 @@ func (r *LLMRecorder) Result(window time.Duration) *result.LLM {
 	if r.n > 0 {
 		out.OutputTokensMean = float64(r.tokens) / float64(r.n)
 	}
+	if r.nUsage > 0 {
+		out.PromptTokensMean = float64(r.promptTokens) / float64(r.nUsage)
+	}
+	if r.nWords > 0 {
+		out.PromptWordsMean = float64(r.promptWords) / float64(r.nWords)
+	}
+	out.ITLGaps, out.ITLUnobserved = r.gaps, r.unobserved
+	setCoalesced(out)
 	// Encoding an in-memory histogram cannot fail short of running out of
 	// memory; an empty string would then make MergeLLM report the trial.
 	out.TTFTHistogram, _ = result.EncodeHistogram(r.ttft)
@@ -104,6 +137,26 @@ func (r *LLMRecorder) Result(window time.Duration) *result.LLM {
 	out.ITLHistogram, _ = result.EncodeHistogram(r.itl)
 	out.E2EHistogram, _ = result.EncodeHistogram(r.e2e)
 	return out
+}
+
+// latencyIfAny is h's distribution, or nil when h holds nothing: a
+// quantity no request had is absent, not zero.
+func latencyIfAny(h *hdrhistogram.Histogram) *result.Latency {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	l := result.LatencyOf(h)
+	return &l
+}
+
+// setCoalesced derives the coalesced share from l's gap counts and marks
+// ITL untrusted past MaxITLCoalescedShare.
+func setCoalesced(l *result.LLM) {
+	l.ITLCoalescedShare, l.ITLUntrusted = 0, false
+	if l.ITLGaps > 0 {
+		l.ITLCoalescedShare = float64(l.ITLUnobserved) / float64(l.ITLGaps)
+		l.ITLUntrusted = l.ITLCoalescedShare > MaxITLCoalescedShare
+	}
 }
 
 func llmMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -115,6 +168,9 @@ func llmMs(d time.Duration) float64 { return float64(d) / float64(time.Milliseco
 //	output_tokens_per_s = Σ_i tokens_i / (n·W) = mean_i output_tokens_per_s_i
 //	goodput_rps         = mean_i goodput_rps_i
 //	output_tokens_mean  = Σ_i mean_i·requests_i / Σ_i requests_i
+//	prompt_*_mean       = the same weighting (exact when every request
+//	                      reported its usage)
+//	itl_gaps, itl_unobserved: sums; the coalesced share from them
 //
 // and the distributions come from the merged histograms. The summary keeps
 // no histograms. A trial without histograms, or a merge that drops values,
@@ -125,7 +181,8 @@ func MergeLLM(trials []*result.LLM) (*result.LLM, error) {
 	}
 	all := [4]*hdrhistogram.Histogram{result.NewHistogram(), result.NewHistogram(), result.NewHistogram(), result.NewHistogram()}
 	out := &result.LLM{SLOTTFTMs: trials[0].SLOTTFTMs, SLOTPOTMs: trials[0].SLOTPOTMs}
-	var tokens float64
+	var tokens, ptok, pwords float64
+	var nTok, nWords int64
 	for i, t := range trials {
 		for j, enc := range [4]string{t.TTFTHistogram, t.TPOTHistogram, t.ITLHistogram, t.E2EHistogram} {
 			if enc == "" && j >= 2 && t.ITLHistogram == "" && t.E2EHistogram == "" {
@@ -143,8 +200,25 @@ func MergeLLM(trials []*result.LLM) (*result.LLM, error) {
 		out.GoodputRPS += t.GoodputRPS / float64(len(trials))
 		out.Requests += t.Requests
 		tokens += t.OutputTokensMean * float64(t.Requests)
+		if t.PromptTokensMean > 0 {
+			ptok += t.PromptTokensMean * float64(t.Requests)
+			nTok += t.Requests
+		}
+		if t.PromptWordsMean > 0 {
+			pwords += t.PromptWordsMean * float64(t.Requests)
+			nWords += t.Requests
+		}
+		out.ITLGaps += t.ITLGaps
+		out.ITLUnobserved += t.ITLUnobserved
 	}
-	out.TTFT, out.TPOT, out.ITL = result.LatencyOf(all[0]), result.LatencyOf(all[1]), result.LatencyOf(all[2])
+	out.TTFT, out.TPOT, out.ITL = result.LatencyOf(all[0]), latencyIfAny(all[1]), latencyIfAny(all[2])
+	setCoalesced(out)
+	if nTok > 0 {
+		out.PromptTokensMean = ptok / float64(nTok)
+	}
+	if nWords > 0 {
+		out.PromptWordsMean = pwords / float64(nWords)
+	}
 	if all[3].TotalCount() > 0 {
 		e2e := result.LatencyOf(all[3])
 		out.E2E = &e2e

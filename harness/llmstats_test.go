@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -76,8 +78,8 @@ func TestLLMRecorder(t *testing.T) {
 			secs := tt.window.Seconds()
 			want := &result.LLM{
 				TTFT:             result.Latency{P50: 30, P90: 55, P99: 55, P999: 55, Max: 55, Mean: (20 + 30 + 55) / 3.0},
-				TPOT:             result.Latency{P50: 10, P90: 50, P99: 50, P999: 50, Max: 50, Mean: 30},
-				ITL:              result.Latency{P50: 10, P90: 50, P99: 50, P999: 50, Max: 50, Mean: (10*10 + 4*50) / 14.0},
+				TPOT:             &result.Latency{P50: 10, P90: 50, P99: 50, P999: 50, Max: 50, Mean: 30},
+				ITL:              &result.Latency{P50: 10, P90: 50, P99: 50, P999: 50, Max: 50, Mean: (10*10 + 4*50) / 14.0},
 				E2E:              &result.Latency{P50: 130, P90: 255, P99: 255, P999: 255, Max: 255, Mean: (20 + 130 + 255) / 3.0},
 				OutputTokensPerS: (11 + 5 + 1) / secs,
 				OutputTokensMean: 17.0 / 3,
@@ -143,5 +145,81 @@ func TestMergeLLM(t *testing.T) {
 	}
 	if _, err := MergeLLM(nil); err == nil {
 		t.Error("MergeLLM(nil) succeeded")
+	}
+}
+
+// One-token answers have no TPOT and no ITL: both are absent (nil, so the
+// file omits them), never a zero a gate would compare.
+func TestLLMRecorderOneToken(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	r := NewLLMRecorder(0, 20*time.Millisecond)
+	for range 3 {
+		s := llmSample(t0, 0, 0, 20, 20, 1)
+		r.Add(&s)
+	}
+	got := r.Result(time.Second)
+	if got.TPOT != nil || got.ITL != nil {
+		t.Errorf("one-token answers: TPOT = %+v, ITL = %+v, want both nil", got.TPOT, got.ITL)
+	}
+	if got.Requests != 3 || got.GoodputRPS != 3 || math.Abs(got.TTFT.P50-20) > 0.05 {
+		t.Errorf("one-token answers: requests %d, goodput %v, TTFT p50 %v; want 3, 3, 20", got.Requests, got.GoodputRPS, got.TTFT.P50)
+	}
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"tpot_ms"`, `"itl_ms"`} {
+		if strings.Contains(string(b), key) {
+			t.Errorf("JSON of a one-token result has %s: %s", key, b)
+		}
+	}
+	m, err := MergeLLM([]*result.LLM{got, got})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TPOT != nil || m.ITL != nil {
+		t.Errorf("MergeLLM of one-token trials: TPOT = %+v, ITL = %+v, want both nil", m.TPOT, m.ITL)
+	}
+}
+
+// The coalesced share counts the gaps the client could not observe, and
+// past MaxITLCoalescedShare marks ITL untrusted, in a trial and in a merge.
+func TestLLMRecorderCoalesced(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name          string
+		gaps, unobs   int
+		wantShare     float64
+		wantUntrusted bool
+	}{
+		{"all observed", 10, 0, 0, false},
+		{"at the bound", 100, 5, 0.05, false},
+		// One more unobserved gap in a hundred crosses the bound.
+		{"past the bound", 100, 6, 0.06, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewLLMRecorder(0, 0)
+			s := llmSample(t0, 0, 0, 20, 20+float64(tt.gaps), tt.gaps+1)
+			s.Stream.Gaps, s.Stream.Unobserved = tt.gaps, tt.unobs
+			s.Stream.PromptTokens, s.Stream.PromptWords = 460, 128
+			r.Add(&s)
+			got := r.Result(time.Second)
+			if got.ITLGaps != int64(tt.gaps) || got.ITLUnobserved != int64(tt.unobs) ||
+				math.Abs(got.ITLCoalescedShare-tt.wantShare) > 1e-12 || got.ITLUntrusted != tt.wantUntrusted {
+				t.Errorf("gaps %d/%d, share %v, untrusted %v; want %d/%d, %v, %v", got.ITLUnobserved, got.ITLGaps,
+					got.ITLCoalescedShare, got.ITLUntrusted, tt.unobs, tt.gaps, tt.wantShare, tt.wantUntrusted)
+			}
+			if got.PromptTokensMean != 460 || got.PromptWordsMean != 128 {
+				t.Errorf("prompt %v tokens / %v words, want 460 / 128", got.PromptTokensMean, got.PromptWordsMean)
+			}
+			m, err := MergeLLM([]*result.LLM{got, got})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.ITLGaps != 2*int64(tt.gaps) || m.ITLUntrusted != tt.wantUntrusted || m.PromptTokensMean != 460 {
+				t.Errorf("MergeLLM: gaps %d, untrusted %v, prompt tokens %v; want %d, %v, 460", m.ITLGaps, m.ITLUntrusted, m.PromptTokensMean, 2*tt.gaps, tt.wantUntrusted)
+			}
+		})
 	}
 }

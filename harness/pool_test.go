@@ -54,6 +54,13 @@ func TestJudgeGeneratorAndWait(t *testing.T) {
 		// generator is not the cause (the result stays valid).
 		{"busy host", trialStats{cpuCores: 0.1 * cores, schedP99: 20 * time.Millisecond, set: true}, 0, false, false, "the machine was busy"},
 		{"saturated", trialStats{cpuCores: 0.95 * cores, schedP99: time.Millisecond, set: true}, 0, false, true, "saturated"},
+		// Go's scheduler was prompt, but the whole process waited for a
+		// CPU (the busy host: sched P99 0.5 ms, ITL 1.46× off).
+		{"starved process, idle generator", trialStats{cpuCores: 0.1 * cores, schedP99: 500 * time.Microsecond,
+			runQueue: 3 * time.Millisecond, runQueueSet: true, set: true}, 0, false, false, "threads waited 3.00 ms on average for a CPU"},
+		{"starved process, busy generator", trialStats{cpuCores: 0.6 * cores, schedP99: 500 * time.Microsecond,
+			runQueue: 3 * time.Millisecond, runQueueSet: true, set: true}, 0, false, true, "could not keep up: its threads waited"},
+		{"run-queue wait at the bound", trialStats{cpuCores: 0.1 * cores, runQueue: MaxRunQueueWait, runQueueSet: true, set: true}, 0, true, false, ""},
 		{"connection wait under the limit", trialStats{set: true}, 0.04, true, false, ""},
 		{"connection wait over the limit", trialStats{set: true}, 0.2, false, false, "waited inside perfgate for a connection"},
 	}

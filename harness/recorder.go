@@ -45,11 +45,15 @@ const (
 
 // trialStats are measured by the clock at a trial's end.
 type trialStats struct {
-	cpuCores  float64
-	schedP99  time.Duration
-	exhausted int64
-	telemetry *result.Telemetry
-	set       bool
+	cpuCores float64
+	schedP99 time.Duration
+	// runQueue is the mean time the generator's threads waited in the
+	// kernel's run queue per time they ran; runQueueSet when measured.
+	runQueue    time.Duration
+	runQueueSet bool
+	exhausted   int64
+	telemetry   *result.Telemetry
+	set         bool
 }
 
 // window accumulates one trial. The recorder is its single writer.
@@ -89,11 +93,29 @@ type recorder struct {
 	firstErrs map[string]string // first error text per class; the consumer's own
 	allLLM    *LLMRecorder      // every measured streaming sample, for the summary
 	timelines []*seconds        // per trial, second by second (persecond.go)
+	// due counts the hits sent by the phase they were due in: [0] the
+	// warm-up, [i+1] trial i (the progress lines' counts).
+	due []atomic.Int64
+}
+
+// countDue counts a hit sent that was due at t.
+func (r *recorder) countDue(t time.Time) {
+	if i := r.index(t); i < len(r.windows) {
+		r.due[i+1].Add(1)
+	}
+}
+
+// dueSent is how many hits due in trial i (-1: the warm-up) were sent.
+func (r *recorder) dueSent(i int) int64 {
+	if i+1 < 0 || i+1 >= len(r.due) {
+		return 0
+	}
+	return r.due[i+1].Load()
 }
 
 func newRecorder(o *Options, measureStart time.Time, trialDur time.Duration, trials int) *recorder {
 	r := &recorder{o: o, measureStart: measureStart, trialDur: trialDur,
-		stats: make([]trialStats, trials), firstErrs: map[string]string{},
+		stats: make([]trialStats, trials), firstErrs: map[string]string{}, due: make([]atomic.Int64, trials+1),
 		allLLM: NewLLMRecorder(o.SLOTTFT, o.SLOTPOT)}
 	for range trials {
 		w := &window{latency: result.NewHistogram(), service: result.NewHistogram(),
@@ -293,6 +315,10 @@ func (r *recorder) result() *result.Result {
 			t.GeneratorCPU = st.cpuCores
 			t.GeneratorSchedP99Ms = float64(st.schedP99) / float64(time.Millisecond)
 			sum.GeneratorSchedP99Ms = max(sum.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
+			if st.runQueueSet {
+				t.GeneratorRunQueueMs = float64(st.runQueue) / float64(time.Millisecond)
+				sum.GeneratorRunQueueMs = max(sum.GeneratorRunQueueMs, t.GeneratorRunQueueMs)
+			}
 			t.Telemetry = st.telemetry
 			cpuSum += st.cpuCores
 			nStats++
@@ -396,6 +422,14 @@ func (r *recorder) judge(i int, t *result.Trial, st trialStats, res *result.Resu
 		// not generator-bound.
 		invalid(false, "the machine was busy: the generator's goroutines waited %.1f ms at P99 to run (limit %v) while it used only %.2f of %.0f cores, so its timestamps are late",
 			float64(st.schedP99)/float64(time.Millisecond), MaxSchedP99, st.cpuCores, cores)
+	// The process starved of CPU as a whole: its goroutines were ready
+	// but none of its threads ran, which Go's scheduling latency misses.
+	case st.runQueueSet && st.runQueue > MaxRunQueueWait && st.cpuCores >= BusyCPUShare*cores:
+		invalid(true, "the generator could not keep up: its threads waited %.2f ms on average for a CPU each time they ran (limit %v) while it used %.2f of %.0f cores, so its timestamps are late; give it more cores or split the load over more generators",
+			float64(st.runQueue)/float64(time.Millisecond), MaxRunQueueWait, st.cpuCores, cores)
+	case st.runQueueSet && st.runQueue > MaxRunQueueWait:
+		invalid(false, "the machine was busy: the generator's threads waited %.2f ms on average for a CPU each time they ran (limit %v) while it used only %.2f of %.0f cores, so its timestamps (token arrivals included) are late",
+			float64(st.runQueue)/float64(time.Millisecond), MaxRunQueueWait, st.cpuCores, cores)
 	}
 	switch {
 	case st.exhausted > 0:

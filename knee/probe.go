@@ -75,7 +75,10 @@ func PointOf(res *result.Result, rate float64) result.Point {
 		p.GeneratorBound = p.GeneratorBound || t.GeneratorLimited
 	}
 	if l := res.LLM; l != nil {
-		p.TTFTP99Ms, p.TPOTP99Ms, p.GoodputRPS = l.TTFT.P99, l.TPOT.P99, l.GoodputRPS
+		p.TTFTP99Ms, p.GoodputRPS = l.TTFT.P99, l.GoodputRPS
+		if l.TPOT != nil { // absent with one-token answers: it meets any TPOT SLO
+			p.TPOTP99Ms = l.TPOT.P99
+		}
 	}
 	return p
 }

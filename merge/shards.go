@@ -192,6 +192,7 @@ func mergeTrial(ts []result.Trial, shards []*result.Result) (result.Trial, error
 		out.ConnWaitP99Ms = math.Max(out.ConnWaitP99Ms, t.ConnWaitP99Ms)
 		out.ConnWaitShare = math.Max(out.ConnWaitShare, t.ConnWaitShare)
 		out.GeneratorSchedP99Ms = math.Max(out.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
+		out.GeneratorRunQueueMs = math.Max(out.GeneratorRunQueueMs, t.GeneratorRunQueueMs)
 		out.ErrorsBy = addCounts(out.ErrorsBy, t.ErrorsBy)
 		out.Valid = out.Valid && t.Valid
 		out.GeneratorLimited = out.GeneratorLimited || t.GeneratorLimited
@@ -273,6 +274,8 @@ func mergeLLM(ts []result.Trial) (*result.LLM, error) {
 		out.GoodputRPS += l.GoodputRPS
 		out.Requests += l.Requests
 		tokens += l.OutputTokensMean * float64(l.Requests)
+		out.ITLGaps += l.ITLGaps
+		out.ITLUnobserved += l.ITLUnobserved
 	}
 	if out == nil {
 		return nil, nil
@@ -281,7 +284,6 @@ func mergeLLM(ts []result.Trial) (*result.LLM, error) {
 		return nil, errors.New("streaming figures: a shard kept no TTFT or TPOT histogram, so its percentiles cannot be merged exactly")
 	}
 	encs := [4]*string{&out.TTFTHistogram, &out.TPOTHistogram, &out.ITLHistogram, &out.E2EHistogram}
-	lats := [3]*result.Latency{&out.TTFT, &out.TPOT, &out.ITL}
 	for j, h := range hs {
 		if h == nil {
 			continue
@@ -290,12 +292,25 @@ func mergeLLM(ts []result.Trial) (*result.LLM, error) {
 		if *encs[j], err = result.EncodeHistogram(h); err != nil {
 			return nil, err
 		}
-		if j < 3 {
-			*lats[j] = result.LatencyOf(h)
-		} else {
-			e2e := result.LatencyOf(h)
-			out.E2E = &e2e
+		// TPOT and ITL no request had are absent, never zero.
+		if h.TotalCount() == 0 && j > 0 {
+			continue
 		}
+		l := result.LatencyOf(h)
+		switch j {
+		case 0:
+			out.TTFT = l
+		case 1:
+			out.TPOT = &l
+		case 2:
+			out.ITL = &l
+		default:
+			out.E2E = &l
+		}
+	}
+	if out.ITLGaps > 0 {
+		out.ITLCoalescedShare = float64(out.ITLUnobserved) / float64(out.ITLGaps)
+		out.ITLUntrusted = out.ITLCoalescedShare > harness.MaxITLCoalescedShare
 	}
 	if out.Requests > 0 {
 		out.OutputTokensMean = tokens / float64(out.Requests)
@@ -340,6 +355,7 @@ func summarize(out *result.Result, shards []*result.Result) error {
 		sum.ConnWaitP99Ms = math.Max(sum.ConnWaitP99Ms, s.Summary.ConnWaitP99Ms)
 		sum.ConnWaitShare = math.Max(sum.ConnWaitShare, s.Summary.ConnWaitShare)
 		sum.GeneratorSchedP99Ms = math.Max(sum.GeneratorSchedP99Ms, s.Summary.GeneratorSchedP99Ms)
+		sum.GeneratorRunQueueMs = math.Max(sum.GeneratorRunQueueMs, s.Summary.GeneratorRunQueueMs)
 	}
 	sum.Latency = result.LatencyOf(lat)
 	if haveSvc && len(out.Trials) > 0 {

@@ -19,6 +19,15 @@ type Prompt struct {
 	MaxTokens int       `json:"max_tokens,omitempty"`
 }
 
+// words is the number of words of p's prompt (of all its messages).
+func (p Prompt) words() int {
+	n := len(strings.Fields(p.Prompt))
+	for _, m := range p.Messages {
+		n += len(strings.Fields(m.Content))
+	}
+	return n
+}
+
 // Message is one chat message.
 type Message struct {
 	Role    string `json:"role"`

@@ -24,7 +24,11 @@ import (
 //	             delta.reasoning_content for chat, text for completions);
 //	             a role-only first chunk is not content
 //	ITL          the gaps between successive content chunks (a chunk that
-//	             carries several tokens is one gap)
+//	             carries several tokens is one gap) that were observed:
+//	             a gap with a chunk at either end that arrived in one read
+//	             with another content chunk is counted (Stream.Unobserved)
+//	             but left out
+//	PromptTokens usage.prompt_tokens, when the server sends it
 //	End          arrival of "data: [DONE]"
 //	OutputTokens usage.completion_tokens from the final usage chunk when
 //	             the server sends one, else the number of content chunks
@@ -38,6 +42,7 @@ type OpenAIClient struct {
 	url    string
 	chat   bool
 	bodies [][]byte
+	words  []int // words of each body's prompt
 	header http.Header
 	client *http.Client
 	tr     *http.Transport
@@ -83,6 +88,7 @@ func NewOpenAI(o Options) (*OpenAIClient, error) {
 			return nil, fmt.Errorf("openai: %w", err)
 		}
 		c.bodies = append(c.bodies, b)
+		c.words = append(c.words, p.words())
 	}
 	for k, v := range o.Headers {
 		c.header.Set(k, v)
@@ -98,30 +104,35 @@ func NewOpenAI(o Options) (*OpenAIClient, error) {
 	return c, nil
 }
 
-// body returns the request body for h.
-func (c *OpenAIClient) body(h harness.Hit) ([]byte, error) {
+// body returns the request body for h and the words of its prompt (0
+// for a whole request body from a trace).
+func (c *OpenAIClient) body(h harness.Hit) ([]byte, int, error) {
 	if h.Payload == nil {
-		return c.bodies[h.Seq%uint64(len(c.bodies))], nil
+		i := h.Seq % uint64(len(c.bodies))
+		return c.bodies[i], c.words[i], nil
 	}
 	if p, ok := harness.PromptFromPayload(h.Payload); ok {
-		return requestBody(c.o.Model, c.chat, Prompt{Prompt: p}, c.o.MaxTokens)
+		pr := Prompt{Prompt: p}
+		b, err := requestBody(c.o.Model, c.chat, pr, c.o.MaxTokens)
+		return b, pr.words(), err
 	}
 	// A whole request body: keep it, but make it stream with usage.
 	var m map[string]any
 	if err := json.Unmarshal(h.Payload, &m); err != nil {
-		return nil, fmt.Errorf("trace payload: %w", err)
+		return nil, 0, fmt.Errorf("trace payload: %w", err)
 	}
 	if _, ok := m["model"]; !ok {
 		m["model"] = c.o.Model
 	}
 	m["stream"] = true
 	m["stream_options"] = map[string]any{"include_usage": true}
-	return json.Marshal(m)
+	b, err := json.Marshal(m)
+	return b, 0, err
 }
 
 // Do implements harness.Client.
 func (c *OpenAIClient) Do(ctx context.Context, h harness.Hit) harness.Sample {
-	body, err := c.body(h)
+	body, words, err := c.body(h)
 	if err != nil {
 		now := time.Now()
 		return harness.Sample{Hit: h, Start: now, End: now, Class: harness.ErrProtocol, Err: err.Error()}
@@ -164,6 +175,9 @@ func (c *OpenAIClient) Do(ctx context.Context, h harness.Hit) harness.Sample {
 		return s
 	}
 	readStream(ctx, rctx, resp.Body, &s)
+	if s.Stream != nil {
+		s.Stream.PromptWords = words
+	}
 	// Drain what follows [DONE] (usually nothing) so the connection is reused.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return s
@@ -179,7 +193,8 @@ type chunk struct {
 		} `json:"delta"`
 	} `json:"choices"`
 	Usage *struct {
-		CompletionTokens int `json:"completion_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+		PromptTokens     int64 `json:"prompt_tokens"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -195,15 +210,93 @@ func (ch *chunk) hasContent() bool {
 
 var done = []byte("[DONE]")
 
+// Bounds on what one stream may hold (docs/streaming.md): a hostile or
+// broken server cannot grow a request's memory without bound.
+const (
+	// MaxStreamEvents is the most events one stream may send before it is
+	// failed as a protocol error (2^20: far above any max_tokens).
+	MaxStreamEvents = 1 << 20
+	// MaxUsageTokens is the largest token count a usage chunk may report
+	// (2^24); a larger or negative one is a protocol error, never a figure.
+	MaxUsageTokens = 1 << 24
+)
+
+// gapTracker keeps the inter-token gaps the client could observe. A
+// content chunk's time is the moment the read that completed it returned;
+// when two content chunks were completed by the same read (the reader was
+// late, or the server wrote them together), neither time is the chunk's
+// arrival, so every gap with such a chunk at either end is left out and
+// counted as unobserved.
+type gapTracker struct {
+	chunks     int
+	last       time.Time
+	lastRead   uint64
+	lastShared bool          // the last chunk shared its read with the one before
+	pending    time.Duration // the gap ending at the last chunk, if observable
+	hasPending bool
+	maxITL     int // gaps kept at most
+	st         *harness.Stream
+}
+
+// add records a content chunk completed by read number read at time now.
+func (g *gapTracker) add(now time.Time, read uint64) {
+	if g.chunks == 0 {
+		g.st.FirstToken = now
+		g.chunks, g.last, g.lastRead = 1, now, read
+		return
+	}
+	g.st.Gaps++
+	shared := read == g.lastRead
+	if shared {
+		// The last chunk shares its read with this one: the gap ending at
+		// it, still pending, was not observable after all.
+		if g.hasPending {
+			g.st.Unobserved++
+			g.hasPending = false
+		}
+		g.st.Unobserved++ // the gap ending here
+	} else {
+		g.commit()
+		if g.lastShared {
+			g.st.Unobserved++
+		} else {
+			g.pending, g.hasPending = now.Sub(g.last), true
+		}
+	}
+	g.chunks++
+	g.last, g.lastRead, g.lastShared = now, read, shared
+}
+
+// commit keeps the pending gap, whose chunks were each alone in their read.
+func (g *gapTracker) commit() {
+	if !g.hasPending {
+		return
+	}
+	g.hasPending = false
+	if len(g.st.ITL) < g.maxITL {
+		g.st.ITL = append(g.st.ITL, g.pending)
+	}
+}
+
+// streamLimits bound what one stream may hold: MaxStreamEvents events and
+// harness.MaxITLPerStream gaps kept, unless a test lowers them.
+type streamLimits struct{ events, itl int }
+
+var defaultStreamLimits = streamLimits{events: MaxStreamEvents, itl: harness.MaxITLPerStream}
+
 // readStream reads the SSE body into s: Stream on success, Class and Err
 // on failure. s.End is set either way.
 func readStream(ctx, rctx context.Context, body io.Reader, s *harness.Sample) {
+	readStreamLimited(ctx, rctx, body, s, defaultStreamLimits)
+}
+
+func readStreamLimited(ctx, rctx context.Context, body io.Reader, s *harness.Sample, lim streamLimits) {
 	st := &harness.Stream{}
 	rd := NewSSEReader(body, 0)
+	g := gapTracker{st: st, maxITL: lim.itl}
 	var (
-		last   time.Time
-		chunks int
-		usage  = -1
+		events int
+		usage  int64 = -1
 	)
 	fail := func(class, msg string) {
 		s.End = time.Now()
@@ -219,12 +312,16 @@ func readStream(ctx, rctx context.Context, body io.Reader, s *harness.Sample) {
 					fail(streamClass(ctx, rctx, err), err.Error())
 					return
 				}
-				fail(ClassStreamTruncated, fmt.Sprintf("stream closed before [DONE] after %d content chunks", chunks))
-			case errors.Is(err, ErrLineTooLong):
+				fail(ClassStreamTruncated, fmt.Sprintf("stream closed before [DONE] after %d content chunks", g.chunks))
+			case errors.Is(err, ErrLineTooLong), errors.Is(err, ErrEventTooLarge):
 				fail(harness.ErrProtocol, err.Error())
 			default:
 				fail(streamClass(ctx, rctx, err), err.Error())
 			}
+			return
+		}
+		if events++; events > lim.events {
+			fail(harness.ErrProtocol, fmt.Sprintf("stream sent over %d events without [DONE]", lim.events))
 			return
 		}
 		if ev.Name == "error" {
@@ -244,26 +341,33 @@ func readStream(ctx, rctx context.Context, body io.Reader, s *harness.Sample) {
 			return
 		}
 		if ch.hasContent() {
-			if chunks == 0 {
-				st.FirstToken = now
-			} else {
-				st.ITL = append(st.ITL, now.Sub(last))
-			}
-			last = now
-			chunks++
+			g.add(now, rd.Reads())
 		}
-		if ch.Usage != nil {
-			usage = ch.Usage.CompletionTokens
+		if u := ch.Usage; u != nil {
+			for _, f := range []struct {
+				name string
+				n    int64
+			}{{"completion_tokens", u.CompletionTokens}, {"prompt_tokens", u.PromptTokens}} {
+				if f.n < 0 || f.n > MaxUsageTokens {
+					fail(harness.ErrProtocol, fmt.Sprintf("usage.%s %d is out of range (0 to %d)", f.name, f.n, MaxUsageTokens))
+					return
+				}
+			}
+			usage = u.CompletionTokens
+			st.PromptTokens = int(u.PromptTokens)
 		}
 	}
 	s.End = time.Now()
-	if chunks == 0 {
+	if g.chunks == 0 {
 		s.Class, s.Err = ClassStreamEmpty, "stream ended without a content token"
 		return
 	}
-	st.OutputTokens = chunks
+	if !g.lastShared {
+		g.commit()
+	}
+	st.OutputTokens = g.chunks
 	if usage > 0 {
-		st.OutputTokens = usage
+		st.OutputTokens = int(usage)
 	}
 	s.Stream = st
 }

@@ -18,8 +18,19 @@ type Event struct {
 // ErrLineTooLong is returned when an SSE line exceeds the reader's limit.
 var ErrLineTooLong = errors.New("sse: line too long")
 
+// ErrEventTooLarge is returned when the data of one SSE event (its data:
+// lines joined) exceeds the reader's limit: a stream that sends data lines
+// without the blank line that ends an event would otherwise grow without
+// bound.
+var ErrEventTooLarge = errors.New("sse: event too large")
+
 // DefaultMaxLine bounds one SSE line (1 MiB).
 const DefaultMaxLine = 1 << 20
+
+// DefaultMaxEvent bounds the data of one SSE event (1 MiB). With lines
+// bounded by DefaultMaxLine, a reader holds at most about 3 MiB: its read
+// buffer (under 2 × MaxLine) and one event's data.
+const DefaultMaxEvent = 1 << 20
 
 // SSEReader parses a text/event-stream as the HTML standard defines it:
 //
@@ -35,8 +46,12 @@ const DefaultMaxLine = 1 << 20
 //     truncated stream), io.EOF otherwise.
 //
 // Only the event and data fields matter here; id and retry are ignored.
-// Lines are bounded by MaxLine bytes. Event.Data is valid until the next
-// call to Next.
+// Lines are bounded by MaxLine bytes and an event's data by MaxEvent bytes
+// (DefaultMaxEvent). Event.Data is valid until the next call to Next.
+//
+// Reads counts the reads of the underlying reader that returned bytes:
+// two events after which Reads is the same arrived in one read, so the
+// time between them was not observed (see docs/streaming.md).
 type SSEReader struct {
 	r       io.Reader
 	buf     []byte // read buffer; buf[start:end] is unread
@@ -46,6 +61,7 @@ type SSEReader struct {
 	eof     bool
 	err     error
 	maxLine int
+	reads   uint64
 	data    []byte
 	hasData bool
 	name    []byte
@@ -92,6 +108,9 @@ func (s *SSEReader) Next() (Event, error) {
 		}
 		switch string(field) {
 		case "data":
+			if len(s.data)+len(value)+1 > DefaultMaxEvent {
+				return Event{}, fmt.Errorf("%w (over %d bytes of data without a blank line)", ErrEventTooLarge, DefaultMaxEvent)
+			}
 			if s.hasData {
 				s.data = append(s.data, '\n')
 			}
@@ -102,6 +121,11 @@ func (s *SSEReader) Next() (Event, error) {
 		}
 	}
 }
+
+// Reads is the number of reads of the underlying reader that returned
+// bytes so far. Events returned by Next with the same Reads were completed
+// by the same read.
+func (s *SSEReader) Reads() uint64 { return s.reads }
 
 // line returns the next line without its terminator; it is valid until the
 // next call. At the end of the stream a last unterminated line is returned
@@ -152,6 +176,9 @@ func (s *SSEReader) fill() {
 	}
 	n, err := s.r.Read(s.buf[s.end:])
 	s.end += n
+	if n > 0 {
+		s.reads++
+	}
 	if err != nil {
 		s.eof = true
 		if err != io.EOF {

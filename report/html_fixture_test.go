@@ -54,7 +54,8 @@ func trialsOf(t testing.TB, seed uint64, n int, medianMs, rps float64, secs, sta
 			t.Fatal(err)
 		}
 		if llm {
-			tr.LLM = &result.LLM{TTFT: result.LatencyOf(ttft), TPOT: result.LatencyOf(tpot), ITL: result.LatencyOf(itl)}
+			tpotL, itlL := result.LatencyOf(tpot), result.LatencyOf(itl)
+			tr.LLM = &result.LLM{TTFT: result.LatencyOf(ttft), TPOT: &tpotL, ITL: &itlL}
 			tr.LLM.TTFTHistogram, _ = result.EncodeHistogram(ttft)
 			tr.LLM.TPOTHistogram, _ = result.EncodeHistogram(tpot)
 			tr.LLM.ITLHistogram, _ = result.EncodeHistogram(itl)

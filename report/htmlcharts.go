@@ -351,10 +351,22 @@ func llmFigures(s sides) []*figure {
 	} {
 		if fig := spectrumFigure(s, d.kind, d.title, d.kind, d.get); fig != nil {
 			fig.Caption = "Percentile spectrum of every streamed request's " + d.title + ", trials merged."
+			if d.kind == "itl" && itlUntrusted(s) {
+				fig.Caption += " UNTRUSTED: too many inter-token gaps were not observed (tokens read together), so this spectrum is a biased sample and ITL is not compared."
+			}
 			out = append(out, fig)
 		}
 	}
 	return out
+}
+
+// itlUntrusted reports whether either side's ITL is marked untrusted.
+func itlUntrusted(s sides) bool {
+	bad := false
+	s.each(func(r *result.Result, _, _ string) {
+		bad = bad || (r.LLM != nil && r.LLM.ITLUntrusted)
+	})
+	return bad
 }
 
 func llmHist(t result.Trial, which int) string {

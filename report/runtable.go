@@ -1,10 +1,13 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
 )
@@ -69,11 +72,12 @@ func RunTable(w io.Writer, rows []RunRow) error {
 			if lc, err := sizing.LittlesLaw(r); err == nil {
 				fmt.Fprintf(w, "%s: Little's Law: measured in flight %.2f, λ·W = %.1f/s × %.2f ms = %.2f (%+.1f%%)\n",
 					r.Scenario, lc.MeasuredInFlight, r.Summary.AchievedRPS, r.Summary.Latency.Mean, lc.PredictedInFlight, lc.RelGap*100)
+			} else if errors.Is(err, sizing.ErrLittleWindowTooShort) {
+				fmt.Fprintf(w, "%s: Little's Law: not checked: %s\n", r.Scenario, strings.TrimPrefix(err.Error(), "little's law for scenario \""+r.Scenario+"\": "))
 			}
 		}
 		if l := r.LLM; l != nil {
-			fmt.Fprintf(w, "%s: TTFT p50 %.1f / p99 %.1f ms · TPOT p50 %.2f / p99 %.2f ms · ITL p99 %.2f ms · %.0f tokens/s · goodput %.1f req/s\n",
-				r.Scenario, l.TTFT.P50, l.TTFT.P99, l.TPOT.P50, l.TPOT.P99, l.ITL.P99, l.OutputTokensPerS, l.GoodputRPS)
+			llmLine(w, r.Scenario, l)
 		}
 		planFacts(w, r)
 		if r.Simulated {
@@ -84,6 +88,36 @@ func RunTable(w io.Writer, rows []RunRow) error {
 		}
 	}
 	return nil
+}
+
+// llmLine writes a streamed run's figures. A figure no request had (TPOT
+// and ITL with one-token answers) is "n/a", never 0; an ITL with too many
+// unobserved gaps is flagged; the prompt length is given in the server's
+// tokens beside the words sent.
+func llmLine(w io.Writer, scenario string, l *result.LLM) {
+	tpot, itl := "n/a", "n/a"
+	if l.TPOT != nil {
+		tpot = fmt.Sprintf("p50 %.2f / p99 %.2f ms", l.TPOT.P50, l.TPOT.P99)
+	}
+	if l.ITL != nil {
+		itl = fmt.Sprintf("p99 %.2f ms", l.ITL.P99)
+	}
+	if l.ITLUntrusted {
+		itl += fmt.Sprintf(" (UNTRUSTED: %.1f%% of gaps unobserved)", 100*l.ITLCoalescedShare)
+	}
+	fmt.Fprintf(w, "%s: TTFT p50 %.1f / p99 %.1f ms · TPOT %s · ITL %s · %.0f tokens/s · goodput %.1f req/s\n",
+		scenario, l.TTFT.P50, l.TTFT.P99, tpot, itl, l.OutputTokensPerS, l.GoodputRPS)
+	if l.PromptTokensMean > 0 || l.PromptWordsMean > 0 {
+		toks := "not reported by the server"
+		if l.PromptTokensMean > 0 {
+			toks = fmt.Sprintf("%.1f tokens (server's usage)", l.PromptTokensMean)
+		}
+		fmt.Fprintf(w, "%s: prompt length: %s · %.1f words sent\n", scenario, toks, l.PromptWordsMean)
+	}
+	if l.ITLUntrusted {
+		fmt.Fprintf(w, "%s: warning: ITL is untrusted: %d of %d inter-token gaps (%.1f%%, limit %.0f%%) arrived in one read with the next or previous token, so their times are the read's; ITL is not compared\n",
+			scenario, l.ITLUnobserved, l.ITLGaps, 100*l.ITLCoalescedShare, 100*harness.MaxITLCoalescedShare)
+	}
 }
 
 // planFacts writes what a run learnt for capacity planning: the

@@ -62,14 +62,17 @@ type Point struct {
 // LLM holds streaming-generation figures (OpenAI-compatible protocols).
 //
 //	TTFT = first content token received − request sent
-//	ITL  = gap between successive content chunks
+//	ITL  = gap between successive content chunks, observed ones only
 //	TPOT = (end-to-end − TTFT) / (output tokens − 1), for requests with ≥ 2 tokens
 //	output_tokens_per_s = Σ output tokens / window
 //	goodput_rps = requests meeting both the TTFT and the TPOT SLO / window
+//
+// TPOT and ITL are nil (absent from the file) when no request had two
+// output tokens: a quantity that does not exist is never a zero.
 type LLM struct {
 	TTFT             Latency  `json:"ttft_ms"`
-	TPOT             Latency  `json:"tpot_ms"`
-	ITL              Latency  `json:"itl_ms"`
+	TPOT             *Latency `json:"tpot_ms,omitempty"`
+	ITL              *Latency `json:"itl_ms,omitempty"`
 	E2E              *Latency `json:"e2e_ms,omitempty"`
 	OutputTokensPerS float64  `json:"output_tokens_per_s"`
 	OutputTokensMean float64  `json:"output_tokens_mean,omitempty"`
@@ -86,6 +89,23 @@ type LLM struct {
 	E2EHistogram string `json:"e2e_histogram,omitempty"`
 	// Requests is the number of successful streamed requests measured.
 	Requests int64 `json:"requests,omitempty"`
+	// ITLGaps is the number of gaps between successive content chunks;
+	// ITLUnobserved of them were not observed (a chunk at either end
+	// arrived in one read with another content chunk) and are not in
+	// ITL. ITLCoalescedShare = ITLUnobserved / ITLGaps; past
+	// harness.MaxITLCoalescedShare, ITLUntrusted is set: ITL is then
+	// shown flagged and never compared (docs/streaming.md).
+	ITLGaps           int64   `json:"itl_gaps,omitempty"`
+	ITLUnobserved     int64   `json:"itl_unobserved,omitempty"`
+	ITLCoalescedShare float64 `json:"itl_coalesced_share,omitempty"`
+	ITLUntrusted      bool    `json:"itl_untrusted,omitempty"`
+	// PromptTokensMean is the mean prompt length in tokens as the server
+	// counted it (usage.prompt_tokens), over the requests whose usage
+	// said; absent when the server never did. PromptWordsMean is the mean
+	// number of words of the prompts perfgate sent (what --prompt-words
+	// sets for synthetic prompts).
+	PromptTokensMean float64 `json:"prompt_tokens_mean,omitempty"`
+	PromptWordsMean  float64 `json:"prompt_words_mean,omitempty"`
 }
 
 // Telemetry is what was sampled while the load ran.

@@ -166,6 +166,12 @@ type Summary struct {
 	// goroutines waited to run (Go's /sched/latencies), the worst trial's:
 	// how late its own timestamps may be.
 	GeneratorSchedP99Ms float64 `json:"generator_sched_p99_ms,omitempty"`
+	// GeneratorRunQueueMs is the mean time the generator's threads waited
+	// runnable in the kernel's run queue each time they were put on a CPU
+	// (Linux /proc/self/task/*/schedstat), the worst trial's: it sees a
+	// process starved of CPU as a whole, which GeneratorSchedP99Ms does
+	// not. Absent where not measured.
+	GeneratorRunQueueMs float64 `json:"generator_runqueue_wait_ms,omitempty"`
 }
 
 // Trial is one measurement window.
@@ -186,6 +192,8 @@ type Trial struct {
 	ConnWaitShare float64 `json:"conn_wait_share,omitempty"`
 	// GeneratorSchedP99Ms: as in Summary, for this trial.
 	GeneratorSchedP99Ms float64 `json:"generator_sched_p99_ms,omitempty"`
+	// GeneratorRunQueueMs: as in Summary, for this trial.
+	GeneratorRunQueueMs float64 `json:"generator_runqueue_wait_ms,omitempty"`
 	// Histogram is the trial's latency histogram (µs), V2 compressed base64.
 	Histogram string `json:"histogram"`
 	// ServiceHistogram is the uncorrected service-time histogram (µs).

@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -140,7 +141,9 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 		return nil, err
 	}
 	s.Autoscaler.HPA = hpa
-	if lc, err := littleAt(knee); err == nil {
+	if err := littleWindow(res.Load.DurationS, knee.Latency.Mean); err != nil {
+		s.Warnings = append(s.Warnings, "Little's Law not checked at the knee: "+err.Error())
+	} else if lc, err := littleAt(knee); err == nil {
 		s.Little = &lc
 		if !lc.OK {
 			s.Warnings = append(s.Warnings, fmt.Sprintf(
@@ -261,11 +264,38 @@ func LittlesLaw(res *result.Result) (LittleCheck, error) {
 		return LittleCheck{}, fmt.Errorf("little's law: no result")
 	}
 	s := res.Summary
+	if err := littleWindow(res.Load.DurationS, s.Latency.Mean); err != nil {
+		return LittleCheck{}, fmt.Errorf("little's law for scenario %q: %w", res.Scenario, err)
+	}
 	lc, err := little(s.InFlightMean, s.AchievedRPS, s.Latency.Mean)
 	if err != nil {
 		return lc, fmt.Errorf("little's law for scenario %q: %w", res.Scenario, err)
 	}
 	return lc, nil
+}
+
+// LittleMinWindow is how many mean latencies a trial's window must span
+// for the Little's Law check to be made. The window's edges cut the
+// requests in flight across them: they count in L for the part inside,
+// but in λ (completions inside the window) and W (requests due inside
+// it) whole or not at all, which moves λ·W by up to about one mean
+// latency over the window, W/T. At 20 mean latencies that is 5%, half
+// of LittleTolerance; a shorter window is not checked, and says so (a
+// 5 s window of 0.5 s requests showed −11% with nothing wrong).
+const LittleMinWindow = 20
+
+// ErrLittleWindowTooShort is wrapped by LittlesLaw's error for a window
+// too short for the check (see LittleMinWindow).
+var ErrLittleWindowTooShort = errors.New("window too short")
+
+// littleWindow says why a window of windowS seconds is too short for
+// requests of mean latency meanMs, or nil (also when either is unknown).
+func littleWindow(windowS, meanMs float64) error {
+	if !(windowS > 0) || !(meanMs > 0) || windowS*1000 >= LittleMinWindow*meanMs {
+		return nil
+	}
+	return fmt.Errorf("%w: the %gs window is %.1f mean latencies (%.0f ms) long, under %d, so the requests cut by its edges move λ·W by up to about %.0f%%; lengthen --duration to at least %.0fs to check it",
+		ErrLittleWindowTooShort, windowS, windowS*1000/meanMs, meanMs, LittleMinWindow, 100*meanMs/(windowS*1000), math.Ceil(LittleMinWindow*meanMs/1000))
 }
 
 func littleAt(p result.Point) (LittleCheck, error) {

@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -97,6 +98,9 @@ func summarize(trials []result.Trial, res *result.Result) result.Summary {
 		cpu += t.GeneratorCPU
 		infl += t.InFlightMean
 		lag = max(lag, t.LagP99Ms)
+		// The worst trial's, as one process's summary has them.
+		s.GeneratorSchedP99Ms = max(s.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
+		s.GeneratorRunQueueMs = max(s.GeneratorRunQueueMs, t.GeneratorRunQueueMs)
 		if h, err := result.DecodeHistogram(t.ServiceHistogram); err == nil && t.ServiceHistogram != "" {
 			hasSvc = true
 			if err := result.Merge(svc, h); err != nil {
@@ -165,7 +169,21 @@ func mergeLLM(trials []result.Trial, first *result.LLM) *result.LLM {
 		l.TTFT = result.LatencyOf(ttft)
 	}
 	if tpot.TotalCount() > 0 {
-		l.TPOT = result.LatencyOf(tpot)
+		p := result.LatencyOf(tpot)
+		l.TPOT = &p
+	}
+	// ITL, its gap counts and the prompt lengths merge as one recorder
+	// would have seen every trial, when every trial kept its histograms.
+	lls := make([]*result.LLM, 0, len(trials))
+	for _, t := range trials {
+		if t.LLM != nil {
+			lls = append(lls, t.LLM)
+		}
+	}
+	if m, err := harness.MergeLLM(lls); err == nil {
+		l.ITL, l.ITLGaps, l.ITLUnobserved = m.ITL, m.ITLGaps, m.ITLUnobserved
+		l.ITLCoalescedShare, l.ITLUntrusted = m.ITLCoalescedShare, m.ITLUntrusted
+		l.PromptTokensMean, l.PromptWordsMean = m.PromptTokensMean, m.PromptWordsMean
 	}
 	return &l
 }

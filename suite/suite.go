@@ -213,6 +213,7 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		}
 	}
 	if res != nil {
+		invalidIfNothingSucceeded(res)
 		res.Scenario, res.Layer, res.Protocol = s.Name, s.Layer, s.Protocol
 		res.Target = s.Target
 		res.Runner = &result.RunnerSpeed{Samples: speed}
@@ -237,6 +238,24 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 	return res, nil
 }
 
+// invalidIfNothingSucceeded marks a fixed-load result whose every
+// measured request failed (or that measured none) invalid: it is written,
+// since the errors are the finding, but a gate never passes or fails on
+// it, whatever its trials' own verdicts. (A sweep's probes that all
+// failed are a capacity of zero, judged by the knee search.)
+func invalidIfNothingSucceeded(res *result.Result) {
+	s := res.Summary
+	if res.Load.Mode == harness.ModeSweep || s.Requests > s.Errors {
+		return
+	}
+	res.Valid = false
+	if s.Requests == 0 {
+		res.Warnings = append(res.Warnings, "no request was measured: the result is invalid")
+		return
+	}
+	res.Warnings = append(res.Warnings, fmt.Sprintf("every one of the %d measured requests failed: the result is invalid", s.Requests))
+}
+
 // session is one started (or given) target with its protocol client.
 type session struct {
 	tg     *running
@@ -251,6 +270,10 @@ func open(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options
 	tg, err := startTarget(ctx, cfg, s, o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
+	}
+	if err := preflight(ctx, cfg, s, tg.base, o); err != nil {
+		tg.stop()
+		return nil, err
 	}
 	client, err := newClient(ctx, cfg, s, tg.base)
 	if err != nil {

@@ -207,10 +207,15 @@ func row(out io.Writer, name string, r *result.Result, u usage, expect float64, 
 	ttft, tpot, errPct := "—", "—", "—"
 	var tokens float64
 	if l := r.LLM; l != nil {
-		ttft, tpot = fmt.Sprintf("%.1f", l.TTFT.P50), fmt.Sprintf("%.2f", l.TPOT.P50)
+		ttft, tpot = fmt.Sprintf("%.1f", l.TTFT.P50), "n/a"
+		if l.TPOT != nil {
+			tpot = fmt.Sprintf("%.2f", l.TPOT.P50)
+		}
 		et := 100 * (l.TTFT.P50/ms(truth.TTFT) - 1)
-		ep := 100 * (l.TPOT.P50/ms(truth.TPOT) - 1)
-		errPct = fmt.Sprintf("%+.0f/%+.0f", et, ep)
+		errPct = fmt.Sprintf("%+.0f/n/a", et)
+		if l.TPOT != nil {
+			errPct = fmt.Sprintf("%+.0f/%+.0f", et, 100*(l.TPOT.P50/ms(truth.TPOT)-1))
+		}
 		tokens = l.OutputTokensPerS * r.Load.DurationS * float64(r.Load.Trials)
 	}
 	// Whole-process CPU over every stream it received: the measured ones

@@ -40,7 +40,10 @@ func flagRanges() []flagRange {
 	}
 	whole := func(min, max float64) config.Range { return config.Range{Min: min, Max: max, Kind: config.Integer} }
 	anyUint := whole(0, math.MaxUint64)
+	words, _ := config.BoundOfFlag("prompt-words")
 	return append(out,
+		// The old name of --prompt-words, which always counted words.
+		flagRange{"run", "prompt-tokens", words.Range},
 		flagRange{"size", "cost-per-instance-hour", cost.Range},
 		// -1, the default, means the measured hit rate; given, 0 to 1.
 		flagRange{"size", "hit-rate", config.Range{Min: 0, Max: 1}},
@@ -137,5 +140,19 @@ func flagError(err error) error {
 	if b, ok := config.BoundOf(key); ok && b.Flag != "" {
 		return fmt.Errorf("run: --%s: %s", b.Flag, ce.Msg)
 	}
+	if f, ok := keyFlags[key]; ok {
+		return fmt.Errorf("run: --%s: %s", f, ce.Msg)
+	}
 	return err
+}
+
+// keyFlags are the flags of `run --url` that set a non-numeric scenario
+// key, so that an error about the key names the flag the user typed.
+var keyFlags = map[string]string{
+	"scenarios.model": "model", "scenarios.url": "url", "scenarios.protocol": "protocol",
+	"scenarios.endpoint": "endpoint", "scenarios.method": "method", "scenarios.body": "body",
+	"scenarios.dataset": "dataset", "scenarios.layer": "layer", "scenarios.client": "client",
+	"scenarios.datatype": "datatype", "scenarios.headers": "header",
+	"load.arrival": "arrival", "load.trace": "trace", "load.mode": "rate, --concurrency, --sweep or --trace",
+	"slo.p99": "slo-p99",
 }

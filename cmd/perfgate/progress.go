@@ -60,6 +60,13 @@ func (p *progress) update(name string, pr harness.Progress) {
 				p.mark = phaseMark{name: name}
 			}
 			sent, done, errored := pr.Sent-p.mark.sent, pr.Done-p.mark.done, pr.Errors-p.mark.errored
+			if pr.PhaseSent > 0 {
+				// Counted by the phase each request was due in, as the
+				// result counts a trial's requests (the running total
+				// would give the warm-up the requests sent before its
+				// line was printed).
+				sent = pr.PhaseSent
+			}
 			p.mark = phaseMark{name: name, sent: pr.Sent, done: pr.Done, errored: pr.Errors}
 			switch pr.Phase {
 			case "warmup":

@@ -107,6 +107,13 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 		return nil, withCode(exitUsage, err)
 	}
 	for _, o := range outs {
+		if r := o.Result; r != nil && r.Load.Mode != "sweep" {
+			// The counts the result holds, so the log agrees with it:
+			// requests by the window they were due in, those still in
+			// flight at a trial's end included.
+			fmt.Fprintf(prog, "scenario %s: measured %d requests, %d errors, in %d trials (as the result counts them)\n",
+				o.Scenario.Name, r.Summary.Requests, r.Summary.Errors, len(r.Trials))
+		}
 		if o.Path != "" {
 			fmt.Fprintf(prog, "scenario %s: wrote %s\n", o.Scenario.Name, o.Path)
 		}
@@ -176,31 +183,32 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.url, "url", "", "the service to test (http: whole URL; kserve-http, openai: base address; kserve-grpc: host:port)")
 	fs.StringVar(&q.layer, "layer", "", "the layer this run exercises (model, engine, service, system); default: unlabelled")
 	fs.StringVar(&q.protocol, "protocol", config.Defaults().Protocol, "http | kserve-http | kserve-grpc | openai")
-	fs.StringVar(&q.model, "model", "", "model name (kserve-*, openai)")
-	fs.StringVar(&q.endpoint, "endpoint", "", "openai endpoint: chat (default) or completions")
+	fs.StringVar(&q.model, "model", "", "model name (kserve-*, openai; required there, checked against the server's before any load)")
+	fs.StringVar(&q.endpoint, "endpoint", "", "openai endpoint: chat or completions (default chat)")
 	fs.StringVar(&q.method, "method", "", "HTTP method (default GET, or POST with a body)")
 	fs.Var(&q.headers, "header", "request header \"Name: value\" (repeatable)")
 	fs.StringVar(&q.body, "body", "", "request body: @FILE")
-	fs.Float64Var(&q.rate, "rate", 0, "open loop: requests per second")
+	fs.Float64Var(&q.rate, "rate", 0, "open loop: requests per second (one of --rate, --concurrency, --sweep, --trace is required)")
 	fs.StringVar(&q.arrival, "arrival", "constant", "open-loop arrivals: constant or poisson")
 	fs.Int64Var(&q.seed, "seed", 1, "seed for poisson arrivals and random payloads")
 	fs.IntVar(&q.concurrency, "concurrency", 0, "closed loop: requests in flight")
 	fs.BoolVar(&q.sweep, "sweep", false, "search the knee: the highest rate whose P99 meets --slo-p99")
-	fs.DurationVar(&q.sloP99, "slo-p99", 0, "P99 objective for --sweep")
+	fs.DurationVar(&q.sloP99, "slo-p99", 0, "P99 objective (required with --sweep; default none)")
 	fs.Float64Var(&q.sweepStart, "start", 0, "--sweep: the first rate probed, req/s (default: found from one request's latency)")
 	fs.Float64Var(&q.sweepMax, "max-rate", 0, "--sweep: never offer more than this rate, req/s (default: no cap)")
 	fs.DurationVar(&q.sweepBudget, "budget", 0, "--sweep: stop searching after this much time (default 5m)")
-	fs.DurationVar(&q.sloTTFT, "slo-ttft", 0, "openai: time-to-first-token objective (goodput)")
-	fs.DurationVar(&q.sloTPOT, "slo-tpot", 0, "openai: time-per-output-token objective (goodput)")
+	fs.DurationVar(&q.sloTTFT, "slo-ttft", 0, "openai: time-to-first-token objective for goodput (default none)")
+	fs.DurationVar(&q.sloTPOT, "slo-tpot", 0, "openai: time-per-output-token objective for goodput (default none)")
 	fs.StringVar(&q.maxErrorRate, "max-error-rate", thresholdString(config.Defaults().MaxErrorRate), "error-rate limit for --sweep")
 	fs.DurationVar(&q.duration, "duration", config.Defaults().Duration, "one trial's measurement window")
 	fs.DurationVar(&q.warmup, "warmup", config.Defaults().Warmup, "warm-up, excluded from every figure")
 	fs.IntVar(&q.trials, "trials", config.Defaults().Trials, "measurement windows (the same default as the config's)")
 	fs.DurationVar(&q.timeout, "timeout", protocol.DefaultTimeout, "per-request timeout")
 	fs.IntVar(&q.connections, "connections", 0, "connection cap (default: sized from the load: the concurrency, or up to 4096 in open loop)")
-	fs.StringVar(&q.dataset, "dataset", "", "openai: JSONL prompts (prompt or messages, max_tokens)")
-	fs.IntVar(&q.promptTokens, "prompt-tokens", 0, "openai: synthetic prompt length in tokens")
-	fs.IntVar(&q.maxTokens, "max-tokens", 0, "openai: tokens to generate")
+	fs.StringVar(&q.dataset, "dataset", "", "openai: JSONL prompts (prompt or messages, max_tokens) (default: synthetic prompts of --prompt-words words)")
+	fs.IntVar(&q.promptTokens, "prompt-words", protocol.DefaultPromptTokens, "openai: synthetic prompt length in `words` (the server's tokenizer decides the tokens: the result records its usage.prompt_tokens as prompt_tokens_mean)")
+	fs.IntVar(&q.promptTokens, "prompt-tokens", protocol.DefaultPromptTokens, "openai: old name of --prompt-words: it counts words, not tokens")
+	fs.IntVar(&q.maxTokens, "max-tokens", protocol.DefaultMaxTokens, "openai: tokens to generate (max_tokens)")
 	fs.StringVar(&q.trace, "trace", "", "replay a JSONL trace (offset_ms, body or prompt)")
 	fs.Float64Var(&q.speed, "speed", config.Defaults().Speed, "replay speed factor")
 	fs.StringVar(&q.client, "client", "fast", "HTTP client for http and kserve-http: fast (lean HTTP/1.1) or std (net/http)")

@@ -108,6 +108,8 @@ func llm(rng *rand.Rand, n int, f float64) *result.LLM {
 	tpot := lognormal(rng, n, 10*f, 0.2)
 	encT, _ := result.EncodeHistogram(ttft)
 	encP, _ := result.EncodeHistogram(tpot)
-	return &result.LLM{TTFT: result.LatencyOf(ttft), TPOT: result.LatencyOf(tpot),
+	return &result.LLM{TTFT: result.LatencyOf(ttft), TPOT: ptr(result.LatencyOf(tpot)),
 		OutputTokensPerS: 5000 / f, GoodputRPS: 40 / f, TTFTHistogram: encT, TPOTHistogram: encP}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,37 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/protocol"
+)
+
+// preflight asks the target, before any load, whether it serves the
+// scenario's model (protocol.CheckModel: the OpenAI model list, the
+// KServe model's metadata). A model the server says it does not serve is
+// a failed run (exit 3) naming the model and the names offered; a check
+// that could not be made is logged and the run goes on.
+func preflight(ctx context.Context, cfg *config.Config, s *config.Scenario, base string, o Options) error {
+	if !traitsOf(s).NeedsModel || s.Model == "" {
+		return nil
+	}
+	po := protocol.Options{Protocol: s.Protocol, URL: base, Model: s.Model, Headers: s.Headers}
+	if t := s.TLS; t != nil {
+		conf, err := protocol.TLSConfig(protocol.TLSFiles{CA: cfg.Resolve(t.CA), Cert: cfg.Resolve(t.Cert),
+			Key: cfg.Resolve(t.Key), ServerName: t.ServerName, Insecure: t.Insecure})
+		if err != nil {
+			return nil // newClient reports it, as a configuration error
+		}
+		po.TLS = conf
+	}
+	note, err := protocol.CheckModel(ctx, po)
+	if err != nil {
+		return fmt.Errorf("%w: scenario %s: before any load: %v", ErrRunFailed, s.Name, err)
+	}
+	if note != "" && o.Log != nil {
+		fmt.Fprintf(o.Log, "scenario %s: %s\n", s.Name, note)
+	}
+	return nil
+}
