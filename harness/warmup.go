@@ -77,6 +77,7 @@ func WarmUntilSteady(ctx context.Context, o Options, b SteadyBounds) (WarmupRepo
 	var rep WarmupReport
 	var achieved []float64
 	progress := o.Progress
+	var sent, done, errs int64 // counts of the chunks before, for progress
 	for rep.Took < b.Max {
 		step := warmupStep
 		if rep.Took == 0 {
@@ -85,11 +86,12 @@ func WarmUntilSteady(ctx context.Context, o Options, b SteadyBounds) (WarmupRepo
 		step = min(step, b.Max-rep.Took)
 		o.Trials = int(step / time.Second)
 		if progress != nil {
-			done := rep.Took
-			total := b.Max
+			took, total, s0, d0, e0 := rep.Took, b.Max, sent, done, errs
 			o.Progress = func(p Progress) {
 				p.Phase, p.Trial, p.Trials, p.PhaseDone = "warmup", 0, 0, false
-				p.Elapsed, p.Total = done+p.Elapsed, total
+				p.Elapsed, p.Total = took+p.Elapsed, total
+				p.Sent, p.Done, p.Errors = s0+p.Sent, d0+p.Done, e0+p.Errors
+				sent, done, errs = p.Sent, p.Done, p.Errors
 				progress(p)
 			}
 		}
@@ -118,7 +120,7 @@ func WarmUntilSteady(ctx context.Context, o Options, b SteadyBounds) (WarmupRepo
 		}
 	}
 	if progress != nil {
-		progress(Progress{Phase: "warmup", PhaseDone: true, Elapsed: rep.Took, Total: rep.Took})
+		progress(Progress{Phase: "warmup", PhaseDone: true, Elapsed: rep.Took, Total: rep.Took, Sent: sent, Done: done, Errors: errs})
 	}
 	return rep, nil
 }

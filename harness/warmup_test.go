@@ -55,8 +55,10 @@ func slowStart(t *testing.T, decay, span time.Duration) *httptest.Server {
 // The warm-up goes on while latency falls and stops once it is flat: a
 // server slow for its first 4 s is still trending at 6 s (4 falling
 // seconds of the 6 tested), so the warm-up takes at least 8 s; a server
-// steady from the start is done within a few checks of the minimum.
+// steady from the start is done within a few checks of the minimum; one
+// still getting faster at the maximum stops there, not steady.
 func TestWarmUntilSteady(t *testing.T) {
+	const rate = 40 // requests a second: a per-second median of 40
 	tests := []struct {
 		name         string
 		decay        time.Duration
@@ -65,19 +67,23 @@ func TestWarmUntilSteady(t *testing.T) {
 		wantSteady   bool
 		maxWarmupArg time.Duration
 	}{
-		{"slow start", 40 * time.Millisecond, 4 * time.Second, 8 * time.Second, 20 * time.Second, true, 20 * time.Second},
+		// Steps of 50 ms a second: far above a busy machine's jitter in
+		// a per-second median.
+		{"slow start", 200 * time.Millisecond, 4 * time.Second, 8 * time.Second, 20 * time.Second, true, 20 * time.Second},
 		// Three failed checks in a row of a trendless series at α = 0.10
 		// are rare enough (about 1 in 1,000 if independent) for a test.
 		{"steady", 0, 0, DefaultWarmupMin, DefaultWarmupMin + 3*warmupStep, true, 20 * time.Second},
 		// Bounded: a server still slowing down at the maximum stops there,
 		// not steady.
-		{"bounded", 40 * time.Millisecond, 60 * time.Second, 8 * time.Second, 8 * time.Second, false, 8 * time.Second},
+		{"bounded", 400 * time.Millisecond, 12 * time.Second, 8 * time.Second, 8 * time.Second, false, 8 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := slowStart(t, tt.decay, tt.span)
-			o := Options{Client: newHTTP(t, srv.URL), Mode: ModeRate, Rate: 100, Duration: time.Second, Trials: 1}
+			var last Progress // the progress callback runs on one goroutine at a time
+			o := Options{Client: newHTTP(t, srv.URL), Mode: ModeRate, Rate: rate, Duration: time.Second, Trials: 1,
+				Progress: func(p Progress) { last = p }}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			rep, err := WarmUntilSteady(ctx, o, SteadyBounds{Max: tt.maxWarmupArg})
@@ -94,8 +100,13 @@ func TestWarmUntilSteady(t *testing.T) {
 			if got := len(rep.P50Ms); got != int(rep.Took/time.Second) {
 				t.Errorf("%d per-second values for a warm-up of %v, want one a second", got, rep.Took)
 			}
-			if rep.AchievedRPS < 50 {
-				t.Errorf("AchievedRPS = %.1f, want about the rate of 100", rep.AchievedRPS)
+			// Progress covers the whole warm-up, its counts summed over
+			// the one-second runs.
+			if !last.PhaseDone || last.Phase != "warmup" || float64(last.Sent) < 0.9*rate*rep.Took.Seconds() {
+				t.Errorf("last progress %+v, want warm-up done with about %v requests sent", last, rate*rep.Took.Seconds())
+			}
+			if rep.AchievedRPS < rate/2 {
+				t.Errorf("AchievedRPS = %.1f, want about the rate of %v", rep.AchievedRPS, rate)
 			}
 		})
 	}
