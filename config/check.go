@@ -57,8 +57,8 @@ func (c *Config) validateRanges() error {
 			check{lp + ".estimates", "load.estimates", float64(l.Estimates)},
 			check{lp + ".rate", "load.rate", l.Rate},
 			check{lp + ".concurrency", "load.concurrency", float64(l.Concurrency)},
-			check{lp + ".duration", "load.duration", float64(l.Duration)},
-			check{lp + ".warmup", "load.warmup", float64(l.Warmup)},
+			check{lp + ".warmup_max", "load.warmup_max", float64(l.WarmupMax)},
+			check{lp + ".duration_max", "load.duration_max", float64(l.DurationMax)},
 			check{lp + ".trials", "load.trials", float64(l.Trials)},
 			check{lp + ".connections", "load.connections", float64(l.Connections)},
 			check{lp + ".speed", "load.speed", l.Speed},
@@ -67,6 +67,13 @@ func (c *Config) validateRanges() error {
 			check{lp + ".resolution", "load.resolution", float64(l.Resolution)},
 			check{lp + ".budget", "load.budget", float64(l.Budget)},
 		)
+		// auto is checked by validateAuto; a written duration here.
+		if l.Duration != Auto {
+			checks = append(checks, check{lp + ".duration", "load.duration", float64(l.Duration)})
+		}
+		if l.Warmup != Auto {
+			checks = append(checks, check{lp + ".warmup", "load.warmup", float64(l.Warmup)})
+		}
 		if len(s.Shape) > 0 {
 			elems := 1.0
 			for j, d := range s.Shape {

@@ -34,6 +34,11 @@ type Config struct {
 	Ladder []string `yaml:"ladder,omitempty"`
 	// AB shapes same-runner A/B runs (`gate --ab REF`).
 	AB AB `yaml:"ab,omitempty"`
+	// GeneratorCPUs is the CPU list perfgate itself (the load generator)
+	// runs on ("0", "0-1"; Linux), disjoint from every target's cpus; the
+	// flag --generator-cpus overrides it. Empty: every CPU. On a host
+	// without those CPUs the run goes on unpinned and its results say so.
+	GeneratorCPUs string `yaml:"generator_cpus,omitempty"`
 }
 
 // SLO is the service-level objective the knee search and sizing use.
@@ -125,6 +130,11 @@ type Target struct {
 	// Build is an argv run in the target's dir before it starts, in each
 	// checkout of an A/B run (`gate --ab`); see AB.
 	Build []string `yaml:"build,omitempty"`
+	// CPUs is the CPU list the target runs on ("1", "2-3"; Linux): its
+	// process and everything it starts, from the first instruction.
+	// Empty: every CPU. On a host without those CPUs the target runs
+	// unpinned and its results say so.
+	CPUs string `yaml:"cpus,omitempty"`
 }
 
 // Scenario is one named measurement.
@@ -211,13 +221,25 @@ type Partition struct {
 
 // Load is a scenario's load profile.
 type Load struct {
-	Mode        string   `yaml:"mode,omitempty"` // rate | concurrency | sweep | replay
-	Rate        float64  `yaml:"rate,omitempty"`
-	Arrival     string   `yaml:"arrival,omitempty"` // constant (default) | poisson
-	Seed        int64    `yaml:"seed,omitempty"`
-	Concurrency int      `yaml:"concurrency,omitempty"`
-	Duration    Duration `yaml:"duration,omitempty"`
-	Warmup      Duration `yaml:"warmup"`
+	Mode        string  `yaml:"mode,omitempty"` // rate | concurrency | sweep | replay
+	Rate        float64 `yaml:"rate,omitempty"`
+	Arrival     string  `yaml:"arrival,omitempty"` // constant (default) | poisson
+	Seed        int64   `yaml:"seed,omitempty"`
+	Concurrency int     `yaml:"concurrency,omitempty"`
+	// Duration is one trial's window. "auto" (rate and concurrency) sizes
+	// it so that each unit of the gate's test (a target process, or a
+	// trial) holds the requests its P99 needs: the shortest window of at
+	// least AutoDurationMin up to DurationMax (see suite.AutoWindow).
+	Duration Duration `yaml:"duration,omitempty"`
+	// Warmup is the load sent before the first window. "auto" (rate and
+	// concurrency) warms up until per-second latency stops trending,
+	// from harness.DefaultWarmupMin up to WarmupMax (see
+	// harness.WarmUntilSteady).
+	Warmup Duration `yaml:"warmup"`
+	// WarmupMax bounds warmup: auto (default harness.DefaultWarmupMax).
+	WarmupMax Duration `yaml:"warmup_max,omitempty"`
+	// DurationMax bounds duration: auto (default DefaultDurationMax).
+	DurationMax Duration `yaml:"duration_max,omitempty"`
 	Trials      int      `yaml:"trials,omitempty"`
 	// Connections caps the connection pool (default 0: sized from the
 	// load, harness.PoolSize: the concurrency in closed loop, up to 4096
@@ -242,6 +264,19 @@ type Load struct {
 
 // Duration is a Go duration written as a string ("50ms").
 type Duration time.Duration
+
+// Auto is a load's warmup or duration written "auto": sized while the
+// scenario runs (Load.Warmup, Load.Duration). No other key takes it.
+const Auto Duration = -1
+
+// Bounds of an automatic window (load.duration: auto).
+const (
+	// AutoDurationMin is the shortest automatic window: long enough for
+	// a per-second timeline and the host-load samples of a trial.
+	AutoDurationMin = 10 * time.Second
+	// DefaultDurationMax is load.duration_max's default.
+	DefaultDurationMax = 2 * time.Minute
+)
 
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }

@@ -310,6 +310,10 @@ func join(path, key string) string {
 
 // UnmarshalYAML reads a Go duration string.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Value == "auto" {
+		*d = Auto // validate refuses it where it means nothing
+		return nil
+	}
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: %q is not a duration (write it like 50ms, 2s or 1m30s)", n.Line, n.Value)
@@ -319,7 +323,12 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MarshalYAML writes a duration as a string.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+func (d Duration) MarshalYAML() (any, error) {
+	if d == Auto {
+		return "auto", nil
+	}
+	return time.Duration(d).String(), nil
+}
 
 // UnmarshalYAML reads a percentage string such as "5%" or "0.1%".
 func (p *Percent) UnmarshalYAML(n *yaml.Node) error {

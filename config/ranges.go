@@ -192,6 +192,8 @@ func Bounds() []Bound {
 		{Key: "load.concurrency", Flag: "concurrency", Range: Range{Min: 1, Max: MaxConcurrency, Kind: Integer, Unit: "requests in flight"}, Zero: "unset (modes other than concurrency)"},
 		{Key: "load.duration", Flag: "duration", Range: dur(0, true), Zero: "the default when left out: 30s (5s for sweep probes); the whole trace for replay"},
 		{Key: "load.warmup", Flag: "warmup", Range: dur(0, false)},
+		{Key: "load.warmup_max", Range: dur(6*time.Second, false), Zero: "the default, 60s (with warmup: auto)"},
+		{Key: "load.duration_max", Range: dur(AutoDurationMin, false), Zero: "the default, 2m (with duration: auto)"},
 		{Key: "load.trials", Flag: "trials", Range: Range{Min: 1, Max: MaxTrials, Kind: Integer}, Zero: "the default when left out: 5 (1 for sweep and replay)"},
 		{Key: "load.connections", Flag: "connections", Range: Range{Min: 1, Max: MaxConcurrency, Kind: Integer}, Zero: "sized from the load: the concurrency in closed loop; opened as the schedule needs, up to 4096, in open loop"},
 		{Key: "load.speed", Flag: "speed", Range: Range{Min: 0, Max: 1000, MinOpen: true}, Zero: "the default, 1"},

@@ -245,6 +245,9 @@ func (c *Config) validate() error {
 	if c.SLO.MaxErrorRate > 1 {
 		return c.errAt("slo.max_error_rate", "cannot exceed 100%% (got %v%%)", float64(c.SLO.MaxErrorRate)*100)
 	}
+	if err := c.validateCPUs(); err != nil {
+		return err
+	}
 	for name, t := range c.Targets {
 		tp := "targets." + name
 		if t == nil {
@@ -393,10 +396,13 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	if l.Arrival != "" && l.Arrival != "constant" && l.Arrival != "poisson" {
 		return c.errAt(lp+".arrival", "%q: want constant or poisson", l.Arrival)
 	}
-	if l.Mode != "replay" && l.Duration <= 0 {
+	if err := c.validateAuto(lp, s); err != nil {
+		return err
+	}
+	if l.Mode != "replay" && l.Duration <= 0 && l.Duration != Auto {
 		return c.errAt(lp+".duration", "must be > 0 (got %v)", l.Duration.D())
 	}
-	if l.Warmup < 0 {
+	if l.Warmup < 0 && l.Warmup != Auto {
 		return c.errAt(lp+".warmup", "cannot be negative (%v)", l.Warmup.D())
 	}
 	if l.Trials < 1 {
@@ -445,4 +451,57 @@ func CheckOnInconclusive(v string) error {
 		return nil
 	}
 	return fmt.Errorf("%q: want %s, %s or %s", v, OnInconclusivePass, OnInconclusiveFail, OnInconclusiveRerun)
+}
+
+// validateCPUs checks the CPU lists (generator_cpus, targets.NAME.cpus):
+// each must parse, and no target may share a CPU with the generator.
+func (c *Config) validateCPUs() error {
+	var gen harness.CPUSet
+	if c.GeneratorCPUs != "" {
+		var err error
+		if gen, err = harness.ParseCPUList(c.GeneratorCPUs); err != nil {
+			return c.errAt("generator_cpus", "%v", err)
+		}
+	}
+	names := make([]string, 0, len(c.Targets))
+	for n := range c.Targets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		t := c.Targets[n]
+		if t == nil || t.CPUs == "" {
+			continue
+		}
+		set, err := harness.ParseCPUList(t.CPUs)
+		if err != nil {
+			return c.errAt("targets."+n+".cpus", "%v", err)
+		}
+		if both := set.Overlap(gen); len(both) > 0 {
+			return c.errAt("targets."+n+".cpus", "%q shares CPUs %s with generator_cpus %q: give the target and the generator disjoint CPUs", t.CPUs, both, c.GeneratorCPUs)
+		}
+	}
+	return nil
+}
+
+// validateAuto checks the automatic warm-up and window of scenario s
+// (load.warmup: auto, load.duration: auto) and their bounds.
+func (c *Config) validateAuto(lp string, s *Scenario) error {
+	l := s.Load
+	fixed := l.Mode == "rate" || l.Mode == "concurrency"
+	for _, k := range []struct {
+		key string
+		v   Duration
+	}{{"warmup", l.Warmup}, {"duration", l.Duration}} {
+		if k.v == Auto && !fixed {
+			return c.errAt(lp+"."+k.key, "auto is for modes rate and concurrency, not %s: give a duration such as 10s", l.Mode)
+		}
+	}
+	if l.WarmupMax != 0 && l.Warmup != Auto {
+		return c.errAt(lp+".warmup_max", "bounds warmup: auto only, and warmup is %v: remove warmup_max or write warmup: auto", l.Warmup.D())
+	}
+	if l.DurationMax != 0 && l.Duration != Auto {
+		return c.errAt(lp+".duration_max", "bounds duration: auto only, and duration is %v: remove duration_max or write duration: auto", l.Duration.D())
+	}
+	return nil
 }

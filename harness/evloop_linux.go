@@ -211,7 +211,7 @@ func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *h1.Client)
 	}
 	loops := make([]*evLoop, 0, n)
 	for i := range n {
-		l := &evLoop{e: e, f: f, cl: cl, reqCtx: reqCtx, sa: sa, domain: domain,
+		l := &evLoop{e: e, f: f, cl: cl, reqCtx: reqCtx, sa: ownSockaddr(sa), domain: domain,
 			timeout: timeout, scan: scan, events: make([]unix.EpollEvent, evEvents), batch: envDuration(BatchEnv, evBatch), spin: envDuration(SpinEnv, evSpin)}
 		size := e.o.MaxConns / n
 		if i < e.o.MaxConns%n {
@@ -470,6 +470,21 @@ func (l *evLoop) send(c *evConn, t time.Time) {
 	c.state, c.sent = evBusy, 0
 	c.p.Reset()
 	l.write(c, t)
+}
+
+// ownSockaddr is a copy of sa for one loop: unix.Connect writes the raw
+// form into the Sockaddr it is given, so loops dialling at once must not
+// share one (the race detector saw them do so).
+func ownSockaddr(sa unix.Sockaddr) unix.Sockaddr {
+	switch v := sa.(type) {
+	case *unix.SockaddrInet4:
+		c := &unix.SockaddrInet4{Port: v.Port, Addr: v.Addr}
+		return c
+	case *unix.SockaddrInet6:
+		c := &unix.SockaddrInet6{Port: v.Port, ZoneId: v.ZoneId, Addr: v.Addr}
+		return c
+	}
+	return sa
 }
 
 // dial opens a connection for c's hit, without waiting for it.

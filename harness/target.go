@@ -81,6 +81,10 @@ type TargetSpec struct {
 	Metrics string
 	// GRPCPort asks for a second free port, filled into {grpc_port}.
 	GRPCPort bool
+	// CPUs, if set, is the CPU set the target runs on (Linux): its main
+	// process, and every thread and process it starts, from the first
+	// instruction (see startOnCPUs). Elsewhere StartTarget refuses it.
+	CPUs CPUSet
 	// LogPath is the file that receives the target's stdout and stderr
 	// (created or truncated). Empty means a new temporary file, which is
 	// kept after Stop for the user to read; LogPath reports its name.
@@ -224,7 +228,11 @@ func startOnce(ctx context.Context, s TargetSpec) (*Target, error) {
 	cmd.Stdout = t.log // an *os.File: the child writes to it directly, no pipe
 	cmd.Stderr = t.log
 	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if len(s.CPUs) > 0 {
+		start = func() error { return startOnCPUs(cmd, s.CPUs) }
+	}
+	if err := start(); err != nil {
 		t.log.Close()
 		if s.LogPath == "" {
 			os.Remove(t.logPath) // empty, and nobody knows its name

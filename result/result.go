@@ -72,6 +72,9 @@ type Result struct {
 	// Runner is the runner's own speed around the run (runnerspeed);
 	// nil when not sampled.
 	Runner *RunnerSpeed `json:"runner_speed,omitempty"`
+	// CPUs is set when the config asked for CPU sets (generator_cpus,
+	// a target's cpus): what was applied.
+	CPUs *CPUs `json:"cpus,omitempty"`
 	// NoiseFloorPct is set on baselines measured in several independent
 	// runs: per metric (p99_ms, max_qps, …), how far apart the runs were,
 	// in percent. The gate calls a regression only beyond the larger of its
@@ -125,6 +128,66 @@ type Load struct {
 	// between bursts of sends, in milliseconds (0: each hit when due).
 	Engine  string  `json:"engine,omitempty"`
 	BurstMs float64 `json:"burst_ms,omitempty"`
+	// WarmupAuto is set when the warm-up ran until latency stopped
+	// trending (load.warmup: auto); WarmupS is then how long it took (the
+	// first process's; each process's is in WarmupAuto.ProcessesS).
+	WarmupAuto *WarmupAuto `json:"warmup_auto,omitempty"`
+	// DurationAuto is set when the window was sized for the requests a
+	// quantile needs (load.duration: auto); DurationS is the window used.
+	DurationAuto *DurationAuto `json:"duration_auto,omitempty"`
+}
+
+// WarmupAuto describes a warm-up until steady (harness.WarmUntilSteady).
+type WarmupAuto struct {
+	// Test names the trend test: "mann-kendall" over the last WindowS
+	// one-second P50s and P99s, steady when |z| <= ZLimit for both.
+	Test    string  `json:"test"`
+	WindowS int     `json:"window_s"`
+	ZLimit  float64 `json:"z_limit"`
+	MinS    float64 `json:"min_s"`
+	MaxS    float64 `json:"max_s"`
+	// Steady is false when the warm-up reached MaxS still trending (in
+	// any process).
+	Steady bool `json:"steady"`
+	// ZP50 and ZP99 are the last check's statistics (first process).
+	ZP50 float64 `json:"z_p50"`
+	ZP99 float64 `json:"z_p99"`
+	// ProcessesS is each target process's warm-up, in seconds, when the
+	// trials were spread over several.
+	ProcessesS []float64 `json:"processes_s,omitempty"`
+}
+
+// DurationAuto describes a window sized for enough requests a unit.
+type DurationAuto struct {
+	// Unit is what the gate's test is over: "process" (a target process
+	// holding UnitTrials trials) or "trial".
+	Unit       string `json:"unit"`
+	UnitTrials int    `json:"unit_trials"`
+	// RequestsNeeded is the requests a unit needs for the P99
+	// (compare.RequestsForQuantile(99)); ExpectedRequests what a unit
+	// holds at RPS over the window used.
+	RequestsNeeded   int     `json:"requests_needed"`
+	ExpectedRequests float64 `json:"expected_requests"`
+	// RPS is the throughput the window was sized from: the rate (open
+	// loop) or the warmed-up target's (closed loop).
+	RPS  float64 `json:"rps"`
+	MinS float64 `json:"min_s"`
+	MaxS float64 `json:"max_s"`
+	// Capped is true when MaxS was too short for RequestsNeeded.
+	Capped bool `json:"capped,omitempty"`
+}
+
+// CPUs records the CPU sets of a run (generator_cpus, targets.NAME.cpus).
+type CPUs struct {
+	// Generator and Target are the CPU lists applied ("0", "1"); empty
+	// when none was asked for or it could not be applied.
+	Generator string `json:"generator,omitempty"`
+	Target    string `json:"target,omitempty"`
+	// Allowed is the CPUs perfgate could run on when it started.
+	Allowed string `json:"allowed,omitempty"`
+	// NotApplied says why a set asked for was not applied (the host
+	// lacks those CPUs, or not Linux).
+	NotApplied []string `json:"not_applied,omitempty"`
 }
 
 // Latency is a latency distribution in milliseconds.

@@ -69,6 +69,18 @@ func mergeRuns(parts []*result.Result) *result.Result {
 			out.Telemetry = r.Telemetry
 		}
 	}
+	if w := parts[0].Load.WarmupAuto; w != nil {
+		// Each process warmed up until steady on its own.
+		wa := *w
+		wa.ProcessesS = nil
+		for _, r := range parts {
+			if r.Load.WarmupAuto != nil {
+				wa.ProcessesS = append(wa.ProcessesS, r.Load.WarmupS)
+				wa.Steady = wa.Steady && r.Load.WarmupAuto.Steady
+			}
+		}
+		out.Load.WarmupAuto = &wa
+	}
 	out.Load.Trials = len(out.Trials)
 	out.Summary = summarize(out.Trials, &out)
 	return &out

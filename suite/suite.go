@@ -53,6 +53,10 @@ type Options struct {
 	// starts (harness.TargetSpec.Supervisor: perfgate target-supervisor);
 	// empty starts targets directly.
 	Supervisor []string
+	// CPUs is the run's CPU isolation (PlanGenerator); nil: perfgate is
+	// not pinned, and a target's cpus are checked against the CPUs this
+	// process may use.
+	CPUs *CPUIsolation
 }
 
 // Outcome is one scenario's result or failure.
@@ -217,6 +221,7 @@ func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o 
 		res.Scenario, res.Layer, res.Protocol = s.Name, s.Layer, s.Protocol
 		res.Target = s.Target
 		res.Runner = &result.RunnerSpeed{Samples: speed}
+		res.CPUs = cpuRecord(cfg, s, o)
 		if s.TLS != nil && s.TLS.Insecure {
 			res.Warnings = append(res.Warnings, protocol.InsecureWarning)
 		}
@@ -360,11 +365,16 @@ func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, clie
 			ho.Duration = tr.Duration() + time.Millisecond
 		}
 	}
+	wa, da, warm, err := autoLoad(ctx, s, &ho, o)
+	if err != nil {
+		return nil, err
+	}
 	started, err := o.Generator.prepare(ctx, &ho, l)
 	if err != nil {
 		return nil, err
 	}
 	res, err := harness.Run(ctx, ho)
+	recordAuto(res, wa, da, warm)
 	o.Generator.record(res, cfg, l, started)
 	if res != nil && l.Mode == harness.ModeReplay {
 		res.Load.Speed = l.Speed

@@ -69,6 +69,12 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 		GRPCPort:     t.GRPCPort || traitsOf(s).GRPC,
 	}
 	spec.Supervisor = o.Supervisor
+	iso := o.CPUs
+	if iso == nil && t.CPUs != "" {
+		iso = &CPUIsolation{}
+		iso.Host, _ = harness.AllowedCPUs() // none: not applied, and recorded so
+	}
+	spec.CPUs, _ = targetCPUs(t, iso) // why not: recorded by cpuRecord
 	if o.OutDir != "" {
 		spec.LogPath = filepath.Join(o.OutDir, strings.TrimSuffix(FileName(s.Name), ".json")+".target.log")
 	}

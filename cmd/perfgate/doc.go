@@ -4,7 +4,7 @@
 // Usage:
 //
 //	perfgate demo [--quick] [--out DIR]
-//	perfgate run --config perfgate.yaml [--scenario NAME]... [--out DIR]
+//	perfgate run --config perfgate.yaml [--scenario NAME]... [--out DIR] [--generator-cpus LIST]
 //	perfgate run --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--model NAME]
 //	             [--rate R | --concurrency C | --sweep --slo-p99 DUR | --trace FILE]
 //	             [--duration 30s] [--warmup 5s] [--trials 5] [--body @FILE] [--out FILE]
@@ -42,7 +42,11 @@
 // --scenario) and writes one perfgate.result/v1 file per scenario into --out
 // (default perfgate-out/results, where gate writes them too), each as soon
 // as it is measured. compare --candidate and baseline update --from take
-// that folder or perfgate-out above it. With --url, runs
+// that folder or perfgate-out above it. --generator-cpus LIST (or the
+// config's generator_cpus; gate reads the config's) pins perfgate, the
+// load generator, to those CPUs on Linux, disjoint from each target's
+// cpus (docs/configuration.md); on a host without them it runs unpinned
+// and the results say so. With --url, runs
 // one quick test: --rate R is open loop at R requests per second (latency
 // counted from the intended send time, --arrival poisson for Poisson
 // arrivals), --concurrency C is closed loop with C requests in flight,

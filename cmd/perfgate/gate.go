@@ -123,12 +123,16 @@ func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, sce
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
+	iso, err := pinGenerator(cfg, "", e.stderr)
+	if err != nil {
+		return nil, err
+	}
 	self, _ := os.Executable()
 	prog := newProgress(e)
 	gopts := gate.Options{
 		Baselines: baseDir, AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
 		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: os.Environ(),
-			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor},
+			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso},
 	}
 	res, err := gate.Run(ctx, cfg, gopts)
 	prog.close()

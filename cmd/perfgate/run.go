@@ -29,6 +29,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		cfgPath   = fs.String("config", "", "perfgate.yaml to run")
 		scenarios stringList
 		out       = fs.String("out", "", "output: the results `folder` with --config (default perfgate-out/results), a file with --url")
+		genCPUs   = fs.String("generator-cpus", "", "CPU `LIST` the load generator (perfgate) runs on, such as 0 or 0-1 (Linux); overrides the config's generator_cpus")
 		q         quickFlags
 		sc        scaleFlags
 	)
@@ -73,7 +74,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil || plan.done {
 		return err
 	}
-	outs, err := runSuite(ctx, e, cfg, plan.names, outDir, plan.apply)
+	iso, err := pinGenerator(cfg, *genCPUs, e.stderr)
+	if err != nil {
+		return err
+	}
+	outs, err := runSuite(ctx, e, cfg, plan.names, outDir, plan.apply, func(so *suite.Options) { so.CPUs = iso })
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func synopses() []synopsis {
 	return []synopsis{
 		{"demo", []string{"perfgate demo [--quick] [--out DIR]"}},
 		{"run", []string{
-			"perfgate run --config " + config.DefaultFile + " [--scenario NAME]... [--out DIR]",
+			"perfgate run --config " + config.DefaultFile + " [--scenario NAME]... [--out DIR] [--generator-cpus LIST]",
 			"perfgate run --url URL [--protocol " + strings.Join(config.Protocols, "|") + "] [--model NAME]",
 			"             [--rate R | --concurrency C | --sweep --slo-p99 DUR | --trace FILE]",
 			fmt.Sprintf("             [--duration %v] [--warmup %v] [--trials %d] [--body @FILE] [--out FILE]", d.Duration, d.Warmup, d.Trials),

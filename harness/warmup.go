@@ -1,0 +1,186 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Warm-up until steady (load.warmup: auto).
+//
+// A fixed warm-up is a guess: too short and the first trial measures a
+// server still filling its caches, too long and runner time is wasted.
+// WarmUntilSteady instead sends the load in one-second windows and ends
+// the warm-up once the last SteadyWindow per-second medians and P99s have
+// stopped trending, by the Mann-Kendall test, within a minimum and a
+// maximum.
+const (
+	// SteadyWindow is how many one-second values the trend test looks at.
+	SteadyWindow = 6
+	// DefaultWarmupMin and DefaultWarmupMax bound an automatic warm-up
+	// (load.warmup_max sets the maximum). The minimum is SteadyWindow
+	// seconds: the test needs that many values.
+	DefaultWarmupMin = SteadyWindow * time.Second
+	DefaultWarmupMax = 60 * time.Second
+	// SteadyZ is the Mann-Kendall statistic (standard normal under no
+	// trend) beyond which a series is trending: 1.645, a two-sided test
+	// at α = 0.10. A lenient α keeps warming up on weaker evidence of a
+	// trend; a trendless series still passes nine checks in ten, and is
+	// checked again every warmupStep.
+	SteadyZ = 1.645
+	// warmupStep is the load sent between two checks after the first.
+	warmupStep = 2 * time.Second
+)
+
+// SteadyBounds bounds an automatic warm-up; zero values mean
+// DefaultWarmupMin and DefaultWarmupMax. Min is raised to SteadyWindow
+// seconds and Max to Min.
+type SteadyBounds struct {
+	Min, Max time.Duration
+}
+
+// WarmupReport is what WarmUntilSteady did.
+type WarmupReport struct {
+	// Took is how long the load was sent: the warm-up's length.
+	Took time.Duration
+	// Steady is true when the trend test passed; false when the warm-up
+	// ended at its maximum (or was interrupted) still trending.
+	Steady bool
+	// ZP50 and ZP99 are the Mann-Kendall statistics of the last check.
+	ZP50, ZP99 float64
+	// P50Ms and P99Ms are every second's latency quantiles, in order.
+	P50Ms, P99Ms []float64
+	// AchievedRPS is the completed requests per second over the last
+	// SteadyWindow seconds: the throughput of the warmed-up target (what
+	// an automatic window of a closed loop is sized from).
+	AchievedRPS float64
+}
+
+// WarmUntilSteady sends o's load (its Warmup, Duration, Trials, Observer
+// and Start ignored) in one-second windows until the per-second P50 and P99
+// of the last SteadyWindow seconds show no trend (MannKendallZ within
+// ±SteadyZ for both), at least b.Min and at most b.Max. It returns the
+// report and an error only when the load itself failed (every request
+// failed, ctx cancelled). The caller then measures with no warm-up of its
+// own; the client's connections stay open in between.
+func WarmUntilSteady(ctx context.Context, o Options, b SteadyBounds) (WarmupReport, error) {
+	if b.Min <= 0 {
+		b.Min = DefaultWarmupMin
+	}
+	if b.Max <= 0 {
+		b.Max = DefaultWarmupMax
+	}
+	b.Min = max(b.Min, DefaultWarmupMin).Round(time.Second)
+	b.Max = max(b.Max, b.Min).Round(time.Second)
+	o.Warmup, o.Duration, o.Observer, o.Start = 0, time.Second, nil, time.Time{}
+	var rep WarmupReport
+	var achieved []float64
+	progress := o.Progress
+	var sent, done, errs int64 // counts of the chunks before, for progress
+	for rep.Took < b.Max {
+		step := warmupStep
+		if rep.Took == 0 {
+			step = b.Min
+		}
+		step = min(step, b.Max-rep.Took)
+		o.Trials = int(step / time.Second)
+		if progress != nil {
+			took, total, s0, d0, e0 := rep.Took, b.Max, sent, done, errs
+			o.Progress = func(p Progress) {
+				p.Phase, p.Trial, p.Trials, p.PhaseDone = "warmup", 0, 0, false
+				p.Elapsed, p.Total = took+p.Elapsed, total
+				p.Sent, p.Done, p.Errors = s0+p.Sent, d0+p.Done, e0+p.Errors
+				sent, done, errs = p.Sent, p.Done, p.Errors
+				progress(p)
+			}
+		}
+		res, err := Run(ctx, o)
+		if res != nil {
+			for _, t := range res.Trials {
+				rep.P50Ms = append(rep.P50Ms, t.Latency.P50)
+				rep.P99Ms = append(rep.P99Ms, t.Latency.P99)
+				achieved = append(achieved, t.AchievedRPS)
+			}
+			rep.Took += time.Duration(o.Trials) * time.Second
+		}
+		if err != nil {
+			return rep, fmt.Errorf("warming up: %w", err)
+		}
+		n := len(rep.P99Ms)
+		if n < SteadyWindow {
+			continue
+		}
+		rep.ZP50 = MannKendallZ(rep.P50Ms[n-SteadyWindow:])
+		rep.ZP99 = MannKendallZ(rep.P99Ms[n-SteadyWindow:])
+		rep.AchievedRPS = mean(achieved[n-SteadyWindow:])
+		if math.Abs(rep.ZP50) <= SteadyZ && math.Abs(rep.ZP99) <= SteadyZ {
+			rep.Steady = true
+			break
+		}
+	}
+	if progress != nil {
+		progress(Progress{Phase: "warmup", PhaseDone: true, Elapsed: rep.Took, Total: rep.Took, Sent: sent, Done: done, Errors: errs})
+	}
+	return rep, nil
+}
+
+// MannKendallZ is the Mann-Kendall trend statistic of the series x:
+// S = Σ_{i<j} sign(x_j − x_i), the number of rising pairs less the
+// falling ones, normalised to Z = (S − sign(S)) / √Var(S), with
+// Var(S) = [n(n−1)(2n+5) − Σ_t t(t−1)(2t+5)] / 18 over the groups of t
+// tied values (the continuity correction and tie correction of Kendall,
+// 1975). Without a trend Z is about standard normal (n ≥ 5 or so); a
+// series falling as a server warms up gives a large negative Z. It is 0
+// for fewer than 3 values or a constant series. Being rank-based, one
+// slow second moves it no more than any other out-of-order value.
+func MannKendallZ(x []float64) float64 {
+	n := len(x)
+	if n < 3 {
+		return 0
+	}
+	s := 0
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			switch {
+			case x[j] > x[i]:
+				s++
+			case x[j] < x[i]:
+				s--
+			}
+		}
+	}
+	ties := map[float64]int{}
+	for _, v := range x {
+		ties[v]++
+	}
+	fn := float64(n)
+	v := fn * (fn - 1) * (2*fn + 5)
+	for _, t := range ties {
+		ft := float64(t)
+		v -= ft * (ft - 1) * (2*ft + 5)
+	}
+	v /= 18
+	if v <= 0 || s == 0 {
+		return 0
+	}
+	fs := float64(s)
+	if s > 0 {
+		fs--
+	} else {
+		fs++
+	}
+	return fs / math.Sqrt(v)
+}
+
+// mean is the arithmetic mean of x (0 when empty).
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
