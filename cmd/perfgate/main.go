@@ -101,7 +101,10 @@ func main() {
 	err := run(ctx, os.Args[1:], e)
 	stopDebug()
 	stop()
-	os.Exit(exitCode(err, e.stderr))
+	code := exitCode(err, e.stderr)
+	flushGuard(e.stdout)
+	flushGuard(e.stderr)
+	os.Exit(code)
 }
 
 // exitCode maps err to the process exit code, printing it.
