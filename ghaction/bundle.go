@@ -80,6 +80,9 @@ func ReadBundle(dir string) (*report.Report, BundlePR, error) {
 	if err != nil {
 		return nil, info, fmt.Errorf("comment bundle %q: %w", filepath.Join(dir, bundleReport), err)
 	}
+	if err := checkBundleVerdict(r.Comparison); err != nil {
+		return nil, info, fmt.Errorf("comment bundle %q: %w: the report contradicts itself, not posted", filepath.Join(dir, bundleReport), err)
+	}
 	for _, side := range []struct {
 		sub string
 		dst *[]*result.Result

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // The format's rules: a result's file name, its one decoder, and what a
@@ -90,7 +92,11 @@ func (r *Result) Check() error {
 	if len(r.Trials) == 0 && r.Capacity == nil {
 		return ErrNoTrials
 	}
-	return r.checkTrials()
+	hists, err := r.checkTrials()
+	if err != nil {
+		return err
+	}
+	return r.checkConsistency(hists)
 }
 
 // checkHeader checks the schema, the scenario and the layer.
@@ -107,11 +113,13 @@ func (r *Result) checkHeader() error {
 	return nil
 }
 
-// checkTrials checks that every trial's histograms decode.
-func (r *Result) checkTrials() error {
+// checkTrials checks that every trial's histograms decode, and returns
+// the latency histograms.
+func (r *Result) checkTrials() ([]*hdrhistogram.Histogram, error) {
+	lat := make([]*hdrhistogram.Histogram, len(r.Trials))
 	for i, t := range r.Trials {
 		if t.Histogram == "" {
-			return fmt.Errorf("trial %d: missing field \"histogram\"", i+1)
+			return nil, fmt.Errorf("trial %d: missing field \"histogram\"", i+1)
 		}
 		hists := []struct{ name, enc string }{{"histogram", t.Histogram}}
 		if t.LLM != nil {
@@ -122,12 +130,16 @@ func (r *Result) checkTrials() error {
 			if h.enc == "" && h.name != "histogram" {
 				continue
 			}
-			if _, err := DecodeHistogram(h.enc); err != nil {
-				return fmt.Errorf("trial %d: field %q: %w", i+1, h.name, err)
+			d, err := DecodeHistogram(h.enc)
+			if err != nil {
+				return nil, fmt.Errorf("trial %d: field %q: %w", i+1, h.name, err)
+			}
+			if h.name == "histogram" {
+				lat[i] = d
 			}
 		}
 	}
-	return nil
+	return lat, nil
 }
 
 func validLayer(l string) bool {
