@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 	"io"
 	"net"
 	"net/http"
@@ -328,7 +329,7 @@ func safeName(name string) string {
 // cancelled or timeout passes.
 func (t *Target) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	client := sameorigin.Client(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}})
 	defer client.CloseIdleConnections()
 	interval := readyPollMin
 	timer := time.NewTimer(0)

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 	"maps"
 	"net/http"
 	"os"
@@ -116,7 +117,7 @@ func simulated(ctx context.Context, httpBase, proto, model string) bool {
 	if err != nil {
 		return false
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sameorigin.Client(nil).Do(req)
 	if err != nil {
 		return false
 	}
