@@ -3,6 +3,7 @@ package ghaction
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func WriteBundle(dir string, r *report.Report, pr BundlePR) error {
 // caller.
 func ReadBundle(dir string) (*report.Report, BundlePR, error) {
 	var info BundlePR
-	data, err := os.ReadFile(filepath.Join(dir, bundlePR))
+	data, err := capread.ReadFile(filepath.Join(dir, bundlePR), capread.Config)
 	if err != nil {
 		return nil, info, fmt.Errorf("reading the comment bundle: %w", err)
 	}

@@ -305,7 +305,7 @@ func (t *Target) openLog(path string) error {
 	if path == "" {
 		f, err = os.CreateTemp("", "perfgate-target-"+safeName(t.name)+"-*.log")
 	} else {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+		f, err = createLog(path)
 	}
 	if err != nil {
 		return fmt.Errorf("target %q: creating its log: %w", t.name, err)

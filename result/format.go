@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"os"
 	"path/filepath"
@@ -162,7 +163,7 @@ func ReadResults(path string) ([]*Result, error) {
 		return nil, fmt.Errorf("results %q: %w", path, err)
 	}
 	if !st.IsDir() {
-		b, err := os.ReadFile(path)
+		b, err := capread.ReadFile(path, capread.Result)
 		if err != nil {
 			return nil, fmt.Errorf("result %q: %w", path, err)
 		}
@@ -196,7 +197,7 @@ func DecodeFiles(paths []string, decode func([]byte) (*Result, error)) ([]*Resul
 	var rs []*Result
 	var errs []error
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := capread.ReadFile(p, capread.Result)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
 			continue

@@ -3,10 +3,10 @@ package suite
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/internal/sameorigin"
 	"maps"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -154,7 +154,7 @@ func newClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 	}
 	if s.Body != "" {
 		p := cfg.Resolve(s.Body)
-		b, err := os.ReadFile(p)
+		b, err := capread.ReadFile(p, capread.Body)
 		if err != nil {
 			return nil, fmt.Errorf("body: %w", err)
 		}
