@@ -104,7 +104,7 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	}
 	outs, err := suite.Run(ctx, cfg, so)
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, suiteErr(err, outs)
 	}
 	for _, o := range outs {
 		if o.Path != "" {
