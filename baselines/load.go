@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/result"
@@ -63,7 +63,7 @@ func jsonFiles(dir string) ([]string, error) {
 
 // LoadFile reads and validates one baseline file.
 func LoadFile(path string) (*result.Result, error) {
-	b, err := os.ReadFile(path)
+	b, err := capread.ReadFile(path, capread.Result)
 	if err != nil {
 		return nil, fmt.Errorf("baseline %q: %w", path, err)
 	}

@@ -61,8 +61,9 @@ func TestCombineRuns(t *testing.T) {
 		}
 	}
 	a, b := t.TempDir(), t.TempDir()
-	mk(a, 10)
-	mk(b, 12)
+	// P99s inside good's histogram range (a result must agree with itself).
+	mk(a, 5)
+	mk(b, 6)
 	done, err := CombineRuns([]string{a, b})
 	if err != nil || len(done) != 1 {
 		t.Fatalf("CombineRuns = %v, %v; want one scenario", done, err)

@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -29,10 +27,13 @@ func HashConfig(b []byte) string {
 // folder without a manifest, or whose run did not complete, is refused.
 // If any result is invalid, interrupted, damaged, or two map to the same
 // file, or from holds no result, Update returns an error and writes
-// nothing. Otherwise each scenario's file is replaced atomically; baselines
-// of scenarios the run did not measure are left as they were, and nothing
-// is deleted. A zero prov.StoredAt is set to the current time; empty git
-// fields are taken from the result.
+// nothing. Otherwise each scenario's file is replaced; baselines of
+// scenarios the run did not measure are left as they were, and nothing is
+// deleted. The set is replaced whole or not at all: every file is written
+// to a copy of the folder, which then takes the folder's place (see
+// replaceAll); a full disk leaves every old baseline as it was and names
+// the file that could not be written. A zero prov.StoredAt is set to the
+// current time; empty git fields are taken from the result.
 func Update(from, to string, prov result.Provenance) ([]string, error) {
 	rs, err := readRun(from)
 	if err != nil {
@@ -76,19 +77,16 @@ func Update(from, to string, prov result.Provenance) ([]string, error) {
 		}
 		outs = append(outs, out{filepath.Join(to, name), buf.Bytes()})
 	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		return nil, fmt.Errorf("updating baselines in %q: %w", to, err)
+	files := make([]stagedFile, len(outs))
+	for i, o := range outs {
+		files[i] = stagedFile{o.path, o.data}
 	}
-	var written []string
-	for _, o := range outs {
-		err := result.WriteFileAtomic(o.path, func(w io.Writer) error {
-			_, err := w.Write(o.data)
-			return err
-		})
-		if err != nil {
-			return written, fmt.Errorf("updating baselines: %w", err)
-		}
-		written = append(written, o.path)
+	if err := replaceAll(to, files, writeSynced); err != nil {
+		return nil, fmt.Errorf("updating baselines in %q: %w: nothing replaced, the baselines are as they were", to, err)
+	}
+	written := make([]string, len(outs))
+	for i, o := range outs {
+		written[i] = o.path
 	}
 	return written, nil
 }

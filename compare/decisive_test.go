@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/result"
 )
 
 // TestDecisiveSimulated measures, through Compare itself, how often whole
 // gates decide: a suite of 13 scenarios, 5 target processes a run (one
-// trial each), 3% process noise and run-level shifts of runSD per scenario
-// per run (1%: a quiet dedicated runner), against a baseline stored from
+// trial each, 1,000 requests of a tight CPU-bound latency distribution),
+// 1.5% process noise and run-level shifts of 1% per scenario per run (a
+// quiet dedicated runner), against a baseline stored from
 // two runs (its noise floor) and from one run (its run-to-run noise
 // pooled from the other scenarios). It reports, per mode, the A/A gates'
 // false regressions and improvements, the share of scenario comparisons
@@ -29,16 +31,24 @@ func TestDecisiveSimulated(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("PERFGATE_SIM_GATES")); err == nil && v > 0 {
 		gates = v
 	}
-	const scenarios, runSD, procSD = 13, 0.01, 0.03
+	const scenarios, runSD, procSD = 13, 0.01, 0.015
 	run := func(rng *rand.Rand, name string, scale float64) *result.Result {
+		// A CPU-bound service: a tight latency distribution (P99 about
+		// 1.6× P50), 1,000 requests a trial, one trial a process.
 		shift := math.Exp(runSD * rng.NormFloat64())
-		procs := make([]float64, 5)
-		for i := range procs {
-			procs[i] = math.Exp(procSD * rng.NormFloat64())
+		var out *result.Result
+		for p := range 5 {
+			r := comparetest.Result(comparetest.Spec{Scenario: name, Layer: "service", Trials: 1, Requests: 1000,
+				MedianMs: 2, Sigma: 0.2, Noise: 0.005, Scale: scale * shift * math.Exp(procSD*rng.NormFloat64())}, rng)
+			r.Trials[0].Process = p + 1
+			if out == nil {
+				out = r
+				continue
+			}
+			out.Trials = append(out.Trials, r.Trials...)
 		}
-		r := shiftedRun(rng, scale*shift, procs, 1)
-		r.Scenario = name
-		return r
+		out.Restarts, out.Load.Trials = 5, len(out.Trials)
+		return out
 	}
 	type row struct{ falseAlarms, unchanged, compared, caught int }
 	sim := func(seed uint64, twoRuns bool, scale float64) row {

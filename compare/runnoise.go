@@ -21,9 +21,10 @@ const (
 const MinPooledScenarios = 4
 
 // pooledFloor is the least run-to-run noise a pooled estimate may give,
-// as a per-run standard deviation on the log scale (2%): an estimate of
-// zero from a handful of scenarios is not evidence of none.
-const pooledFloor = 0.02
+// as a per-run standard deviation on the log scale (0.5%): an estimate of
+// zero from a handful of scenarios is not evidence of none (its
+// uncertainty is in the test's degrees of freedom besides).
+const pooledFloor = 0.005
 
 // runNoise is the run-to-run variance (log scale, of the difference of
 // two runs) added to one scenario's tests, per family of metrics.

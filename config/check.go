@@ -91,6 +91,12 @@ func (c *Config) validateRanges() error {
 	return nil
 }
 
+// MaxNameLen is the longest scenario name, in bytes: its result file
+// (name.json) and target log (name.target.log) stay under the 255 bytes
+// most file systems allow, and a name cannot flood the logs and reports
+// that repeat it (issue 28: a 64 MB name took 1.2 GB).
+const MaxNameLen = 200
+
 // checkFileNames refuses two scenarios whose results would go to one file:
 // result and baseline files are named after scenarios with the characters
 // a file name cannot hold replaced ("a/b" and "a b" are both a_b.json), and
@@ -99,6 +105,10 @@ func (c *Config) validateRanges() error {
 func (c *Config) checkFileNames() error {
 	seen := map[string]int{}
 	for i, s := range c.Scenarios {
+		if len(s.Name) > MaxNameLen {
+			return c.errAt(fmt.Sprintf("scenarios[%d].name", i),
+				"the name is %d bytes long, more than %d: shorten it (it names files, and every report line)", len(s.Name), MaxNameLen)
+		}
 		f := strings.ToLower(result.FileName(s.Name))
 		if j, dup := seen[f]; dup {
 			return c.errAt(fmt.Sprintf("scenarios[%d].name", i),

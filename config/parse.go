@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -44,7 +44,7 @@ func (e *Error) Error() string {
 
 // ReadFile reads and parses the file at path.
 func ReadFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := capread.ReadFile(path, capread.Config)
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}

@@ -19,7 +19,8 @@ import (
 // named after a scenario.
 func TestBundleRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	c := &compare.Comparison{Schema: compare.Schema, Verdict: compare.Fail, Settings: compare.DefaultSettings()}
+	c := &compare.Comparison{Schema: compare.Schema, Verdict: compare.Fail, Settings: compare.DefaultSettings(),
+		Scenarios: []compare.ScenarioComparison{{Scenario: "../evil", Verdict: compare.Regressed}}}
 	r := &report.Report{Title: "perfgate.yaml", Comparison: c,
 		Candidate: []*result.Result{{Schema: result.Schema, Scenario: "../evil", Layer: "service", Valid: true}}}
 	pr := BundlePR{Number: 7, HeadSHA: strings.Repeat("a", 40)}

@@ -3,6 +3,7 @@ package ghaction
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func WriteBundle(dir string, r *report.Report, pr BundlePR) error {
 // caller.
 func ReadBundle(dir string) (*report.Report, BundlePR, error) {
 	var info BundlePR
-	data, err := os.ReadFile(filepath.Join(dir, bundlePR))
+	data, err := capread.ReadFile(filepath.Join(dir, bundlePR), capread.Config)
 	if err != nil {
 		return nil, info, fmt.Errorf("reading the comment bundle: %w", err)
 	}
@@ -79,6 +80,9 @@ func ReadBundle(dir string) (*report.Report, BundlePR, error) {
 	r, err := report.Decode(io.LimitReader(f, 64<<20))
 	if err != nil {
 		return nil, info, fmt.Errorf("comment bundle %q: %w", filepath.Join(dir, bundleReport), err)
+	}
+	if err := checkBundleVerdict(r.Comparison); err != nil {
+		return nil, info, fmt.Errorf("comment bundle %q: %w: the report contradicts itself, not posted", filepath.Join(dir, bundleReport), err)
 	}
 	for _, side := range []struct {
 		sub string

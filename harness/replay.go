@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"math"
-	"os"
 	"time"
 )
 
@@ -51,7 +51,7 @@ func LoadTrace(path string, speed float64) (*TraceSchedule, error) {
 	if speed < 0 || math.IsNaN(speed) || math.IsInf(speed, 0) {
 		return nil, fmt.Errorf("trace %s: speed %v must be a positive number", path, speed)
 	}
-	f, err := os.Open(path)
+	f, err := capread.Open(path, capread.Lines)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 	"io"
 	"net"
 	"net/http"
@@ -312,7 +313,7 @@ func (t *Target) openLog(path string) error {
 	if path == "" {
 		f, err = os.CreateTemp("", "perfgate-target-"+safeName(t.name)+"-*.log")
 	} else {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+		f, err = createLog(path)
 	}
 	if err != nil {
 		return fmt.Errorf("target %q: creating its log: %w", t.name, err)
@@ -336,7 +337,7 @@ func safeName(name string) string {
 // cancelled or timeout passes.
 func (t *Target) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	client := sameorigin.Client(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}})
 	defer client.CloseIdleConnections()
 	interval := readyPollMin
 	timer := time.NewTimer(0)

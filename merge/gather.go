@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func Read(paths []string) ([]Input, error) {
 // isResult reports whether the JSON file at p is (or claims to be, or may
 // be) a result rather than another perfgate document.
 func isResult(p string) bool {
-	b, err := os.ReadFile(p)
+	b, err := capread.ReadFile(p, capread.Result)
 	if err != nil {
 		return true // let the reader report it
 	}

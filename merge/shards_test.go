@@ -27,6 +27,7 @@ func shard(t *testing.T, i, n int, samples [][]int64, skew time.Duration) *resul
 		Valid:     true,
 		Generator: &result.Generator{Index: i, Count: n, ConfigHash: "abc", StartedAt: start.Add(skew)},
 	}
+	all := result.NewHistogram()
 	for _, s := range samples {
 		h := result.NewHistogram()
 		for _, v := range s {
@@ -38,10 +39,15 @@ func shard(t *testing.T, i, n int, samples [][]int64, skew time.Duration) *resul
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Trials = append(r.Trials, result.Trial{Requests: int64(len(s)), AchievedRPS: float64(len(s)) / 10,
+		all.Merge(h)
+		r.Summary.Latency = result.LatencyOf(all)
+		// Shard i's trials had i errors besides their len(s) successes.
+		r.Trials = append(r.Trials, result.Trial{Requests: int64(len(s) + i), AchievedRPS: float64(len(s)) / 10,
 			OfferedRPS: float64(len(s)) / 10, DurationS: 10, Latency: result.LatencyOf(h), Histogram: enc,
 			ServiceHistogram: enc, Valid: true, ErrorsBy: map[string]int64{"timeout": int64(i)}, Errors: int64(i)})
-		r.Summary.Requests += int64(len(s))
+		r.Summary.Requests += int64(len(s) + i)
+		r.Summary.Errors += int64(i)
+		r.Summary.ErrorRate = float64(r.Summary.Errors) / float64(r.Summary.Requests)
 		r.Summary.AchievedRPS += float64(len(s)) / 10 / float64(len(samples))
 	}
 	return r
@@ -107,8 +113,8 @@ func TestShardsMergeExactly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.TotalCount() != want[j].TotalCount() || tr.Requests != want[j].TotalCount() {
-			t.Errorf("trial %d: %d samples, %d requests, want %d", j+1, got.TotalCount(), tr.Requests, want[j].TotalCount())
+		if got.TotalCount() != want[j].TotalCount() || tr.Requests != want[j].TotalCount()+6 {
+			t.Errorf("trial %d: %d samples, %d requests, want %d and 6 errors more", j+1, got.TotalCount(), tr.Requests, want[j].TotalCount())
 		}
 		for q := 0.0; q <= 100; q += 0.1 {
 			if g, w := got.ValueAtQuantile(q), want[j].ValueAtQuantile(q); g != w {
@@ -126,8 +132,8 @@ func TestShardsMergeExactly(t *testing.T) {
 	if g, w := m.Summary.Latency, result.LatencyOf(all); g != w {
 		t.Errorf("summary latency %+v, want %+v", g, w)
 	}
-	if m.Summary.Requests != all.TotalCount() {
-		t.Errorf("summary requests %d, want %d", m.Summary.Requests, all.TotalCount())
+	if want := all.TotalCount() + 6*int64(len(m.Trials)); m.Summary.Requests != want {
+		t.Errorf("summary requests %d, want %d", m.Summary.Requests, want)
 	}
 	if m.Merged == nil || m.Merged.Generators != 3 || m.Merged.StartSkewMs != 2 || !m.Valid {
 		t.Errorf("merged record %+v valid %v, want 3 generators, a 2 ms skew, valid", m.Merged, m.Valid)

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"math/rand/v2"
-	"os"
 	"strings"
 )
 
@@ -43,7 +43,7 @@ type Message struct {
 // unknown key, neither prompt nor messages, both, a negative max_tokens)
 // is an error naming the file and line: "prompts.jsonl:7: ...".
 func LoadDataset(path string) ([]Prompt, error) {
-	f, err := os.Open(path)
+	f, err := capread.Open(path, capread.Lines)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 	"io"
 	"net/http"
 	"net/url"
@@ -59,7 +60,7 @@ func NewKServeHTTP(ctx context.Context, o Options) (*KServeHTTPClient, error) {
 	}
 	c := &KServeHTTPClient{o: o, base: base,
 		inferURL: base + "/v2/models/" + url.PathEscape(o.Model) + "/infer",
-		setup:    &http.Client{Timeout: o.Timeout, Transport: &http.Transport{Proxy: nil, TLSClientConfig: o.TLS}}}
+		setup:    sameorigin.Client(&http.Client{Timeout: o.Timeout, Transport: &http.Transport{Proxy: nil, TLSClientConfig: o.TLS}})}
 	c.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	if len(o.Body) > 0 {
 		if _, err := DecodeTensors(o.BodyPath, o.Body); err != nil {

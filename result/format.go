@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // The format's rules: a result's file name, its one decoder, and what a
@@ -90,7 +93,11 @@ func (r *Result) Check() error {
 	if len(r.Trials) == 0 && r.Capacity == nil {
 		return ErrNoTrials
 	}
-	return r.checkTrials()
+	hists, err := r.checkTrials()
+	if err != nil {
+		return err
+	}
+	return r.checkConsistency(hists)
 }
 
 // checkHeader checks the schema, the scenario and the layer.
@@ -107,11 +114,13 @@ func (r *Result) checkHeader() error {
 	return nil
 }
 
-// checkTrials checks that every trial's histograms decode.
-func (r *Result) checkTrials() error {
+// checkTrials checks that every trial's histograms decode, and returns
+// the latency histograms.
+func (r *Result) checkTrials() ([]*hdrhistogram.Histogram, error) {
+	lat := make([]*hdrhistogram.Histogram, len(r.Trials))
 	for i, t := range r.Trials {
 		if t.Histogram == "" {
-			return fmt.Errorf("trial %d: missing field \"histogram\"", i+1)
+			return nil, fmt.Errorf("trial %d: missing field \"histogram\"", i+1)
 		}
 		hists := []struct{ name, enc string }{{"histogram", t.Histogram}}
 		if t.LLM != nil {
@@ -122,12 +131,16 @@ func (r *Result) checkTrials() error {
 			if h.enc == "" && h.name != "histogram" {
 				continue
 			}
-			if _, err := DecodeHistogram(h.enc); err != nil {
-				return fmt.Errorf("trial %d: field %q: %w", i+1, h.name, err)
+			d, err := DecodeHistogram(h.enc)
+			if err != nil {
+				return nil, fmt.Errorf("trial %d: field %q: %w", i+1, h.name, err)
+			}
+			if h.name == "histogram" {
+				lat[i] = d
 			}
 		}
 	}
-	return nil
+	return lat, nil
 }
 
 func validLayer(l string) bool {
@@ -150,7 +163,7 @@ func ReadResults(path string) ([]*Result, error) {
 		return nil, fmt.Errorf("results %q: %w", path, err)
 	}
 	if !st.IsDir() {
-		b, err := os.ReadFile(path)
+		b, err := capread.ReadFile(path, capread.Result)
 		if err != nil {
 			return nil, fmt.Errorf("result %q: %w", path, err)
 		}
@@ -184,7 +197,7 @@ func DecodeFiles(paths []string, decode func([]byte) (*Result, error)) ([]*Resul
 	var rs []*Result
 	var errs []error
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := capread.ReadFile(p, capread.Result)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("result %q: %w", p, err))
 			continue

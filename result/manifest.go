@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"io/fs"
 	"os"
@@ -80,7 +81,7 @@ func (m *Manifest) Write(dir string) error {
 // ReadManifest reads the run manifest of dir; a folder without one gives
 // an error wrapping ErrNoManifest.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := capread.ReadFile(filepath.Join(dir, ManifestFile), capread.Config)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%q: %w (%s): it is written by perfgate run --out DIR", dir, ErrNoManifest, ManifestFile)
 	}

@@ -3,8 +3,8 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io"
-	"os"
 	"time"
 )
 
@@ -309,7 +309,7 @@ func (r *Result) WriteFile(path string) error {
 
 // ReadFile reads and decodes a result file, checking its schema.
 func ReadFile(path string) (*Result, error) {
-	f, err := os.Open(path)
+	f, err := capread.Open(path, capread.Result)
 	if err != nil {
 		return nil, err
 	}

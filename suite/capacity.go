@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 	"net/http"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ const probeTimeout = 2 * time.Second
 // It returns the probe (nil when there is nothing to say: a running URL
 // without metrics:) and the URL to scrape for cache counters.
 func probeMetrics(ctx context.Context, tg *running, started bool) (*result.MetricsProbe, string) {
-	client := &http.Client{Timeout: probeTimeout}
+	client := sameorigin.Client(&http.Client{Timeout: probeTimeout})
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	switch {
@@ -54,7 +55,7 @@ func cacheScrape(ctx context.Context, url string) (telemetry.CacheCount, bool) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	c, err := telemetry.ScrapeCache(ctx, &http.Client{Timeout: probeTimeout}, url)
+	c, err := telemetry.ScrapeCache(ctx, sameorigin.Client(&http.Client{Timeout: probeTimeout}), url)
 	return c, err == nil
 }
 

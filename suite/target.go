@@ -3,9 +3,10 @@ package suite
 import (
 	"context"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 	"maps"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func simulated(ctx context.Context, httpBase, proto, model string) bool {
 	if err != nil {
 		return false
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sameorigin.Client(nil).Do(req)
 	if err != nil {
 		return false
 	}
@@ -159,7 +160,7 @@ func newClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 	}
 	if s.Body != "" {
 		p := cfg.Resolve(s.Body)
-		b, err := os.ReadFile(p)
+		b, err := capread.ReadFile(p, capread.Body)
 		if err != nil {
 			return nil, fmt.Errorf("body: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -122,7 +123,7 @@ func newCollector(ctx context.Context, opts Options, openGPU func() (gpuSource, 
 	c := &Collector{opts: opts, ctx: ctx, client: opts.HTTPClient,
 		stop: make(chan struct{}), done: make(chan struct{}), kick: make(chan struct{}, 1)}
 	if c.client == nil {
-		c.client = &http.Client{Timeout: DefaultScrapeTimeout}
+		c.client = sameorigin.Client(&http.Client{Timeout: DefaultScrapeTimeout})
 	}
 	if opts.GPU {
 		g, err := openGPU()

@@ -62,7 +62,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demoPlanned(cfg, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
 	prog := newProgress(e)
-	outs, err := suite.Run(ctx, cfg, suite.Options{Scenarios: scenarios, OutDir: resultsDir, Environ: os.Environ(),
+	outs, err := suite.Run(ctx, cfg, suite.Options{Scenarios: scenarios, OutDir: resultsDir, Environ: e.environ(),
 		Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor})
 	prog.close()
 	if err != nil {

@@ -131,7 +131,7 @@ func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, sce
 	prog := newProgress(e)
 	gopts := gate.Options{
 		Baselines: baseDir, AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
-		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: os.Environ(),
+		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: e.environ(),
 			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso},
 	}
 	res, err := gate.Run(ctx, cfg, gopts)

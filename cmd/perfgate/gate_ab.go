@@ -24,7 +24,7 @@ func gateABPipeline(ctx context.Context, e *env, cfgPath, ref, out string, scena
 	self, _ := os.Executable()
 	prog := newProgress(e)
 	res, err := gate.RunAB(ctx, cfg, gate.ABOptions{Ref: ref, OutDir: out, Options: gate.Options{AllowEnvMismatch: allowEnv,
-		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: os.Environ(),
+		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: e.environ(),
 			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self}}})
 	prog.close()
 	switch {

@@ -39,6 +39,10 @@ type env struct {
 	// supervisor is the command that supervises targets (this binary's
 	// target-supervisor); main sets it, tests leave it empty.
 	supervisor []string
+	// initialEnv is the environment perfgate started with, secrets
+	// included (main removed them from the process: see lockSecrets);
+	// nil in tests, where targets start from os.Environ.
+	initialEnv []string
 }
 
 // exitError carries an exit code with its error.
@@ -76,6 +80,13 @@ func main() {
 	wd, _ := os.Getwd()
 	e := &env{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		isTerminal: isTerminal(os.Stderr), workdir: wd}
+	var secretsWarning error
+	if len(os.Args) < 2 || os.Args[1] != supervisorCommand {
+		// The supervisor holds only what its target may have (it passes
+		// its environment on); everything else reads secrets once, here.
+		e.initialEnv, secretsWarning = lockSecrets()
+		e.getenv = envLookup(e.initialEnv)
+	}
 	if exe, err := os.Executable(); err == nil {
 		e.supervisor = []string{exe, supervisorCommand}
 	}
@@ -83,11 +94,17 @@ func main() {
 		// On a runner, no line of ours may act as a workflow command.
 		e.stdout, e.stderr = guardCommands(e.stdout), guardCommands(e.stderr)
 	}
+	if secretsWarning != nil {
+		fmt.Fprintf(e.stderr, "perfgate: warning: %v\n", secretsWarning)
+	}
 	stopDebug := startDebug(os.Getenv(debugAddrEnv), os.Stderr)
 	err := run(ctx, os.Args[1:], e)
 	stopDebug()
 	stop()
-	os.Exit(exitCode(err, e.stderr))
+	code := exitCode(err, e.stderr)
+	flushGuard(e.stdout)
+	flushGuard(e.stderr)
+	os.Exit(code)
 }
 
 // exitCode maps err to the process exit code, printing it.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,7 +114,7 @@ func readForReport(path string) ([]*result.Result, error) {
 	}
 	var rs []*result.Result
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := capread.ReadFile(p, capread.Result)
 		if err != nil {
 			return nil, fmt.Errorf("result %q: %w", p, err)
 		}

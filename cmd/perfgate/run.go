@@ -101,7 +101,7 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	// {perfgate} in a target's command is this binary, as for gate.
 	self, _ := os.Executable()
 	so := suite.Options{
-		Scenarios: names, OutDir: outDir, Environ: os.Environ(), Getenv: e.getenv,
+		Scenarios: names, OutDir: outDir, Environ: e.environ(), Getenv: e.getenv,
 		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor,
 	}
 	for _, opt := range opts {
@@ -109,7 +109,7 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	}
 	outs, err := suite.Run(ctx, cfg, so)
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, suiteErr(err, outs)
 	}
 	for _, o := range outs {
 		if r := o.Result; r != nil && r.Load.Mode != "sweep" {

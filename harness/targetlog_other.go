@@ -1,0 +1,7 @@
+//go:build !unix
+
+package harness
+
+// oNoFollow is 0 where the system has no O_NOFOLLOW (createLog's O_EXCL
+// still refuses a link planted after its removal).
+const oNoFollow = 0

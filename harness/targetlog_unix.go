@@ -1,0 +1,8 @@
+//go:build unix
+
+package harness
+
+import "syscall"
+
+// oNoFollow makes an open fail on a symbolic link.
+const oNoFollow = syscall.O_NOFOLLOW
