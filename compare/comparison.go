@@ -155,6 +155,11 @@ type ScenarioComparison struct {
 	// change beyond their threshold.
 	TrialsNeeded int      `json:"trials_needed,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
+	// RunToRunSource says where the run-to-run noise of the test came
+	// from: "noise floor" (a baseline of several runs), "history (14
+	// runs)" (learned, Settings.Learned), "assumed" (Settings.RunToRun) or
+	// "none".
+	RunToRunSource string `json:"run_to_run_source,omitempty"`
 }
 
 // Metric compares one metric of a scenario.

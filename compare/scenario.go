@@ -95,8 +95,9 @@ func compareScenario(b, c *result.Result, s Settings) scenarioOut {
 // gated ones and decides each verdict.
 func (out *scenarioOut) metrics(bs, cs *side, s Settings) {
 	// The run-to-run variance a one-run baseline cannot show.
-	rv := s.runVar(len(bs.res.NoiseFloorPct) > 0)
 	sc := &out.sc
+	rv, src := s.runToRun(sc.Scenario, len(bs.res.NoiseFloorPct) > 0)
+	sc.RunToRunSource = src
 	rs := newResampler(s.Seed, sc.Scenario)
 	// After a sweep the trials are the knee's probe, run at each side's own
 	// knee rate: their latencies are shown but only max QPS is gated.
