@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
@@ -34,7 +35,14 @@ func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
 // along cfg's ladder (rungs taken from ladder, usually cand itself), and
 // sizes every scenario that has a knee for cfg's peak traffic.
 func Evaluate(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvMismatch bool) (*report.Report, error) {
+	return EvaluateLearned(cfg, base, cand, ladder, allowEnvMismatch, nil)
+}
+
+// EvaluateLearned is Evaluate with the run-to-run noise learned from the
+// history for the scenarios of learned (see LearnNoise).
+func EvaluateLearned(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvMismatch bool, learned map[string]compare.LearnedNoise) (*report.Report, error) {
 	s := Settings(cfg, allowEnvMismatch)
+	s.Learned = learned
 	c, err := compare.Compare(base, cand, s)
 	if err != nil {
 		return nil, err
@@ -135,6 +143,11 @@ type Options struct {
 	Suite suite.Options
 	// OnInconclusive overrides the config's gate.on_inconclusive.
 	OnInconclusive string
+	// History, when set, is where the run-to-run noise of each scenario
+	// is learned from (LearnNoise) into Learned, instead of assumed.
+	History history.Source
+	// Learned is the learned noise by scenario (set by Run from History).
+	Learned map[string]compare.LearnedNoise
 }
 
 // Outcome is what a gate run produced.
@@ -213,6 +226,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
 		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
 	}
+	notes, err := o.withHistory(ctx, base)
+	if err != nil {
+		return nil, err
+	}
 	outs, err := suite.Run(ctx, cfg, o.Suite)
 	if err != nil {
 		return nil, err
@@ -227,10 +244,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 			cand = append(cand, out.Result)
 		}
 	}
-	rep, err := Evaluate(cfg, base, cand, cand, o.AllowEnvMismatch)
+	rep, err := EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, o.Learned)
 	if err != nil {
 		return nil, err
 	}
+	rep.Warnings = append(rep.Warnings, notes...)
 	var rr *Rerun
 	if onInconclusive(cfg, o) == config.OnInconclusiveRerun && len(runErrs) == 0 && rep.Comparison.Verdict == compare.Undecided {
 		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, base, cand, rep, suiteMeasure(cfg, o)); err != nil {

@@ -332,3 +332,19 @@ func first(a, b string) string {
 	}
 	return b
 }
+
+// FromResults makes the records of rs; a result FromResult refuses is left
+// out and its error returned beside the others' records.
+func FromResults(rs []*result.Result, m Meta) ([]Record, []error) {
+	var out []Record
+	var errs []error
+	for _, r := range rs {
+		rec, err := FromResult(r, m)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, rec)
+	}
+	return out, errs
+}
