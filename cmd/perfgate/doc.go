@@ -21,6 +21,7 @@
 //	perfgate history show|changes [--history DIR|REF] [--scenario S] [--metric p99_ms] [--format text|markdown|json]
 //	perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]
 //	perfgate history compact [--history DIR] [--keep N] [--keep-histograms N]
+//	perfgate export --format bmf|github-action-benchmark|openmetrics [--tool customSmallerIsBetter|customBiggerIsBetter] RESULTS…
 //	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
 //	             [--batch-window 5ms] [--max-batch 32] [--model mlp|sim|large] ...
@@ -171,6 +172,14 @@
 // folder or a git ref (origin/perfgate-data). baseline update --history
 // DIR appends the baselines it stores; gate --history DIR|REF learns each
 // scenario's run-to-run noise from it instead of assuming gate.run_to_run.
+//
+// # export
+//
+// Writes the run-level figures of result files or folders for other
+// tools: Bencher's Metric Format (bmf), github-action-benchmark's custom
+// JSON (--tool customSmallerIsBetter for latencies and the error rate,
+// customBiggerIsBetter for throughputs), or OpenMetrics text for a
+// Pushgateway (docs/history.md).
 //
 // # action
 //

@@ -95,3 +95,24 @@ func TestHistoryUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestExportCommand(t *testing.T) {
+	dir := t.TempDir()
+	writeRunDir(t, dir, 1, 1)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "bmf"}, `"p99_ms": {`},
+		{[]string{"--format", "github-action-benchmark", "--tool", "customBiggerIsBetter"}, `"name": "api achieved_rps"`},
+		{[]string{"--format", "openmetrics"}, "# EOF\n"},
+	} {
+		code, stdout, stderr := runCLI(t, append(append([]string{"export"}, tt.args...), dir)...)
+		if code != exitPass || !strings.Contains(stdout, tt.want) {
+			t.Errorf("export %v: exit %d, stdout lacks %q:\n%s%s", tt.args, code, tt.want, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "export", "--format", "csv", dir); code != exitUsage || !strings.Contains(stderr, `format "csv"`) {
+		t.Errorf("export --format csv: exit %d, %s", code, stderr)
+	}
+}

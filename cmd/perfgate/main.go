@@ -134,6 +134,8 @@ func run(ctx context.Context, args []string, e *env) error {
 		return cmdReport(ctx, e, rest)
 	case "history":
 		return cmdHistory(ctx, e, rest)
+	case "export":
+		return cmdExport(ctx, e, rest)
 	case "merge":
 		return cmdMerge(ctx, e, rest)
 	case "fixture":

@@ -55,6 +55,7 @@ func synopses() []synopsis {
 			"perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]",
 			"perfgate history compact [--history DIR] [--keep N] [--keep-histograms N]",
 		}},
+		{"export", []string{"perfgate export --format bmf|github-action-benchmark|openmetrics [--tool customSmallerIsBetter|customBiggerIsBetter] RESULTS…"}},
 		{"report", []string{"perfgate report --html OUT.html [--baseline FILE|DIR] [--config " + config.DefaultFile + "] RESULTS…"}},
 		{"fixture", []string{
 			"perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]",
