@@ -8,7 +8,6 @@ import (
 	"github.com/perfgate/perfgate/ab"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -29,8 +28,10 @@ type AB struct {
 	// (empty: none kept).
 	OutDir string
 	// TempDir is where the worktrees are made (empty: the system's).
-	TempDir          string
-	AllowEnvMismatch bool
+	TempDir string
+	// Settings are the comparison settings of a commit's config (the
+	// gate's: gate.Settings); nil: compare.DefaultSettings.
+	Settings func(*config.Config) compare.Settings
 
 	steps int
 }
@@ -53,7 +54,11 @@ func (a *AB) Measure(ctx context.Context, base, head string) (*compare.Compariso
 		return nil, fmt.Errorf("commit %s: %w", short(head), err)
 	}
 	a.steps++
-	o := ab.Options{Ref: base, Suite: a.Suite, Settings: gate.Settings(cfg, a.AllowEnvMismatch), TempDir: a.TempDir}
+	set := compare.DefaultSettings()
+	if a.Settings != nil {
+		set = a.Settings(cfg)
+	}
+	o := ab.Options{Ref: base, Suite: a.Suite, Settings: set, TempDir: a.TempDir}
 	o.Suite.OutDir = ""
 	if a.OutDir != "" {
 		d := filepath.Join(a.OutDir, fmt.Sprintf("step-%d-%s", a.steps, short(head)))

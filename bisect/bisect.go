@@ -74,8 +74,8 @@ type Outcome struct {
 	Window [2]string `json:"window"`
 	// Change is the culprit's own change (the last step), Total A→B's
 	// (the first step).
-	Change *Step `json:"change,omitempty"`
-	Total  *Step `json:"total,omitempty"`
+	Change *Step  `json:"change,omitempty"`
+	Total  *Step  `json:"total,omitempty"`
 	Steps  []Step `json:"steps"`
 	// RunnerS is the runner time of every step's trials; WallS the
 	// bisection's wall time.

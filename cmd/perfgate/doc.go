@@ -21,6 +21,7 @@
 //	perfgate history show|changes [--history DIR|REF] [--scenario S] [--metric p99_ms] [--format text|markdown|json]
 //	perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]
 //	perfgate history compact [--history DIR] [--keep N] [--keep-histograms N]
+//	perfgate bisect --good A [--bad B] [--config perfgate.yaml] [--scenario S]... [--out DIR] [--format text|json]
 //	perfgate export --format bmf|github-action-benchmark|openmetrics [--tool customSmallerIsBetter|customBiggerIsBetter] RESULTS…
 //	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
@@ -172,6 +173,17 @@
 // folder or a git ref (origin/perfgate-data). baseline update --history
 // DIR appends the baselines it stores; gate --history DIR|REF learns each
 // scenario's run-to-run noise from it instead of assuming gate.run_to_run.
+//
+// # bisect
+//
+// Finds the commit between --good and --bad (default HEAD) that caused a
+// change: a binary search over the first-parent commits, each step a
+// same-runner A/B of two commits (gate --ab's paired statistics and
+// adaptive stopping), each commit built with its targets' build: and
+// measured with its own config. It reports the culprit, its own change
+// with the interval, the steps and the runner time, or "inconclusive" with
+// the narrowest window when a step cannot decide (docs/history.md).
+// bisect.json and each step's results and logs go into --out.
 //
 // # export
 //

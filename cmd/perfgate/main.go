@@ -136,6 +136,8 @@ func run(ctx context.Context, args []string, e *env) error {
 		return cmdHistory(ctx, e, rest)
 	case "export":
 		return cmdExport(ctx, e, rest)
+	case "bisect":
+		return cmdBisect(ctx, e, rest)
 	case "merge":
 		return cmdMerge(ctx, e, rest)
 	case "fixture":

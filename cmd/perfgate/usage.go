@@ -55,6 +55,7 @@ func synopses() []synopsis {
 			"perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]",
 			"perfgate history compact [--history DIR] [--keep N] [--keep-histograms N]",
 		}},
+		{"bisect", []string{"perfgate bisect --good A [--bad B] [--config " + config.DefaultFile + "] [--scenario S]... [--out DIR] [--format text|json]"}},
 		{"export", []string{"perfgate export --format bmf|github-action-benchmark|openmetrics [--tool customSmallerIsBetter|customBiggerIsBetter] RESULTS…"}},
 		{"report", []string{"perfgate report --html OUT.html [--baseline FILE|DIR] [--config " + config.DefaultFile + "] RESULTS…"}},
 		{"fixture", []string{
