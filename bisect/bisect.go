@@ -159,10 +159,10 @@ func Run(ctx context.Context, commits []string, m Measurer, scenarios []string) 
 		if err != nil {
 			return out, err
 		}
-		switch s.Verdict {
-		case out.Direction:
+		switch side(s, total, out.Direction) {
+		case bad:
 			hi = mid
-		case compare.Unchanged:
+		case good:
 			lo = mid
 		default:
 			out.Window = [2]string{commits[lo], commits[hi]}
@@ -189,6 +189,44 @@ func Run(ctx context.Context, commits []string, m Measurer, scenarios []string) 
 		out.Note = fmt.Sprintf("the culprit explains %+.1f%% of the %+.1f%% between good and bad: bisect again with --good %s for the rest", own.DeltaPct, total.DeltaPct, short(out.Culprit))
 	}
 	return out, nil
+}
+
+// Sides a step can put a commit on.
+const (
+	undecided = iota
+	good
+	bad
+)
+
+// side says which end a commit measured against the good one is like: bad
+// when the step's verdict is the bisected change's direction, or when its
+// whole interval lies beyond half the good→bad change (closer to bad than
+// to good); good when the verdict is unchanged, or the whole interval lies
+// short of half the change; else undecided. The midpoint rule lets a step
+// decide a commit that is clearly one or the other even when the gate's
+// own verdict, which asks about its threshold, is inconclusive.
+func side(s, total Step, direction string) int {
+	switch s.Verdict {
+	case direction:
+		return bad
+	case compare.Unchanged:
+		return good
+	}
+	if s.Metric == "" || s.Metric != total.Metric {
+		return undecided
+	}
+	half := total.DeltaPct / 2
+	lo, hi := s.CIPct[0], s.CIPct[1]
+	if half < 0 { // an improvement: mirror
+		half, lo, hi = -half, -hi, -lo
+	}
+	switch {
+	case lo > half:
+		return bad
+	case hi < half:
+		return good
+	}
+	return undecided
 }
 
 // summarize reduces a comparison to a step: the worst scenario verdict

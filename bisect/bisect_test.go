@@ -29,7 +29,7 @@ func levels(levels []float64, undecided map[int]bool) (MeasureFunc, []string) {
 		v := compare.Unchanged
 		switch {
 		case undecided[h]:
-			v = compare.Inconclusive
+			v, d = compare.Inconclusive, 100*(math.Sqrt(levels[len(levels)-1]/levels[b])-1)
 		case d > 10:
 			v = compare.Regressed
 		case d < -10:
@@ -75,7 +75,8 @@ func TestRun(t *testing.T) {
 		// it explains only part of the change.
 		{"two commits 15% each", step(16, 1.15, 5, 12), nil, Found, "c5", "bisect again with --good c5", 6},
 		{"no change", step(16, 1.02, 3), nil, NoChange, "", "nothing to bisect", 1},
-		// A step that cannot decide stops the search with its window.
+		// A step that cannot decide (and whose interval, ±3% here, holds
+		// half the change) stops the search with its window.
 		{"undecided middle", step(16, 1.25, 11), map[int]bool{12: true}, Inconclusive, "", "was inconclusive", 3},
 	}
 	for _, tt := range tests {
@@ -104,6 +105,37 @@ func TestRun(t *testing.T) {
 			}
 			if tt.name == "undecided middle" && (out.Window[0] != "c8" || out.Window[1] != "c16") {
 				t.Errorf("window %v, want (c8, c16]", out.Window)
+			}
+		})
+	}
+}
+
+func TestSide(t *testing.T) {
+	total := Step{Verdict: compare.Regressed, Metric: compare.MetricP99, DeltaPct: 25}
+	improved := Step{Verdict: compare.Improved, Metric: compare.MetricP99, DeltaPct: -30}
+	st := func(v string, lo, hi float64) Step {
+		return Step{Verdict: v, Metric: compare.MetricP99, DeltaPct: (lo + hi) / 2, CIPct: [2]float64{lo, hi}}
+	}
+	tests := []struct {
+		name  string
+		s     Step
+		total Step
+		want  int
+	}{
+		{"regressed like bad", st(compare.Regressed, 20, 30), total, bad},
+		{"unchanged", st(compare.Unchanged, -2, 2), total, good},
+		// The gate's verdict is inconclusive (its 5% threshold lies in
+		// the interval) but the interval is all short of half the change.
+		{"inconclusive, short of half", st(compare.Inconclusive, -0.6, 11.9), total, good},
+		{"inconclusive, beyond half", st(compare.Inconclusive, 13, 40), total, bad},
+		{"inconclusive, straddles half", st(compare.Inconclusive, 5, 20), total, undecided},
+		{"opposite direction", st(compare.Improved, -20, -10), total, good},
+		{"improvement bisected", st(compare.Inconclusive, -40, -16), improved, bad},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := side(tt.s, tt.total, tt.total.Verdict); got != tt.want {
+				t.Errorf("side(%+v) = %d, want %d", tt.s, got, tt.want)
 			}
 		})
 	}

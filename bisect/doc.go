@@ -16,8 +16,11 @@
 // "inconclusive". Then a binary search keeps a window (lo, hi] with lo
 // like A and hi like B: each step measures A against the commit in the
 // middle; the same verdict as B moves hi there, "unchanged" moves lo
-// there, anything else (inconclusive, or the opposite direction) stops the
-// search as "inconclusive" with the narrowest window established. When the
+// there. A step the gate calls inconclusive (its interval straddles the
+// threshold) still decides when its whole interval lies on one side of
+// half the A→B change: beyond it the commit is like B, short of it like A
+// (the midpoint rule). Anything else stops the search as "inconclusive"
+// with the narrowest window established. When the
 // window is one commit wide, a last step measures that commit against its
 // parent: the culprit's own change, with its interval, which may be less
 // than A→B's when several commits contributed (the report then says so).

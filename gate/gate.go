@@ -226,7 +226,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
 		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
 	}
-	notes, err := o.withHistory(ctx, base)
+	notes, trend, err := o.withHistory(ctx, base)
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +249,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 		return nil, err
 	}
 	rep.Warnings = append(rep.Warnings, notes...)
+	rep.Trend = trend
 	var rr *Rerun
 	if onInconclusive(cfg, o) == config.OnInconclusiveRerun && len(runErrs) == 0 && rep.Comparison.Verdict == compare.Undecided {
 		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, base, cand, rep, suiteMeasure(cfg, o)); err != nil {
 			return nil, err
 		}
+		rep.Trend = trend
 	}
 	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...), Rerun: rr}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/perfgate/perfgate/changepoint"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -26,6 +27,11 @@ func LearnNoise(ctx context.Context, src history.Source, base []*result.Result) 
 	if err != nil {
 		return nil, nil, err
 	}
+	return learnFrom(recs, base)
+}
+
+// learnFrom is LearnNoise over records already read.
+func learnFrom(recs []history.Record, base []*result.Result) (map[string]compare.LearnedNoise, []string, error) {
 	learned := map[string]compare.LearnedNoise{}
 	var notes []string
 	for _, b := range base {
@@ -44,19 +50,46 @@ func LearnNoise(ctx context.Context, src history.Source, base []*result.Result) 
 	return learned, notes, nil
 }
 
-// withHistory learns o.Learned from o.History for base, once, and returns
-// the notes to add to the report.
-func (o *Options) withHistory(ctx context.Context, base []*result.Result) ([]string, error) {
+// withHistory reads o.History and learns o.Learned from it for base,
+// once; it returns the notes to add to the report and the trend to draw
+// (nil without a history).
+func (o *Options) withHistory(ctx context.Context, base []*result.Result) ([]string, *report.Trend, error) {
 	if o.History == nil || o.Learned != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	l, notes, err := LearnNoise(ctx, o.History, base)
+	recs, err := o.History.Read(ctx)
+	if errors.Is(err, history.ErrNoHistory) {
+		o.Learned = map[string]compare.LearnedNoise{}
+		return []string{fmt.Sprintf("history %s holds no runs yet: run-to-run noise assumed (gate.run_to_run)", o.History)}, nil, nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("history %s: %w", o.History, err)
+		return nil, nil, fmt.Errorf("history %s: %w", o.History, err)
+	}
+	l, notes, err := learnFrom(recs, base)
+	if err != nil {
+		return nil, nil, fmt.Errorf("history %s: %w", o.History, err)
 	}
 	o.Learned = l
 	if o.Learned == nil {
 		o.Learned = map[string]compare.LearnedNoise{}
 	}
-	return notes, nil
+	tr, err := TrendOf(recs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("history %s: %w", o.History, err)
+	}
+	return notes, tr, nil
+}
+
+// TrendOf is the report's trend of recs: every series and its change
+// points.
+func TrendOf(recs []history.Record) (*report.Trend, error) {
+	t := &report.Trend{Series: history.AllSeries(recs, "", "")}
+	for _, s := range t.Series {
+		cs, err := s.Changes(changepoint.DefaultSettings())
+		if err != nil {
+			return nil, err
+		}
+		t.Changes = append(t.Changes, cs...)
+	}
+	return t, nil
 }
