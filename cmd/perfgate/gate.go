@@ -183,6 +183,13 @@ func writeMarkdown(path string, r *report.Report) error {
 // gate`, its results and comparison in perfgate-out under the workspace.
 func runGatePipeline(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
 	pipeline := gatePipeline
+	if in.HistoryBranch != "" {
+		ref, err := fetchHistory(ctx, e, in.HistoryBranch)
+		if err != nil {
+			return nil, err
+		}
+		pipeline = gatePipelineHistory(ref)
+	}
 	// The results input: gate results measured elsewhere (a matrix's
 	// parts, gathered with perfgate merge) instead of running.
 	if in.Results != "" {

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/changepoint"
@@ -177,4 +180,79 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// fetchHistory fetches the history branch of origin into its
+// remote-tracking ref, which it returns, for gate mode (read permission
+// is enough). A branch not there yet is no error: the ref returned then
+// does not resolve, and the gate is told to assume its noise.
+func fetchHistory(ctx context.Context, e *env, branch string) (string, error) {
+	ref := "refs/remotes/origin/" + branch
+	cmd := exec.CommandContext(ctx, "git", "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+branch+":"+ref)
+	cmd.Dir = e.workdir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if strings.Contains(string(out), "couldn't find remote ref") {
+			fmt.Fprintf(e.stderr, "perfgate: history branch %s not found on origin yet: run-to-run noise assumed\n", branch)
+			return "", nil
+		}
+		return "", withCode(exitUsage, fmt.Errorf("fetching the history branch %s: %v: %s", branch, err, strings.TrimSpace(string(out))))
+	}
+	return ref, nil
+}
+
+// actionHistory is baseline mode's history: it pushes the baselines just
+// written to the history branch of origin and lists, in the step summary,
+// the change points the new runs complete (those whose first run after the
+// change is this commit's).
+func actionHistory(ctx context.Context, e *env, branch string, written []string) error {
+	var rs []*result.Result
+	for _, p := range written {
+		r, err := result.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rs = append(rs, r)
+	}
+	m := history.Meta{Baseline: true, Perfgate: version, Commit: e.getenv("GITHUB_SHA"), Ref: e.getenv("GITHUB_REF")}
+	recs, errs := history.FromResults(rs, m)
+	for _, err := range errs {
+		fmt.Fprintf(e.stderr, "perfgate: history: %v\n", err)
+	}
+	p := history.Pusher{Repo: e.workdir, Remote: "origin", Branch: branch, Retention: history.DefaultRetention}
+	commit, n, err := p.Push(ctx, recs)
+	if err != nil {
+		return withCode(exitRunFailed, fmt.Errorf("history: %w", err))
+	}
+	fmt.Fprintf(e.stderr, "perfgate: %d history record(s) pushed to %s as %s (%d attempt(s))\n", len(recs), branch, commit, n)
+	all, err := history.Git{Repo: e.workdir, Ref: commit}.Read(ctx)
+	if err != nil {
+		return withCode(exitRunFailed, err)
+	}
+	var fresh []history.Change
+	for _, s := range history.AllSeries(all, "", "") {
+		cs, err := s.Changes(changepoint.DefaultSettings())
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if c.After.Commit != "" && c.After.Commit == m.Commit {
+				fresh = append(fresh, c)
+			}
+		}
+	}
+	var b strings.Builder
+	if err := report.ChangesMarkdown(&b, fresh); err != nil {
+		return err
+	}
+	if path := e.getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteString("\n" + b.String())
+		return err
+	}
+	fmt.Fprint(e.stdout, b.String())
+	return nil
 }
