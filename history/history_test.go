@@ -271,3 +271,37 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open(bad) = %v, want an error saying what it is not", err)
 	}
 }
+
+// TestSizePer100Runs writes 100 records of a scenario (4 trials of 400
+// requests over 2 processes) and prints the file's size with and without
+// histograms; the bounds are what docs/history.md promises.
+func TestSizePer100Runs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	dir := Dir(t.TempDir())
+	var recs []Record
+	for i := range 100 {
+		recs = append(recs, run(t, "chat", 1, i, rng))
+	}
+	if err := dir.Append(recs); err != nil {
+		t.Fatal(err)
+	}
+	size := func() int64 {
+		st, err := os.Stat(filepath.Join(string(dir), "chat.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	with := size()
+	if _, err := dir.Compact(context.Background(), Retention{KeepHistograms: 1}); err != nil {
+		t.Fatal(err)
+	}
+	without := size()
+	t.Logf("100 runs of one scenario: %d bytes with histograms (%d a run), %d without (%d a run)", with, with/100, without, without/100)
+	if with > 2<<20 || without > 300<<10 {
+		t.Errorf("100 runs take %d bytes (%d without histograms): want under 2 MiB (300 KiB)", with, without)
+	}
+	if without >= with {
+		t.Errorf("compaction kept the histograms: %d bytes before, %d after", with, without)
+	}
+}

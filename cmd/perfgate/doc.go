@@ -171,7 +171,8 @@
 // first); compact applies the retention (--keep records per scenario and
 // runner, histograms on the newest --keep-histograms). --history reads a
 // folder or a git ref (origin/perfgate-data). baseline update --history
-// DIR appends the baselines it stores; gate --history DIR|REF learns each
+// DIR appends the baselines it stores; gate --history DIR|REF (and compare
+// --history) learns each
 // scenario's run-to-run noise from it instead of assuming gate.run_to_run.
 //
 // # bisect
