@@ -111,7 +111,11 @@ func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Setti
 			qps[k] = movedOf(o.sc, MetricMaxQPS, MethodKneeEstimates, s.Confidence)
 		}
 	}
-	return poolRunNoise(floors, compared, lat, qps, s)
+	names := make([]string, len(cand))
+	for k, r := range cand {
+		names[k] = r.Scenario
+	}
+	return poolRunNoise(names, floors, compared, lat, qps, s)
 }
 
 // envDiffs collects the fingerprint mismatches of every compared pair,

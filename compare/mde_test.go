@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -124,7 +125,7 @@ func TestPooledRunNoise(t *testing.T) {
 		ms = append(ms, moved{d: 0.03 * rng.NormFloat64(), v: 0.0004, ok: true})
 	}
 	s := DefaultSettings()
-	got := poolRunNoise(make([]bool, len(ms)), all(len(ms)), ms, ms, s)
+	got := poolRunNoise(names(len(ms)), make([]bool, len(ms)), all(len(ms)), ms, ms, s)
 	if got[0].latSrc != RunToRunPooled || got[0].latDF != 7 {
 		t.Fatalf("scenario 0: source %q df %v, want pooled over 8 others (7 df)", got[0].latSrc, got[0].latDF)
 	}
@@ -134,15 +135,15 @@ func TestPooledRunNoise(t *testing.T) {
 	if pct := 100 * math.Sqrt(got[1].lat/2); pct < 10 {
 		t.Errorf("another scenario's noise is %.1f%% a run: the doubling among its others should widen it (conservative)", pct)
 	}
-	few := poolRunNoise(make([]bool, 4), all(4), ms[:4], ms[:4], s)
+	few := poolRunNoise(names(4), make([]bool, 4), all(4), ms[:4], ms[:4], s)
 	if few[0].latSrc != RunToRunAssumed || few[0].lat != s.runVar(false) {
 		t.Errorf("with 3 others: source %q var %v, want the assumed %v", few[0].latSrc, few[0].lat, s.runVar(false))
 	}
 	floors := []bool{true, false, false, false}
-	if fl := poolRunNoise(floors, all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != 0 {
+	if fl := poolRunNoise(names(4), floors, all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != 0 {
 		t.Errorf("a baseline with a noise floor, 3 others: source %q var %v, want noise floor and nothing added", fl[0].latSrc, fl[0].lat)
 	}
-	if fl := poolRunNoise([]bool{true, true, true, true, true, true}, all(6), ms[:6], ms[:6], s); fl[0].latSrc != RunToRunPooled || fl[0].lat == 0 {
+	if fl := poolRunNoise(names(6), []bool{true, true, true, true, true, true}, all(6), ms[:6], ms[:6], s); fl[0].latSrc != RunToRunPooled || fl[0].lat == 0 {
 		t.Errorf("baselines with noise floors, 5 others: source %q var %v, want pooled: the candidate's own run moved too", fl[0].latSrc, fl[0].lat)
 	}
 }
@@ -153,4 +154,12 @@ func all(n int) []bool {
 		b[i] = true
 	}
 	return b
+}
+
+func names(n int) []string {
+	v := make([]string, n)
+	for i := range v {
+		v[i] = fmt.Sprintf("s%d", i)
+	}
+	return v
 }

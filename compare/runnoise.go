@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/perfgate/perfgate/result"
@@ -57,7 +58,10 @@ type moved struct {
 // Settings.RunToRun 0 adds nothing (comparisons within one run). lat and
 // qps are the scenarios' P99 and max QPS changes measured with no
 // run-to-run term; compared marks the pairs with a baseline.
-func poolRunNoise(floors, compared []bool, lat, qps []moved, s Settings) []runNoise {
+//
+// A scenario whose noise the history learned (Settings.Learned) uses that
+// before all of these, on its runs less one degrees of freedom.
+func poolRunNoise(names []string, floors, compared []bool, lat, qps []moved, s Settings) []runNoise {
 	out := make([]runNoise, len(floors))
 	assumed := s.runVar(false)
 	for i, measured := range floors {
@@ -66,6 +70,12 @@ func poolRunNoise(floors, compared []bool, lat, qps []moved, s Settings) []runNo
 		n.measured = measured
 		if !compared[i] || s.RunToRun <= 0 {
 			n.latSrc, n.qpsSrc = RunToRunNone, RunToRunNone
+			continue
+		}
+		if ln, ok := s.Learned[names[i]]; ok && ln.Runs > 1 && ln.Fraction >= 0 {
+			l := math.Log1p(ln.Fraction)
+			n.lat, n.latDF, n.latSrc = 2*l*l, float64(ln.Runs-1), fmt.Sprintf("history (%d runs)", ln.Runs)
+			n.qps, n.qpsDF, n.qpsSrc = n.lat, n.latDF, n.latSrc
 			continue
 		}
 		fallback, src := assumed, RunToRunAssumed

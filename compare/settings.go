@@ -40,6 +40,10 @@ type Settings struct {
 	// movement instead (its noise floor raises the threshold; see
 	// applyNoiseFloor), and none is assumed. 0 assumes none.
 	RunToRun float64 `json:"run_to_run"`
+	// Learned is the run-to-run noise learned from the history, by
+	// scenario; it replaces RunToRun for those scenarios (see
+	// LearnedNoise). Nil: none learned.
+	Learned map[string]LearnedNoise `json:"run_to_run_learned,omitempty"`
 }
 
 // DefaultRunToRun is Settings.RunToRun's default: 15%. On a shared 2-core

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
@@ -35,7 +36,14 @@ func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
 // along cfg's ladder (rungs taken from ladder, usually cand itself), and
 // sizes every scenario that has a knee for cfg's peak traffic.
 func Evaluate(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvMismatch bool) (*report.Report, error) {
+	return EvaluateLearned(cfg, base, cand, ladder, allowEnvMismatch, nil)
+}
+
+// EvaluateLearned is Evaluate with the run-to-run noise learned from the
+// history for the scenarios of learned (see LearnNoise).
+func EvaluateLearned(cfg *config.Config, base, cand, ladder []*result.Result, allowEnvMismatch bool, learned map[string]compare.LearnedNoise) (*report.Report, error) {
 	s := Settings(cfg, allowEnvMismatch)
+	s.Learned = learned
 	c, err := compare.Compare(base, cand, s)
 	if err != nil {
 		return nil, err
@@ -146,6 +154,11 @@ type Options struct {
 	Suite suite.Options
 	// OnInconclusive overrides the config's gate.on_inconclusive.
 	OnInconclusive string
+	// History, when set, is where the run-to-run noise of each scenario
+	// is learned from (LearnNoise) into Learned, instead of assumed.
+	History history.Source
+	// Learned is the learned noise by scenario (set by Run from History).
+	Learned map[string]compare.LearnedNoise
 }
 
 // Outcome is what a gate run produced.
@@ -224,6 +237,10 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
 		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
 	}
+	notes, trend, err := o.withHistory(ctx, base)
+	if err != nil {
+		return nil, err
+	}
 	outs, err := suite.Run(ctx, cfg, o.Suite)
 	if err != nil {
 		return nil, err
@@ -238,15 +255,18 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 			cand = append(cand, out.Result)
 		}
 	}
-	rep, err := Evaluate(cfg, base, cand, cand, o.AllowEnvMismatch)
+	rep, err := EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, o.Learned)
 	if err != nil {
 		return nil, err
 	}
+	rep.Warnings = append(rep.Warnings, notes...)
+	rep.Trend = trend
 	var rr *Rerun
 	if onInconclusive(cfg, o) == config.OnInconclusiveRerun && len(runErrs) == 0 && rep.Comparison.Verdict == compare.Undecided {
 		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, base, cand, rep, suiteMeasure(cfg, o)); err != nil {
 			return nil, err
 		}
+		rep.Trend = trend
 	}
 	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...), Rerun: rr}, nil
 }

@@ -116,7 +116,7 @@ func rerunUndecided(ctx context.Context, cfg *config.Config, o Options, base, ca
 				return rep, cand, rr, err
 			}
 		}
-		if rep, err = Evaluate(cfg, base, cand, cand, o.AllowEnvMismatch); err != nil {
+		if rep, err = EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, o.Learned); err != nil {
 			return rep, cand, rr, err
 		}
 	}

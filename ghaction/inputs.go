@@ -43,6 +43,10 @@ type Inputs struct {
 	// rerun (config.OnInconclusive*); empty: the config's
 	// gate.on_inconclusive.
 	OnInconclusive string
+	// HistoryBranch is the run history's branch (history-branch): baseline
+	// mode appends to it, gate mode learns the run-to-run noise from it;
+	// empty for none.
+	HistoryBranch string
 }
 
 // Values of the compare-with input.
@@ -80,7 +84,8 @@ func ReadInputs(gha *githubactions.Action, getenv func(string) string, token str
 	in := Inputs{Token: token, Config: Input(gha, getenv, "config"), Mode: Input(gha, getenv, "mode"),
 		Baselines: Input(gha, getenv, "baselines"), CommentDir: Input(gha, getenv, "comment-dir"),
 		CommentFrom: Input(gha, getenv, "comment-from"), CommentAuthor: Input(gha, getenv, "comment-author"),
-		Results: Input(gha, getenv, "results"), OnInconclusive: Input(gha, getenv, "on-inconclusive")}
+		Results: Input(gha, getenv, "results"), OnInconclusive: Input(gha, getenv, "on-inconclusive"),
+		HistoryBranch: Input(gha, getenv, "history-branch")}
 	if in.Config == "" {
 		in.Config = DefaultConfig
 	}

@@ -139,6 +139,7 @@ func (r *Report) htmlScenario(s compare.ScenarioComparison, anchor string) htmlS
 	add(trialsFigure(sd, metric(s, compare.MetricP99)))
 	add(timelineFigures(sd)...)
 	add(llmFigures(sd)...)
+	add(r.Trend.trendFigures(s, sd.cand)...)
 	return sec
 }
 

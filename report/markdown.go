@@ -208,6 +208,9 @@ func (r *Report) mdParts(marker string) *mdParts {
 		// The gate writes perfgate-out/report.html; the example workflows
 		// upload it as the run's artifact perfgate-report.
 		links = append(links, "[HTML report]("+u+"#artifacts) (artifact `perfgate-report`: charts of every scenario)")
+		if r.Trend != nil && len(r.Trend.Series) > 0 {
+			links = append(links, "[Trend]("+u+"#artifacts) (the HTML report's trend panels: each scenario over its history on this runner, change points marked)")
+		}
 	}
 	if len(links) > 0 {
 		p.footer = strings.Join(links, " · ") + "\n"

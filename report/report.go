@@ -47,6 +47,9 @@ type Report struct {
 	// Warnings are the caller's own caveats (a failed comment, say), shown
 	// with the comparison's.
 	Warnings []string `json:"warnings,omitempty"`
+	// Trend is the run history, when the gate was given one: the HTML
+	// report draws a trend panel per scenario and the comment links it.
+	Trend *Trend `json:"trend,omitempty"`
 }
 
 // Plan is one scenario's capacity plan on each side and the change.

@@ -53,6 +53,7 @@ sets them:
   INPUT_COMMENT-FROM        comment mode: post the bundle from here
   INPUT_RESULTS             gate mode: gate the results in this folder instead of running
   INPUT_ON-INCONCLUSIVE     pass | fail | rerun (default: the config's gate.on_inconclusive)
+  INPUT_HISTORY-BRANCH      the run history's branch (perfgate-data): baseline mode pushes to it, gate mode learns noise from it
   INPUT_COMMENT-AUTHOR      login whose marked comment is edited (default github-actions[bot])
   GITHUB_ACTIONS            "true" on a runner; it or GITHUB_EVENT_NAME must be set
   GITHUB_EVENT_NAME         pull_request, push, release, workflow_run, ...
@@ -103,7 +104,11 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 			return p.gate(ctx, e, in)
 		},
 		Baseline: func(ctx context.Context, in ghaction.Inputs) ([]string, error) {
-			return p.baseline(ctx, e, in.Config, in.Baselines)
+			written, err := p.baseline(ctx, e, in.Config, in.Baselines)
+			if err == nil && in.HistoryBranch != "" {
+				err = actionHistory(ctx, e, in.HistoryBranch, written)
+			}
+			return written, err
 		},
 		AB: func(ctx context.Context, in ghaction.Inputs, ref, out string) (*ghaction.GateOutcome, error) {
 			return p.ab(ctx, e, in.Config, ref, out, in.AllowEnvMismatch)

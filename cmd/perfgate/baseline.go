@@ -34,6 +34,7 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		tag   = fs.String("tag", "", "release tag recorded in the provenance")
 		sha   = fs.String("git-sha", "", "git commit recorded in the provenance (default: the result's, or $GITHUB_SHA)")
 		cfg   = fs.String("config", "", "configuration `FILE` whose hash is recorded in the provenance")
+		hist  = fs.String("history", "", "also append the stored baselines to the history folder `DIR` (docs/history.md)")
 	)
 	fs.Var(&froms, "from", "`DIR` holding a run's result files (perfgate run --out DIR); repeat it with independent runs of the same config to store their noise floor")
 	setUsage(fs, "baseline")
@@ -88,6 +89,11 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "wrote %s\n", p)
 	}
 	fmt.Fprintf(e.stdout, "%d baseline(s) updated in %s\n", len(written), *to)
+	if *hist != "" {
+		if err := appendHistory(e, *hist, written); err != nil {
+			return withCode(exitRunFailed, fmt.Errorf("baseline update: history: %w", err))
+		}
+	}
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
@@ -40,6 +41,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the bootstrap (verdicts are reproducible)")
 	fs.BoolVar(&s.AllowEnvMismatch, "allow-env-mismatch", false, "compare with a baseline from other hardware anyway, with a loud warning")
 	fs.BoolVar(&s.IgnoreHostLoad, "ignore-host-load", false, "keep a regression measured while the host was busy with other work, or while the runner ran slower, a regression (default: inconclusive (host busy) or (runner slower))")
+	histSpec := fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (docs/history.md) instead of assuming gate.run_to_run")
 	failUndecided := fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
 	setUsage(fs, "compare")
 	if err := fs.Parse(args); err != nil {
@@ -114,6 +116,20 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		b := *base[0]
 		b.Scenario = cand[0].Scenario
 		base = []*result.Result{&b}
+	}
+	if *histSpec != "" {
+		src, err := history.Open(ctx, *histSpec, e.workdir)
+		if err != nil {
+			return usageErr("compare: --history: %v", err)
+		}
+		learned, notes, err := gate.LearnNoise(ctx, src, base)
+		if err != nil {
+			return usageErr("compare: --history: %v", err)
+		}
+		s.Learned = learned
+		for _, n := range notes {
+			fmt.Fprintf(e.stderr, "perfgate: %s\n", n)
+		}
 	}
 	c, err := compare.Compare(base, cand, s)
 	if err != nil {

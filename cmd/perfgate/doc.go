@@ -17,7 +17,12 @@
 //	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun]
 //	perfgate gate --config perfgate.yaml --ab REF [--out DIR]
 //	perfgate merge --out DIR [--max-skew 100ms] PATH...
-//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml]
+//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml] [--history DIR]
+//	perfgate history show|changes [--history DIR|REF] [--scenario S] [--metric p99_ms] [--format text|markdown|json]
+//	perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]
+//	perfgate history compact [--history DIR] [--keep N] [--keep-histograms N]
+//	perfgate bisect --good A [--bad B] [--config perfgate.yaml] [--scenario S]... [--out DIR] [--format text|json]
+//	perfgate export --format bmf|github-action-benchmark|openmetrics [--tool customSmallerIsBetter|customBiggerIsBetter] RESULTS…
 //	perfgate report --html OUT.html [--baseline FILE|DIR] [--config perfgate.yaml] RESULTS…
 //	perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]
 //	             [--batch-window 5ms] [--max-batch 32] [--model mlp|sim|large] ...
@@ -157,6 +162,41 @@
 //
 // Release builds stamp the tag and commit; a build from source falls back
 // to the module version and VCS revision the Go toolchain recorded.
+//
+// # history
+//
+// The run history across commits, format perfgate.history/v1 (one JSON
+// Lines file per scenario, docs/history.md). show prints each series
+// (scenario, runner, metric) with its intervals; changes runs E-Divisive
+// change-point detection with a permutation test over each and reports
+// every change with its commit window, size and confidence; add appends a
+// results folder to a history folder; push appends it to the branch
+// perfgate-data of the remote (retrying when another writer pushed
+// first); compact applies the retention (--keep records per scenario and
+// runner, histograms on the newest --keep-histograms). --history reads a
+// folder or a git ref (origin/perfgate-data). baseline update --history
+// DIR appends the baselines it stores; gate --history DIR|REF (and compare
+// --history) learns each
+// scenario's run-to-run noise from it instead of assuming gate.run_to_run.
+//
+// # bisect
+//
+// Finds the commit between --good and --bad (default HEAD) that caused a
+// change: a binary search over the first-parent commits, each step a
+// same-runner A/B of two commits (gate --ab's paired statistics and
+// adaptive stopping), each commit built with its targets' build: and
+// measured with its own config. It reports the culprit, its own change
+// with the interval, the steps and the runner time, or "inconclusive" with
+// the narrowest window when a step cannot decide (docs/history.md).
+// bisect.json and each step's results and logs go into --out.
+//
+// # export
+//
+// Writes the run-level figures of result files or folders for other
+// tools: Bencher's Metric Format (bmf), github-action-benchmark's custom
+// JSON (--tool customSmallerIsBetter for latencies and the error rate,
+// customBiggerIsBetter for throughputs), or OpenMetrics text for a
+// Pushgateway (docs/history.md).
 //
 // # action
 //

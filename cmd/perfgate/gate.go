@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/ghaction"
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -33,6 +34,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
 		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided); the same as --on-inconclusive fail")
 		onInc     = fs.String("on-inconclusive", "", "what an inconclusive gate does: pass (exit 0, reported as inconclusive), fail (exit 1), or rerun (measure the undecided scenarios again, up to gate.rerun_budget); default: the config's gate.on_inconclusive, else pass")
+		histSpec  = fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (a folder, or a git ref such as origin/perfgate-data; docs/history.md) instead of assuming gate.run_to_run")
 		abRef     = fs.String("ab", "", "same-runner A/B: measure git revision `REF` and this checkout interleaved, instead of reading baselines (docs/ab.md)")
 		scenarios stringList
 	)
@@ -51,6 +53,9 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		*onInc = config.OnInconclusiveFail
 	}
 	pipeline := gatePipeline
+	if *histSpec != "" {
+		pipeline = gatePipelineHistory(*histSpec)
+	}
 	if *results != "" {
 		pipeline = resultsPipeline(*results)
 	}
@@ -119,6 +124,18 @@ func (g *gateRun) exitErr(e *env, failOnInconclusive bool) error {
 // gatePipeline loads the config, runs it against the baselines, and writes
 // comparison.json and report.md into out.
 func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
+	return gatePipelineHistory("")(ctx, e, cfgPath, baseDir, out, scenarios, allowEnv, onInc)
+}
+
+// gatePipelineHistory is gatePipeline learning each scenario's run-to-run
+// noise from the history at spec (a folder or a git ref; "" for none).
+func gatePipelineHistory(spec string) func(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
+	return func(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
+		return gatePipelineWith(ctx, e, cfgPath, baseDir, out, scenarios, allowEnv, onInc, spec)
+	}
+}
+
+func gatePipelineWith(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc, historySpec string) (*gateRun, error) {
 	cfg, err := config.ReadFile(cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
@@ -133,6 +150,12 @@ func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, sce
 		Baselines: baseDir, AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
 		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: e.environ(),
 			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso},
+	}
+	if historySpec != "" {
+		if gopts.History, err = history.Open(ctx, historySpec, e.workdir); err != nil {
+			prog.close()
+			return nil, withCode(exitUsage, err)
+		}
 	}
 	res, err := gate.Run(ctx, cfg, gopts)
 	prog.close()
@@ -164,6 +187,13 @@ func writeMarkdown(path string, r *report.Report) error {
 // gate`, its results and comparison in perfgate-out under the workspace.
 func runGatePipeline(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
 	pipeline := gatePipeline
+	if in.HistoryBranch != "" {
+		ref, err := fetchHistory(ctx, e, in.HistoryBranch)
+		if err != nil {
+			return nil, err
+		}
+		pipeline = gatePipelineHistory(ref)
+	}
 	// The results input: gate results measured elsewhere (a matrix's
 	// parts, gathered with perfgate merge) instead of running.
 	if in.Results != "" {

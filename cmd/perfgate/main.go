@@ -149,6 +149,12 @@ func run(ctx context.Context, args []string, e *env) error {
 		return cmdBaseline(ctx, e, rest)
 	case "report":
 		return cmdReport(ctx, e, rest)
+	case "history":
+		return cmdHistory(ctx, e, rest)
+	case "export":
+		return cmdExport(ctx, e, rest)
+	case "bisect":
+		return cmdBisect(ctx, e, rest)
 	case "merge":
 		return cmdMerge(ctx, e, rest)
 	case "fixture":

@@ -49,7 +49,14 @@ func synopses() []synopsis {
 			"perfgate gate --config " + config.DefaultFile + " --ab REF [--out DIR]",
 		}},
 		{"merge", []string{fmt.Sprintf("perfgate merge --out DIR [--max-skew %v] PATH...", merge.DefaultMaxSkew)}},
-		{"baseline", []string{"perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config " + config.DefaultFile + "]"}},
+		{"baseline", []string{"perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config " + config.DefaultFile + "] [--history DIR]"}},
+		{"history", []string{
+			"perfgate history show|changes [--history DIR|REF] [--scenario S] [--metric p99_ms] [--format text|markdown|json]",
+			"perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]",
+			"perfgate history compact [--history DIR] [--keep N] [--keep-histograms N]",
+		}},
+		{"bisect", []string{"perfgate bisect --good A [--bad B] [--config " + config.DefaultFile + "] [--scenario S]... [--out DIR] [--format text|json]"}},
+		{"export", []string{"perfgate export --format bmf|github-action-benchmark|openmetrics [--tool customSmallerIsBetter|customBiggerIsBetter] RESULTS…"}},
 		{"report", []string{"perfgate report --html OUT.html [--baseline FILE|DIR] [--config " + config.DefaultFile + "] RESULTS…"}},
 		{"fixture", []string{
 			"perfgate fixture serve --addr 127.0.0.1:8000 [--grpc-addr 127.0.0.1:8001] [--precision fp32|int8]",

@@ -1,0 +1,35 @@
+// Package bisect finds the commit that caused a performance change:
+// `perfgate bisect --good A --bad B`.
+//
+// # Model
+//
+// The commits between A and B are listed along the first-parent chain
+// (git rev-list --first-parent A..B), oldest first: index 0 is A (good),
+// the last is B (bad). Each step is a same-runner A/B of two commits with
+// the paired statistics and adaptive stopping of `gate --ab` (package ab):
+// both commits are checked out in temporary worktrees, each built with its
+// targets' `build:`, and measured interleaved (ABBA).
+//
+// The first step measures A against B: it establishes the change and its
+// direction (regressed or improved); when A and B cannot be told apart the
+// bisection stops with "no-change", and when the step cannot decide, with
+// "inconclusive". Then a binary search keeps a window (lo, hi] with lo
+// like A and hi like B: each step measures A against the commit in the
+// middle; the same verdict as B moves hi there, "unchanged" moves lo
+// there. A step the gate calls inconclusive (its interval straddles the
+// threshold) still decides when its whole interval lies on one side of
+// half the A→B change: beyond it the commit is like B, short of it like A
+// (the midpoint rule). Anything else stops the search as "inconclusive"
+// with the narrowest window established. When the
+// window is one commit wide, a last step measures that commit against its
+// parent: the culprit's own change, with its interval, which may be less
+// than A→B's when several commits contributed (the report then says so).
+//
+// Measuring against A, not against the window's lower end, keeps every
+// step's question the same ("is this commit already like B?") and lets a
+// change made of several small steps be found at its first detectable
+// step.
+//
+// The steps, each one's verdict, P99 change and interval, pairs and runner
+// time, and the total runner time are in the Outcome.
+package bisect

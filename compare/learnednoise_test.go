@@ -1,0 +1,40 @@
+package compare
+
+import (
+	"math"
+	"testing"
+)
+
+// The history's learned noise for a scenario comes before the suite's
+// pooled estimate, the noise floor and the assumed value; scenarios it has
+// not learned keep those.
+func TestRunToRunSource(t *testing.T) {
+	s := DefaultSettings()
+	s.Learned = map[string]LearnedNoise{"s0": {Fraction: 0.02, Runs: 14}}
+	none := DefaultSettings()
+	none.RunToRun = 0
+	ms := []moved{{d: 0.01, v: 0.0004, ok: true}, {d: -0.01, v: 0.0004, ok: true}}
+	tests := []struct {
+		name     string
+		s        Settings
+		i        int
+		measured bool
+		wantVar  float64
+		wantSrc  string
+	}{
+		{"learned", s, 0, false, 2 * math.Pow(math.Log1p(0.02), 2), "history (14 runs)"},
+		{"learned, with a noise floor too", s, 0, true, 2 * math.Pow(math.Log1p(0.02), 2), "history (14 runs)"},
+		{"not learned: assumed", s, 1, false, 2 * math.Pow(math.Log1p(DefaultRunToRun), 2), RunToRunAssumed},
+		{"not learned, a noise floor", s, 1, true, 0, RunToRunNoiseFloor},
+		{"none assumed", none, 0, false, 0, RunToRunNone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			floors := []bool{tt.measured, tt.measured}
+			got := poolRunNoise(names(2), floors, all(2), ms, ms, tt.s)[tt.i]
+			if math.Abs(got.lat-tt.wantVar) > 1e-12 || got.latSrc != tt.wantSrc {
+				t.Errorf("scenario %d: %v, %q, want %v, %q", tt.i, got.lat, got.latSrc, tt.wantVar, tt.wantSrc)
+			}
+		})
+	}
+}
