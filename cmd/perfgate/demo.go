@@ -109,7 +109,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "\nthe charts: open %s (one file, works offline)\n", page)
 		}
 	}
-	storeDemoBaselines(e, cfg, *out, resultsDir, self, byName)
+	storeDemoBaselines(ctx, e, cfg, *out, resultsDir, self, byName)
 	fmt.Fprintf(e.stdout, "\ndemo took %s\n", time.Since(start).Round(time.Second))
 	return outcomeErr(ctx, outs)
 }
@@ -156,17 +156,22 @@ func shrink(cfg *config.Config) {
 // some results cannot be a baseline (an invalid run, a knee search that
 // found no knee): the others are stored all the same, and one line names
 // those left out, why, and the command that measures them again.
-func storeDemoBaselines(e *env, cfg *config.Config, out, resultsDir, self string, byName map[string]*result.Result) {
+func storeDemoBaselines(ctx context.Context, e *env, cfg *config.Config, out, resultsDir, self string, byName map[string]*result.Result) {
 	baseDir := filepath.Join(out, "baselines")
+	if ctx.Err() != nil {
+		fmt.Fprintf(e.stdout, "\nbaselines not stored: the demo was interrupted before every scenario ran; run it again to store them: %s\n",
+			demoCommand(self, demoArgs(out, nil)...))
+		return
+	}
 	written, skipped, err := baselines.UpdateValid(resultsDir, baseDir, result.Provenance{Tag: "demo", ConfigHash: cfg.Hash})
-	again := demoRerun(self, out, skipped)
+	again := demoCommand(self, demoArgs(out, skipped)...)
 	if err != nil {
 		if len(skipped) > 0 {
 			fmt.Fprintf(e.stdout, "\nbaselines not stored: no result of this run can be a baseline (%s); run instead, on a quieter machine: %s\n",
-				demoSkipped(skipped, byName), demoCommand(self, "demo", "--out", out))
+				demoSkipped(skipped, byName), demoCommand(self, demoArgs(out, nil)...))
 			return
 		}
-		fmt.Fprintf(e.stdout, "\nbaselines not stored: %v\n", err)
+		fmt.Fprintf(e.stdout, "\nbaselines not stored: %v; run the demo again: %s\n", err, demoCommand(self, demoArgs(out, nil)...))
 		return
 	}
 	cfg.Baselines = "baselines"
@@ -209,9 +214,10 @@ func demoSkipped(skipped []baselines.Skipped, byName map[string]*result.Result) 
 	return strings.Join(parts, ", ")
 }
 
-// demoRerun is the command that measures the skipped scenarios again,
-// storing their baselines beside the others.
-func demoRerun(self, out string, skipped []baselines.Skipped) string {
+// demoArgs are the arguments of a demo into folder out that measures the
+// skipped scenarios (all, when none), storing their baselines beside the
+// others.
+func demoArgs(out string, skipped []baselines.Skipped) []string {
 	args := []string{"demo"}
 	if out != "perfgate-demo" {
 		args = append(args, "--out", out)
@@ -219,7 +225,7 @@ func demoRerun(self, out string, skipped []baselines.Skipped) string {
 	for _, s := range skipped {
 		args = append(args, "--scenario", s.Scenario)
 	}
-	return demoCommand(self, args...)
+	return args
 }
 
 // demoCommand is how to run perfgate with args: "go run ./cmd/perfgate"
