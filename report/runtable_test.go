@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -35,5 +37,35 @@ func TestRunTableDashes(t *testing.T) {
 				t.Errorf("RunTable row = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// kneeRounds splits a sweep's probes into the search and each
+// confirmation round, each by rate: a round starts at the bracket's low
+// rate and steps away from the bracket, never back to that rate.
+func TestKneeRounds(t *testing.T) {
+	p := func(rates ...float64) []result.Point {
+		var ps []result.Point
+		for _, r := range rates {
+			ps = append(ps, result.Point{OfferedRPS: r})
+		}
+		return ps
+	}
+	all := append(append(append(p(100, 200, 400, 300), p(300, 400)...), p(300, 400, 440)...), p(300, 400, 270)...)
+	c := &result.Capacity{Points: all, Windows: len(all), ConfirmWindows: 8}
+	var got [][]float64
+	for _, r := range kneeRounds(c) {
+		var rates []float64
+		for _, q := range r {
+			rates = append(rates, q.OfferedRPS)
+		}
+		got = append(got, rates)
+	}
+	want := [][]float64{{100, 200, 300, 400}, {300, 400}, {300, 400, 440}, {270, 300, 400}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("kneeRounds (-want +got):\n%s", d)
+	}
+	if got := kneeRounds(&result.Capacity{Points: p(1, 2), Windows: 2}); len(got) != 1 || len(got[0]) != 2 {
+		t.Errorf("kneeRounds without confirmation = %v, want the search alone", got)
 	}
 }
