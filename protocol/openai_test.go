@@ -20,8 +20,9 @@ import (
 // the lower bounds hold on any host; they overshoot on a busy one, so each
 // upper bound grows by the overshoot of reference sleeps of the token
 // delay measured beside the requests, in the same run, once for every
-// sleep the figure spans: a neighbour's load widens the bounds instead of
-// failing the test.
+// sleep the figure spans; beyond that, on a host whose sleeps overshoot by
+// more than noisyOvershootMs, the test skips, saying so, rather than fail
+// from a neighbour's load.
 func TestOpenAIFigures(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -73,7 +74,13 @@ func TestOpenAIFigures(t *testing.T) {
 			within := func(what string, got, want, tol float64, sleeps int) {
 				t.Helper()
 				up := tol + float64(sleeps)*over
-				if got < want-tol || got > want+up {
+				switch {
+				case got < want-tol:
+					t.Errorf("%s = %.2f ms, want at least %.0f ms", what, got, want-tol)
+				case got > want+up && over > noisyOvershootMs:
+					t.Skipf("host too busy for an upper bound: %s = %.2f ms, over %.0f + %.1f ms, with sleeps beside overshooting %.2f ms on average (a quiet host: about 0.1 ms)",
+						what, got, want, up, over)
+				case got > want+up:
 					t.Errorf("%s = %.2f ms, want %.0f − %.0f / + %.1f ms (%.0f, plus %d × %.2f ms of sleep overshoot measured beside)",
 						what, got, want, tol, up, tol, sleeps, over)
 				}
@@ -91,6 +98,11 @@ func TestOpenAIFigures(t *testing.T) {
 		})
 	}
 }
+
+// noisyOvershootMs is the mean sleep overshoot above which a host is too
+// busy for a latency test's upper bounds: a quiet one overshoots a sleep
+// by about 0.1 ms.
+const noisyOvershootMs = 2.0
 
 // watchOvershoot sleeps d again and again until the returned function is
 // called, which returns how late those sleeps woke on average, in
