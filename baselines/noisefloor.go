@@ -82,13 +82,13 @@ func CombineRuns(dirs []string) ([]string, error) {
 	if len(dirs) < 2 {
 		return nil, nil
 	}
-	first, err := readRun(dirs[0])
+	first, _, err := readRun(dirs[0], false)
 	if err != nil {
 		return nil, err
 	}
 	others := map[string][]*result.Result{}
 	for _, d := range dirs[1:] {
-		rs, err := readRun(d)
+		rs, _, err := readRun(d, false)
 		if err != nil {
 			return nil, err
 		}

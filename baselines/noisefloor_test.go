@@ -74,7 +74,7 @@ func TestCombineRuns(t *testing.T) {
 	}
 	r := rs[0]
 	// The combined file is still vouched for by the first run's manifest.
-	if _, err := readRun(a); err != nil {
+	if _, _, err := readRun(a, false); err != nil {
 		t.Errorf("the first run's folder after combining: %v", err)
 	}
 	one := good("s", 1)

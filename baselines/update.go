@@ -35,10 +35,37 @@ func HashConfig(b []byte) string {
 // the file that could not be written. A zero prov.StoredAt is set to the
 // current time; empty git fields are taken from the result.
 func Update(from, to string, prov result.Provenance) ([]string, error) {
-	rs, err := readRun(from)
+	rs, _, err := readRun(from, false)
 	if err != nil {
 		return nil, err
 	}
+	return write(from, to, rs, prov)
+}
+
+// Skipped is a result of a run that UpdateValid did not store, and why.
+type Skipped struct {
+	Scenario, File string
+	Err            error
+}
+
+// UpdateValid is Update that stores what it can: a result that cannot be
+// a baseline (an invalid run, a knee search that found no knee, so no
+// trial) is left out and listed in skipped, and the others are stored.
+// It is for a run whose every result need not gate, such as perfgate demo
+// on a busy host; a release's update, which must store the whole run or
+// nothing, uses Update. The run's manifest is checked as Update checks it,
+// and a run none of whose results can be a baseline is an error.
+func UpdateValid(from, to string, prov result.Provenance) (written []string, skipped []Skipped, err error) {
+	rs, skipped, err := readRun(from, true)
+	if err != nil {
+		return nil, skipped, err
+	}
+	written, err = write(from, to, rs, prov)
+	return written, skipped, err
+}
+
+// write stores rs, read from folder from, as baselines in folder to.
+func write(from, to string, rs []*result.Result, prov result.Provenance) ([]string, error) {
 	if prov.StoredAt.IsZero() {
 		prov.StoredAt = time.Now().UTC()
 	}
@@ -92,33 +119,47 @@ func Update(from, to string, prov result.Provenance) ([]string, error) {
 }
 
 // readRun reads the result files a run's manifest lists, failing on the
-// first that cannot become a baseline.
-func readRun(dir string) ([]*result.Result, error) {
+// first that cannot become a baseline, or, with skip, listing those in
+// skipped and reading on.
+func readRun(dir string, skip bool) (rs []*result.Result, skipped []Skipped, err error) {
 	m, err := result.ReadManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("updating baselines: %w: nothing written", err)
+		return nil, nil, fmt.Errorf("updating baselines: %w: nothing written", err)
 	}
 	if !m.Complete {
-		return nil, fmt.Errorf("updating baselines from %q: run %s did not complete (its manifest says so): nothing written", dir, m.RunID)
+		return nil, nil, fmt.Errorf("updating baselines from %q: run %s did not complete (its manifest says so): nothing written", dir, m.RunID)
 	}
 	var paths []string
 	for _, e := range m.Scenarios {
 		p := filepath.Join(dir, e.File)
 		sum, err := result.FileSHA256(p)
 		if err != nil {
-			return nil, fmt.Errorf("updating baselines from %q: scenario %q: %w: nothing written", dir, e.Scenario, err)
+			return nil, nil, fmt.Errorf("updating baselines from %q: scenario %q: %w: nothing written", dir, e.Scenario, err)
 		}
 		if sum != e.SHA256 {
-			return nil, fmt.Errorf("updating baselines from %q: %s changed since run %s wrote it: nothing written", dir, e.File, m.RunID)
+			return nil, nil, fmt.Errorf("updating baselines from %q: %s changed since run %s wrote it: nothing written", dir, e.File, m.RunID)
+		}
+		if skip {
+			r, err := result.DecodeFiles([]string{p}, func(b []byte) (*result.Result, error) { return Decode(bytes.NewReader(b)) })
+			if err != nil {
+				skipped = append(skipped, Skipped{Scenario: e.Scenario, File: p, Err: err})
+			}
+			rs = append(rs, r...)
+			continue
 		}
 		paths = append(paths, p)
 	}
-	rs, err := result.DecodeFiles(paths, func(b []byte) (*result.Result, error) { return Decode(bytes.NewReader(b)) })
-	if err != nil {
-		return nil, fmt.Errorf("updating baselines from %q: nothing written: %w", dir, err)
+	if !skip {
+		rs, err = result.DecodeFiles(paths, func(b []byte) (*result.Result, error) { return Decode(bytes.NewReader(b)) })
+		if err != nil {
+			return nil, nil, fmt.Errorf("updating baselines from %q: nothing written: %w", dir, err)
+		}
 	}
 	if len(rs) == 0 {
-		return nil, fmt.Errorf("updating baselines from %q: no %s files: nothing written", dir, result.Schema)
+		if skip && len(skipped) > 0 {
+			return nil, skipped, fmt.Errorf("updating baselines from %q: none of its %d results can be a baseline: nothing written", dir, len(skipped))
+		}
+		return nil, skipped, fmt.Errorf("updating baselines from %q: no %s files: nothing written", dir, result.Schema)
 	}
-	return rs, nil
+	return rs, skipped, nil
 }

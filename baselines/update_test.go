@@ -246,3 +246,38 @@ func TestUpdateIgnoresLeftovers(t *testing.T) {
 		t.Error("a leftover of an earlier run was promoted")
 	}
 }
+
+// UpdateValid stores what can be a baseline and lists the rest with the
+// reason; a run with nothing storable writes nothing.
+func TestUpdateValid(t *testing.T) {
+	to := t.TempDir()
+	invalid := good("busy", 4)
+	invalid.Valid = false
+	noTrials := good("knee", 5)
+	noTrials.Trials = nil
+	written, skipped, err := UpdateValid(writeRun(t, good("a", 1), invalid, noTrials), to, prov)
+	if err != nil {
+		t.Fatalf("UpdateValid: %v", err)
+	}
+	if len(written) != 1 || filepath.Base(written[0]) != "a.json" {
+		t.Errorf("UpdateValid wrote %v, want only a.json", written)
+	}
+	var got []string
+	for _, s := range skipped {
+		got = append(got, s.Scenario+": "+s.Err.Error())
+	}
+	if len(got) != 2 || !strings.Contains(got[0], "busy: ") || !strings.Contains(got[0], "marked invalid") ||
+		!strings.Contains(got[1], "knee: ") || !strings.Contains(got[1], "trials") {
+		t.Errorf("UpdateValid skipped %q, want busy (invalid) and knee (no trials)", got)
+	}
+	if _, err := Load(to); err != nil {
+		t.Errorf("Load after UpdateValid: %v", err)
+	}
+	empty := t.TempDir()
+	if w, s, err := UpdateValid(writeRun(t, invalid), empty, prov); err == nil || len(w) != 0 || len(s) != 1 {
+		t.Errorf("UpdateValid of a run with no storable result = %v, %v, %v; want an error, nothing written, one skipped", w, s, err)
+	}
+	if after := snapshot(t, empty); len(after) != 0 {
+		t.Errorf("baseline folder holds %v after a failed UpdateValid, want nothing", keys(after))
+	}
+}

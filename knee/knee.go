@@ -52,7 +52,9 @@ type Options struct {
 	// reported max QPS is within 3% below the true knee).
 	Resolution float64
 	// Budget bounds the search's wall time (0: none). A probe that would not
-	// fit is not started and Capacity.Stopped says so.
+	// fit is not started and Capacity.Stopped says so. A search with no
+	// passing probe yet may use the budget twice: it adapts to a host
+	// slower or busier than the one it was sized on.
 	Budget time.Duration
 	// Growth is the factor between probes before the first failure
 	// (default 2).
@@ -228,11 +230,35 @@ func (s *kneeSearch) mustStop() string {
 		return fmt.Sprintf("window cap reached: %d windows%s", n, s.bracketNote())
 	}
 	if s.o.Budget > 0 && n > 0 {
-		if el := time.Since(s.begin); el+s.longest+s.o.Drain > s.o.Budget {
-			return fmt.Sprintf("time budget %v spent after %d windows (%v)%s", s.o.Budget, n, el.Round(time.Second), s.bracketNote())
+		// Until a probe passes, the search has no lower side of the
+		// bracket and nothing to report: it gets the budget once more to
+		// find one. A slow or busy host spends a budget sized on a quiet
+		// one before the search is anywhere, and the suite has nothing to
+		// gate on without a passing probe.
+		budget, again := s.o.Budget, ""
+		if _, _, okLo, _ := s.bracket(); !okLo {
+			budget, again = 2*s.o.Budget, ", and as much again to find a passing probe,"
+		}
+		if el := time.Since(s.begin); el+s.longest+s.o.Drain > budget {
+			return fmt.Sprintf("time budget %v spent%s after %d windows (%v)%s%s", s.o.Budget, again, n, el.Round(time.Second), s.bracketNote(), s.busyNote())
 		}
 	}
 	return ""
+}
+
+// busyNote says how many probes were measured while other work used the
+// host (Point.Host), or "".
+func (s *kneeSearch) busyNote() string {
+	busy := 0
+	for _, p := range s.points {
+		if p.Host != nil && p.Host.Busy {
+			busy++
+		}
+	}
+	if busy == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d of %d probes ran while the host was busy with other work", busy, len(s.points))
 }
 
 func (s *kneeSearch) bracketNote() string {

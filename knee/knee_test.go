@@ -292,6 +292,38 @@ func TestSearchBudget(t *testing.T) {
 	}
 }
 
+// A search whose probes all fail has no bracket to report: it gets its
+// budget twice before it stops, and says so.
+func TestSearchBudgetWithoutPass(t *testing.T) {
+	calls := 0
+	failing := func(ctx context.Context, rate float64) (result.Point, error) {
+		calls++
+		time.Sleep(20 * time.Millisecond)
+		p := result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 50, P99: 90, Mean: 50}}
+		p.Host = &result.HostLoad{Busy: true, Why: "other work"}
+		return p, nil
+	}
+	o := DefaultOptions(10 * time.Millisecond)
+	o.Drain, o.Budget, o.MinRate = 5*time.Millisecond, 60*time.Millisecond, 1e-6
+	start := time.Now()
+	c, err := Search(context.Background(), failing, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"time budget 60ms spent, and as much again to find a passing probe,", "no probe passed yet",
+		"probes ran while the host was busy"} {
+		if !strings.Contains(c.Stopped, want) {
+			t.Errorf("Search() stopped %q, want it to contain %q", c.Stopped, want)
+		}
+	}
+	if c.Found || calls == 0 {
+		t.Errorf("Search() found %v after %d probes, want no knee", c.Found, calls)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("Search() took %v with a 60ms budget", el)
+	}
+}
+
 func TestSearchErrors(t *testing.T) {
 	boom := errors.New("connection refused")
 	calls := 0

@@ -2,9 +2,11 @@ package knee
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,10 +24,16 @@ import (
 // queue stays short until the worker saturates, so the knee under a 50 ms
 // P99 lies just below the capacity.
 //
-// The tolerance is loose and a search may be repeated (at most three, in
-// about 20 s): on a shared machine (load average 15 on 2 cores was seen)
-// a scheduling stall of a few hundred milliseconds fails any probe it
-// lands in. The tight ±5% goal is asserted on the simulated probe.
+// The tolerance is loose and a search may be repeated (at most three
+// attempts, none started after 30 s): on a shared machine (load average 15
+// on 2 cores was seen) a scheduling stall of a few tens of milliseconds
+// fails any probe it lands in. An attempt counts only when the run itself
+// shows the host was quiet enough to say something: the scheduling jitter
+// watched beside it stayed small, and no probe at a rate the server serves
+// with room to spare (below half its measured capacity: the reference in
+// the same run) failed, since only a stall fails those. With no such
+// attempt the test skips, saying so; it never fails from a neighbour's
+// load. The tight ±5% goal is asserted on the simulated probe.
 // Skipped with -short.
 func TestSearchRealServer(t *testing.T) {
 	if testing.Short() {
@@ -56,7 +64,8 @@ func TestSearchRealServer(t *testing.T) {
 	o.Drain, o.Budget, o.MaxWindows = 200*time.Millisecond, 12*time.Second, 10
 	start := time.Now()
 	quiet := 0
-	for attempt := 1; attempt <= 3 && (attempt == 1 || time.Since(start) < 9*time.Second); attempt++ {
+	var noisy []string
+	for attempt := 1; attempt <= 3 && (attempt == 1 || time.Since(start) < 30*time.Second); attempt++ {
 		busyNs.Store(0)
 		served.Store(0)
 		jitter := watchJitter()
@@ -66,8 +75,8 @@ func TestSearchRealServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		capacity := float64(served.Load()) / time.Duration(busyNs.Load()).Seconds()
-		t.Logf("attempt %d: capacity %.0f rps (server busy time), knee %.1f rps (%.0f%% of capacity), bracket %v, %d windows, stopped %q, scheduling jitter P99.9 %v",
-			attempt, capacity, c.MaxQPS, 100*c.MaxQPS/capacity, c.Bracket, c.Windows, c.Stopped, j)
+		t.Logf("attempt %d: capacity %.0f rps (server busy time), knee %.1f rps (%.0f%% of capacity), bracket %v, %d windows, stopped %q, scheduling jitter P99.9 %v, max %v",
+			attempt, capacity, c.MaxQPS, 100*c.MaxQPS/capacity, c.Bracket, c.Windows, c.Stopped, j.p999, j.max)
 		logPoints(t, c.Points)
 		// Structural checks hold on any machine.
 		if c.Windows > o.MaxWindows || c.Windows != len(c.Points) {
@@ -84,24 +93,51 @@ func TestSearchRealServer(t *testing.T) {
 		if lo, hi := 0.65*capacity, 1.1*capacity; c.Found && c.MaxQPS >= lo && c.MaxQPS <= hi {
 			return
 		}
-		if j <= maxJitter {
-			quiet++
+		if why := noisyAttempt(c.Points, capacity, j); why != "" {
+			noisy = append(noisy, fmt.Sprintf("attempt %d: %s", attempt, why))
+			continue
 		}
+		quiet++
 	}
 	if quiet == 0 {
-		t.Skipf("machine too busy for a latency-SLO test: every attempt saw scheduling stalls over %v", maxJitter)
+		t.Skipf("host too noisy for a latency-SLO test, every attempt disturbed: %s", strings.Join(noisy, "; "))
 	}
-	t.Errorf("Search() missed 65–110%% of the measured capacity in %d attempts on a quiet machine (see the log)", quiet)
+	t.Errorf("Search() missed 65–110%% of the measured capacity in %d attempts on a quiet host (see the log)", quiet)
 }
+
+// noisyAttempt says why an attempt of TestSearchRealServer tells nothing
+// about the search, or "" when it does: scheduling stalls beside it
+// (jitter), or a failed probe at a rate below half the server's measured
+// capacity, which only a stall fails.
+func noisyAttempt(pts []result.Point, capacity float64, j jitterStats) string {
+	if j.p999 > maxJitter || j.max > maxStall {
+		return fmt.Sprintf("scheduling jitter P99.9 %v, max %v (limits %v, %v)", j.p999, j.max, maxJitter, maxStall)
+	}
+	for _, p := range pts {
+		if !p.Pass && p.OfferedRPS < capacity/2 {
+			return fmt.Sprintf("the probe at %.0f rps, under half the capacity of %.0f rps, failed: %s", p.OfferedRPS, capacity, p.Why)
+		}
+	}
+	return ""
+}
+
+// maxStall is the longest single scheduling stall an attempt may see: a
+// stall that long holds enough of a low-rate probe's requests to push its
+// P99 past the 50 ms objective.
+const maxStall = 25 * time.Millisecond
 
 // maxJitter is the scheduling noise above which an attempt says nothing
 // about the search: a stall that long fails the probe it lands in.
 const maxJitter = 10 * time.Millisecond
 
+// jitterStats is the scheduling noise watchJitter saw.
+type jitterStats struct{ p999, max time.Duration }
+
 // watchJitter measures, until the returned function is called, how late
 // sleeps of 1 ms wake: the scheduling noise every latency measured here
-// includes. The function stops the watch and returns the 99.9th percentile.
-func watchJitter() func() time.Duration {
+// includes. The function stops the watch and returns the 99.9th percentile
+// and the worst.
+func watchJitter() func() jitterStats {
 	stop := make(chan struct{})
 	done := make(chan []time.Duration)
 	go func() {
@@ -118,14 +154,14 @@ func watchJitter() func() time.Duration {
 			late = append(late, time.Since(t0)-time.Millisecond)
 		}
 	}()
-	return func() time.Duration {
+	return func() jitterStats {
 		close(stop)
 		late := <-done
 		if len(late) == 0 {
-			return 0
+			return jitterStats{}
 		}
 		slices.Sort(late)
-		return late[len(late)*999/1000]
+		return jitterStats{p999: late[len(late)*999/1000], max: late[len(late)-1]}
 	}
 }
 

@@ -22,10 +22,12 @@ func TestOpenAIUnderEngine(t *testing.T) {
 	}
 	url := startSSE(t, &sseServer{ttft: 30 * time.Millisecond, tokenDelay: 10 * time.Millisecond, tokens: 6, usage: true})
 	c := newClient(t, Options{Protocol: OpenAI, URL: url, Model: "tiny-llm", PromptTokens: 16})
+	overshoot := watchOvershoot(10 * time.Millisecond)
 	res, err := harness.Run(context.Background(), harness.Options{Client: c, Mode: harness.ModeRate,
 		Rate: 20, Arrival: harness.ArrivalPoisson, Seed: 3, Warmup: 300 * time.Millisecond,
 		Duration: time.Second, Trials: 1, MaxRequests: 200,
 		SLOTTFT: time.Second, SLOTPOT: time.Second})
+	over := overshoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +35,17 @@ func TestOpenAIUnderEngine(t *testing.T) {
 	if llm == nil {
 		t.Fatal("result has no llm part")
 	}
-	if llm.TTFT.P50 < 15 || llm.TTFT.P50 > 60 || llm.TPOT.P50 < 5 || llm.TPOT.P50 > 20 {
-		t.Errorf("TTFT p50 %.1f ms, TPOT p50 %.1f ms; want about 30 and 10", llm.TTFT.P50, llm.TPOT.P50)
+	if llm.TTFT.P50 < 15 || llm.TPOT.P50 < 5 {
+		t.Errorf("TTFT p50 %.1f ms, TPOT p50 %.1f ms; want about 30 and 10 (sleeps never wake early)", llm.TTFT.P50, llm.TPOT.P50)
+	}
+	// The upper bounds (and the rates below) need a host that runs the
+	// server's sleeps on time: the overshoot of sleeps beside, measured in
+	// the same run, says whether it did.
+	if llm.TTFT.P50 > 60+over || llm.TPOT.P50 > 20+over {
+		if over > noisyOvershootMs {
+			t.Skipf("host too busy for the upper bounds: TTFT p50 %.1f ms, TPOT p50 %.1f ms with sleeps beside overshooting %.2f ms on average", llm.TTFT.P50, llm.TPOT.P50, over)
+		}
+		t.Errorf("TTFT p50 %.1f ms, TPOT p50 %.1f ms; want about 30 and 10 (sleeps beside overshot %.2f ms)", llm.TTFT.P50, llm.TPOT.P50, over)
 	}
 	if llm.OutputTokensMean != 6 {
 		t.Errorf("output tokens mean = %v, want 6", llm.OutputTokensMean)

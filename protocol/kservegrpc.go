@@ -78,7 +78,7 @@ func NewKServeGRPC(ctx context.Context, o Options) (*KServeGRPCClient, error) {
 	if len(o.Body) > 0 {
 		req, err = DecodeTensors(o.BodyPath, o.Body)
 	} else {
-		req, err = defaultRequest(ctx, &o, c.Metadata)
+		req, err = defaultRequest(ctx, &o, c.Metadata, nil)
 	}
 	if err != nil {
 		c.Close()

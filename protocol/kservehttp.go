@@ -68,7 +68,7 @@ func NewKServeHTTP(ctx context.Context, o Options) (*KServeHTTPClient, error) {
 		}
 		c.body = o.Body
 	} else {
-		req, err := defaultRequest(ctx, &o, c.Metadata)
+		req, err := defaultRequest(ctx, &o, c.Metadata, c.modelNames)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +202,7 @@ func (c *KServeHTTPClient) get(ctx context.Context, path string, v any) error {
 		return fmt.Errorf("GET %s: %w", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: status %d: %s", u, resp.StatusCode, errorMessage(b))
+		return &statusError{method: "GET", url: u, code: resp.StatusCode, msg: errorMessage(b)}
 	}
 	if v != nil {
 		if err := json.Unmarshal(b, v); err != nil {
@@ -210,6 +210,49 @@ func (c *KServeHTTPClient) get(ctx context.Context, path string, v any) error {
 		}
 	}
 	return nil
+}
+
+// statusError is a setup request answered with a status other than 200.
+type statusError struct {
+	method, url string
+	code        int
+	msg         string
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("%s %s: status %d: %s", e.method, e.url, e.code, e.msg)
+}
+
+// modelNames asks the server which models it serves, by Triton's
+// repository index (POST /v2/repository/index; KServe v2 itself has no
+// list). Nil when the server does not answer it.
+func (c *KServeHTTPClient) modelNames(ctx context.Context) []string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v2/repository/index", strings.NewReader("{}"))
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, val := range c.o.Headers {
+		req.Header.Set(k, val)
+	}
+	resp, err := c.setup.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var idx []struct {
+		Name string `json:"name"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&idx) != nil {
+		return nil
+	}
+	var names []string
+	for _, m := range idx {
+		names = append(names, m.Name)
+	}
+	return names
 }
 
 // Close closes the client's connections.

@@ -154,7 +154,9 @@ func TestKServeHTTPSetupErrors(t *testing.T) {
 	}{
 		{"no model", Options{Protocol: KServeHTTP, URL: srv.URL}, "no model name"},
 		{"full path given", Options{Protocol: KServeHTTP, URL: srv.URL + "/v2/models/mlp/infer", Model: "mlp"}, "give the base address"},
-		{"no metadata, no shape", Options{Protocol: KServeHTTP, URL: srv.URL, Model: "mlp"}, `model "mlp": no payload given and GET`},
+		// A 404 from a server without a model list: the model name, or
+		// no metadata at all, so the payload hint too.
+		{"no metadata, no shape", Options{Protocol: KServeHTTP, URL: srv.URL, Model: "mlp"}, `check the model name (--model, or model: in the scenario); or, if it serves no KServe metadata, give a body, or a shape and datatype`},
 		{"bad body", Options{Protocol: KServeHTTP, URL: srv.URL, Model: "mlp", BodyPath: "payloads/x.json",
 			Body: []byte(`{"inputs":[{"name":"x","datatype":"FP32","shape":[2],"data":[1]}]}`)},
 			`payload payloads/x.json: tensor "x": shape [2] holds 2 elements, data has 1`},

@@ -54,9 +54,15 @@ type metadataFunc func(ctx context.Context) (*kserve.ModelMetadata, error)
 // tensor per model input. Shape and Datatype, when given, replace every
 // input's shape and datatype; when the metadata cannot be read and a Shape
 // is given, one input named "input0" is used (Triton's convention).
-func defaultRequest(ctx context.Context, o *Options, meta metadataFunc) (*kserve.InferRequest, error) {
+//
+// list, if not nil, names the models the server serves, for the hint of a
+// metadata request answered "not found".
+func defaultRequest(ctx context.Context, o *Options, meta metadataFunc, list func(context.Context) []string) (*kserve.InferRequest, error) {
 	m, err := meta(ctx)
 	if err != nil {
+		if hint := metadataHint(ctx, o.Model, err, list); hint != "" && (len(o.Shape) == 0 || refused(err)) {
+			return nil, fmt.Errorf("model %q: reading its metadata: %w; %s", o.Model, err, hint)
+		}
 		if len(o.Shape) == 0 {
 			return nil, fmt.Errorf("model %q: no payload given and %w; give a body, or a shape and datatype", o.Model, err)
 		}

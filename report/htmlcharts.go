@@ -41,9 +41,37 @@ func (s sides) each(fn func(r *result.Result, class, label string)) {
 	}
 }
 
+// kneeRounds splits a sweep's probes into the search's and each
+// confirmation round's (knee.Confirm), each by offered rate. The search's
+// are the first Windows − ConfirmWindows; every round then starts with a
+// probe at the bracket's low rate and never probes that rate again (its
+// steps go above the bracket's top or below its bottom), so a probe at
+// that rate starts a round.
+func kneeRounds(c *result.Capacity) [][]result.Point {
+	n := len(c.Points) - c.ConfirmWindows
+	if c.ConfirmWindows <= 0 || n < 0 {
+		return [][]result.Point{sortByRate(c.Points)}
+	}
+	rounds := [][]result.Point{sortByRate(c.Points[:n])}
+	rest := c.Points[n:]
+	var cur []result.Point
+	for i, q := range rest {
+		if i > 0 && q.OfferedRPS == rest[0].OfferedRPS {
+			rounds = append(rounds, sortByRate(cur))
+			cur = nil
+		}
+		cur = append(cur, q)
+	}
+	return append(rounds, sortByRate(cur))
+}
+
 // sortedPoints returns a sweep's probes by offered rate.
-func sortedPoints(r *result.Result) []result.Point {
-	pts := slices.Clone(r.Capacity.Points)
+func sortedPoints(r *result.Result) []result.Point { return sortByRate(r.Capacity.Points) }
+
+// sortByRate returns a copy of ps by offered rate, in probe order at
+// equal rates.
+func sortByRate(ps []result.Point) []result.Point {
+	pts := slices.Clone(ps)
 	slices.SortStableFunc(pts, func(a, b result.Point) int {
 		switch {
 		case a.OfferedRPS < b.OfferedRPS:
@@ -77,24 +105,39 @@ func curveFigure(s sides) *figure {
 		if r.Capacity.SLOP99Ms > 0 {
 			slo = r.Capacity.SLOP99Ms
 		}
-		p99 := series{Label: label + " P99", Class: class, Line: true, Dots: true}
-		p50 := series{Label: label + " P50", Class: class + " p50", Line: true}
-		for _, q := range sortedPoints(r) {
-			lo, hi = math.Min(lo, q.OfferedRPS), math.Max(hi, q.OfferedRPS)
-			top = math.Max(top, q.Latency.P99)
-			p99.Pts = append(p99.Pts, pt{q.OfferedRPS, q.Latency.P99})
-			p99.Open = append(p99.Open, !q.Pass)
-			t := fmt.Sprintf("%s: %s rps offered, %s achieved, P99 %s ms, P50 %s ms", label, qps(q.OfferedRPS), qps(q.AchievedRPS), ms(q.Latency.P99), ms(q.Latency.P50))
-			if q.Pass {
-				t += ", passed"
-			} else if q.Why != "" {
-				t += ", failed: " + q.Why
+		// The search is one line; each confirmation round (its own
+		// process, its own noise) is a thinner line of its own, so that
+		// the rounds' probes are not joined into one tangle.
+		for k, round := range kneeRounds(r.Capacity) {
+			name, cls := label+" P99", class
+			if k > 0 {
+				name, cls = fmt.Sprintf("%s P99, confirmation round %d", label, k), class+" round"
 			}
-			p99.Titles = append(p99.Titles, t)
-			p50.Pts = append(p50.Pts, pt{q.OfferedRPS, q.Latency.P50})
+			p99 := series{Label: name, Class: cls, Line: true, Dots: true}
+			p50 := series{Label: label + " P50", Class: class + " p50", Line: true}
+			for _, q := range round {
+				lo, hi = math.Min(lo, q.OfferedRPS), math.Max(hi, q.OfferedRPS)
+				top = math.Max(top, q.Latency.P99)
+				p99.Pts = append(p99.Pts, pt{q.OfferedRPS, q.Latency.P99})
+				p99.Open = append(p99.Open, !q.Pass)
+				t := fmt.Sprintf("%s: %s rps offered, %s achieved, P99 %s ms, P50 %s ms", name, qps(q.OfferedRPS), qps(q.AchievedRPS), ms(q.Latency.P99), ms(q.Latency.P50))
+				if q.Pass {
+					t += ", passed"
+				} else if q.Why != "" {
+					t += ", failed: " + q.Why
+				}
+				p99.Titles = append(p99.Titles, t)
+				p50.Pts = append(p50.Pts, pt{q.OfferedRPS, q.Latency.P50})
+			}
+			if k == 0 {
+				p.Series = append(p.Series, p50)
+			}
+			p.Series = append(p.Series, p99)
 		}
-		p.Series = append(p.Series, p50, p99)
-		fig.Legend = append(fig.Legend, legendItem{class, label + " P99 (dots: probes; hollow: failed)"}, legendItem{class + " p50", label + " P50"})
+		fig.Legend = append(fig.Legend, legendItem{class, label + " P99, the search (dots: probes; hollow: failed)"}, legendItem{class + " p50", label + " P50"})
+		if n := len(r.Capacity.Estimates); n > 1 {
+			fig.Legend = append(fig.Legend, legendItem{class + " round", fmt.Sprintf("%s P99, each confirmation round apart (%d)", label, n-1)})
+		}
 		c := r.Capacity
 		if c.Found {
 			p.VRules = append(p.VRules, rule{At: c.MaxQPS, Class: class + " knee", Label: label + " knee " + qps(c.MaxQPS)})
@@ -116,7 +159,7 @@ func curveFigure(s sides) *figure {
 		fig.Legend = append(fig.Legend, legendItem{"slo", "the SLO"})
 	}
 	p.Y.Min, p.Y.Max = 0, niceCeil(ceil*1.08)
-	fig.Caption = "Each probe of the knee search at its offered rate (a linear axis); the shaded band is each side's knee bracket [highest pass, lowest fail]."
+	fig.Caption = "Each probe of the knee search at its offered rate (a linear axis), and each confirmation round's probes as a thinner line of their own (a fresh process each: their spread is the knee's run-to-run noise); the shaded band is each side's knee bracket [highest pass, lowest fail]."
 	if top > p.Y.Max {
 		fig.Caption += fmt.Sprintf(" Probes above %g× the SLO are drawn at the top as triangles.", clipSLO)
 	}

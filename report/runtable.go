@@ -44,6 +44,16 @@ func RunTable(w io.Writer, rows []RunRow) error {
 		default:
 			load = r.Load.Mode
 		}
+		if s.Requests == 0 {
+			// Nothing measured (a knee search with no passing probe, or
+			// no request completed): a dash, not a figure of 0.
+			counts := fmt.Sprintf("%d\t%d", s.Requests, s.Errors)
+			if r.Load.Mode == "sweep" {
+				counts = "–\t–"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t–\t–\t–\t–\t–\t–\t\n", r.Scenario, r.Layer, load, counts)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
 			r.Scenario, r.Layer, load, s.Requests, s.Errors, s.AchievedRPS,
 			s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/internal/textfmt"
@@ -12,7 +13,8 @@ import (
 
 // The sizing plan (`perfgate size`, package sizing) in three formats: the
 // formulas with their numbers filled in (sizingRows), the warnings, the
-// traffic schedule and the HorizontalPodAutoscaler snippet.
+// traffic schedule, and one line on how to get the autoscaler manifests
+// (perfgate size --emit prints them; the plan does not).
 
 // SizingJSON writes s as an indented perfgate.sizing/v1 document.
 func SizingJSON(w io.Writer, s *sizing.Sizing) error {
@@ -22,7 +24,7 @@ func SizingJSON(w io.Writer, s *sizing.Sizing) error {
 }
 
 // SizingText writes s for a terminal: the formulas with their numbers, the
-// schedule, the warnings, and the HPA snippet.
+// schedule, the warnings, and how to get the autoscaler manifests.
 func SizingText(w io.Writer, s *sizing.Sizing) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sizing: %s\n", plain(s.Scenario))
@@ -45,19 +47,15 @@ func SizingText(w io.Writer, s *sizing.Sizing) error {
 		}
 	}
 	if s.Autoscaler.HPA != "" {
-		b.WriteString("HPA (autoscaling/v2):\n")
-		for _, l := range strings.SplitAfter(strings.TrimRight(s.Autoscaler.HPA, "\n"), "\n") {
-			b.WriteString("  " + l)
-		}
-		b.WriteString("\n")
+		b.WriteString(manifestHint(s, func(x string) string { return x }, strconv.Quote(plain(s.Scenario))) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // SizingMarkdown writes s as a GitHub-flavoured markdown section: a table
-// of the formulas with their numbers, the schedule, the warnings, and the
-// HPA snippet in a collapsed block.
+// of the formulas with their numbers, the schedule, the warnings, and how
+// to get the autoscaler manifests.
 func SizingMarkdown(w io.Writer, s *sizing.Sizing) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Sizing: %s\n\n", esc(s.Scenario))
@@ -77,12 +75,23 @@ func SizingMarkdown(w io.Writer, s *sizing.Sizing) error {
 		}
 	}
 	if s.Autoscaler.HPA != "" {
-		b.WriteString("\n<details><summary>HorizontalPodAutoscaler (scale out fast, in slowly)</summary>\n\n```yaml\n")
-		b.WriteString(s.Autoscaler.HPA)
-		b.WriteString("```\n\n</details>\n")
+		code := func(x string) string { return "`" + x + "`" }
+		b.WriteString("\n" + manifestHint(s, code, "**"+esc(s.Scenario)+"**") + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// manifestHint says how to get the autoscaler manifests, which the plan
+// itself does not print: nobody asked for them, and they name a
+// Deployment after the scenario, which is rarely the service's own name.
+// code formats a flag; name is the scenario's name, quoted for the format.
+func manifestHint(s *sizing.Sizing, code func(string) string, name string) string {
+	keda := "; with " + code("--traffic") + ", " + code("--emit keda") + " for a KEDA ScaledObject"
+	if s.Schedule != nil {
+		keda = "; " + code("--emit keda") + " for a KEDA ScaledObject"
+	}
+	return fmt.Sprintf("autoscaler manifests: add %s for a HorizontalPodAutoscaler%s (both name the Deployment %s after the scenario: rename it to your service's)", code("--emit hpa"), keda, name)
 }
 
 // sizingDiff is the change of plan in one line, e.g. "instances 11 → 14

@@ -107,6 +107,11 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 			return nil, fmt.Errorf("writing the run manifest: %w", err)
 		}
 	}
+	if o.Log != nil {
+		for _, w := range fixedPortWarnings(cfg, selected) {
+			fmt.Fprintln(o.Log, w)
+		}
+	}
 	env := harness.Environment(ctx, o.Version, gpuEnvironment(o.GPU))
 	git := harness.GitInfo(ctx, filepath.Dir(cfg.Path), o.getenv)
 	var outs []Outcome

@@ -104,7 +104,7 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 		break
 	}
 	if !capa.Found {
-		res.Warnings = append(res.Warnings, "no probe met the SLO: the service cannot meet it at the lowest rate tried")
+		res.Warnings = append(res.Warnings, noKneeWarning(capa))
 	}
 	if capa.Stopped != "" {
 		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
@@ -117,6 +117,22 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 		res.Warnings = append(res.Warnings, "generator-bound: the knee or the bracket's top rests on a probe where the load generator, not the target, was saturated: the capacity measures perfgate; give the generator more cores")
 	}
 	return res, err
+}
+
+// noKneeWarning says why a search found no knee: the service cannot meet
+// the SLO at the lowest rate tried, unless the host was busy with other
+// work during the probes, which may explain it instead.
+func noKneeWarning(c *result.Capacity) string {
+	busy := 0
+	for _, p := range c.Points {
+		if p.Host != nil && p.Host.Busy {
+			busy++
+		}
+	}
+	if busy == 0 {
+		return "no probe met the SLO: the service cannot meet it at the lowest rate tried"
+	}
+	return fmt.Sprintf("no probe met the SLO, and %d of %d probes ran while the host was busy with other work (host busy): its load, not the service, may explain it; rerun on a quiet machine", busy, len(c.Points))
 }
 
 // sweepDrain is the pause between knee probes.

@@ -15,6 +15,9 @@ const (
 	NextGenerator  = "the run is invalid: give perfgate more cores, lower the offered load or shard the generator"
 	NextComputeCPU = "quantize (int8), batch requests so the CPU's vector units stay full, give the server more cores, or move the model to a GPU"
 	NextUnknown    = "measure more: expose the server's metrics (metrics: URL) and run where NVML sees the GPU"
+	// NextUnknownCPU is NextUnknown for a service NVML found no GPU
+	// beside: a CPU-only service is not told to look for a GPU.
+	NextUnknownCPU = "measure more: expose the server's metrics (metrics: URL) for its queue and compute time per request, and raise the load until its cores or its queue fill"
 )
 
 // ClassifyInput is everything Classify weighs: what the Collector sampled
@@ -226,7 +229,11 @@ func unknown(in ClassifyInput, gpus []result.GPUStats) *result.Bottleneck {
 	} else {
 		ev = append(ev, "server metrics not scraped")
 	}
-	return &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: ev}
+	next := NextUnknown
+	if in.NoGPU {
+		next = NextUnknownCPU
+	}
+	return &result.Bottleneck{Class: result.Unknown, Next: next, Evidence: ev}
 }
 
 // busyFigure is what the bandwidth rule compares with BandwidthMaxSMPct:

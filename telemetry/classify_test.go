@@ -35,14 +35,14 @@ func TestClassify(t *testing.T) {
 			// band (the demo's int8 LLM): its work, not a delayed ACK.
 			name: "40 ms of CPU work in the band",
 			in:   ClassifyInput{NoGPU: true, ClientP50Ms: 42.5, ClientP99Ms: 47.4, AchievedRPS: 5, TargetMeasured: true, TargetCPUCores: 0.243, TargetCores: 1},
-			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknownCPU, Evidence: []string{
 				"no GPU", "target CPU 0.24 of 1 cores: below the 85% that would make it compute-bound on the CPU", "server metrics not scraped"}},
 		},
 		{
 			// A real 40 ms model spreads wider than the band: not Nagle.
 			name: "40 ms of work with a tail",
 			in:   ClassifyInput{NoGPU: true, ClientP50Ms: 40, ClientP99Ms: 71, TargetMeasured: true, TargetCPUCores: 0.5, TargetCores: 2},
-			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknownCPU, Evidence: []string{
 				"no GPU", "target CPU 0.50 of 2 cores: below the 85% that would make it compute-bound on the CPU", "server metrics not scraped"}},
 		},
 		{
@@ -119,7 +119,7 @@ func TestClassify(t *testing.T) {
 			name: "client close to server time is not io-bound",
 			in: ClassifyInput{NoGPU: true, TargetMeasured: true, TargetCPUCores: 0.3, TargetCores: 8,
 				Server: &result.ServerMs{Queue: 1, Compute: 3}, ClientP50Ms: 6},
-			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown, Evidence: []string{
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknownCPU, Evidence: []string{
 				"no GPU", "target CPU 0.30 of 8 cores: below the 85% that would make it compute-bound on the CPU",
 				"server queue 1.00 ms, compute 3.00 ms per request; client P50 6.00 ms"}},
 		},
@@ -167,7 +167,7 @@ func TestClassify(t *testing.T) {
 			// sends are timed from their intended time, the figures stand.
 			name: "lag small against the tail",
 			in:   ClassifyInput{NoGPU: true, LagP99Ms: 12, ClientP99Ms: 300, ClientP50Ms: 100, GeneratorCPUCores: 0.5, GeneratorCores: 8},
-			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknown,
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknownCPU,
 				Evidence: []string{"no GPU", "target CPU not measured", "server metrics not scraped"}},
 		},
 		{

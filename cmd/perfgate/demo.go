@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -98,6 +99,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return withCode(exitRunFailed, err)
 		}
+		demoHostBusy(rep.Comparison, base, cand)
 		rep.Title = "perfgate demo: baseline variant → candidate variant, per layer"
 		fmt.Fprintln(e.stdout)
 		if err := report.Text(e.stdout, rep); err != nil {
@@ -107,7 +109,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "\nthe charts: open %s (one file, works offline)\n", page)
 		}
 	}
-	storeDemoBaselines(e, cfg, *out, resultsDir)
+	storeDemoBaselines(ctx, e, cfg, *out, resultsDir, self, byName)
 	fmt.Fprintf(e.stdout, "\ndemo took %s\n", time.Since(start).Round(time.Second))
 	return outcomeErr(ctx, outs)
 }
@@ -150,12 +152,26 @@ func shrink(cfg *config.Config) {
 }
 
 // storeDemoBaselines writes the run as a baseline folder, and the config
-// that gates against it, and prints the command to do so.
-func storeDemoBaselines(e *env, cfg *config.Config, out, resultsDir string) {
+// that gates against it, and prints the command to do so. On a busy host
+// some results cannot be a baseline (an invalid run, a knee search that
+// found no knee): the others are stored all the same, and one line names
+// those left out, why, and the command that measures them again.
+func storeDemoBaselines(ctx context.Context, e *env, cfg *config.Config, out, resultsDir, self string, byName map[string]*result.Result) {
 	baseDir := filepath.Join(out, "baselines")
-	written, err := baselines.Update(resultsDir, baseDir, result.Provenance{Tag: "demo", ConfigHash: cfg.Hash})
+	if ctx.Err() != nil {
+		fmt.Fprintf(e.stdout, "\nbaselines not stored: the demo was interrupted before every scenario ran; run it again to store them: %s\n",
+			demoCommand(self, demoArgs(out, nil)...))
+		return
+	}
+	written, skipped, err := baselines.UpdateValid(resultsDir, baseDir, result.Provenance{Tag: "demo", ConfigHash: cfg.Hash})
+	again := demoCommand(self, demoArgs(out, skipped)...)
 	if err != nil {
-		fmt.Fprintf(e.stdout, "\nbaselines not stored: %v\n", err)
+		if len(skipped) > 0 {
+			fmt.Fprintf(e.stdout, "\nbaselines not stored: no result of this run can be a baseline (%s); run instead, on a quieter machine: %s\n",
+				demoSkipped(skipped, byName), demoCommand(self, demoArgs(out, nil)...))
+			return
+		}
+		fmt.Fprintf(e.stdout, "\nbaselines not stored: %v; run the demo again: %s\n", err, demoCommand(self, demoArgs(out, nil)...))
 		return
 	}
 	cfg.Baselines = "baselines"
@@ -167,6 +183,116 @@ func storeDemoBaselines(e *env, cfg *config.Config, out, resultsDir string) {
 		fmt.Fprintf(e.stdout, "\nwriting the demo config: %v\n", err)
 		return
 	}
-	fmt.Fprintf(e.stdout, "\nstored %d baselines in %s; gate the next run against them with:\n  go run ./cmd/perfgate gate --config %s\n",
-		len(written), baseDir, filepath.Join(out, "perfgate.yaml"))
+	fmt.Fprintf(e.stdout, "\nstored %d baselines in %s; gate the next run against them with:\n  %s\n",
+		len(written), baseDir, demoCommand(self, "gate", "--config", filepath.Join(out, "perfgate.yaml")))
+	if len(skipped) > 0 {
+		fmt.Fprintf(e.stdout, "not stored, so not gated until measured again: %s; measure them again, on a quieter machine, with: %s\n",
+			demoSkipped(skipped, byName), again)
+	}
+}
+
+// demoSkipped names the results a baseline could not be made of, each
+// with the short reason: no knee, or an invalid run, and "host busy" when
+// the host's other work was measured during it.
+func demoSkipped(skipped []baselines.Skipped, byName map[string]*result.Result) string {
+	var parts []string
+	for _, s := range skipped {
+		why := "cannot be a baseline"
+		if r := byName[s.Scenario]; r != nil {
+			switch {
+			case r.Capacity != nil && !r.Capacity.Found:
+				why = "no knee: no probe met the SLO"
+			case !r.Valid:
+				why = "invalid run"
+			}
+			if demoBusy(r) {
+				why += ", host busy"
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", s.Scenario, why))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// demoArgs are the arguments of a demo into folder out that measures the
+// skipped scenarios (all, when none), storing their baselines beside the
+// others.
+func demoArgs(out string, skipped []baselines.Skipped) []string {
+	args := []string{"demo"}
+	if out != "perfgate-demo" {
+		args = append(args, "--out", out)
+	}
+	for _, s := range skipped {
+		args = append(args, "--scenario", s.Scenario)
+	}
+	return args
+}
+
+// demoCommand is how to run perfgate with args: "go run ./cmd/perfgate"
+// when the demo itself runs from go run (a binary in the go build cache),
+// else "perfgate".
+func demoCommand(self string, args ...string) string {
+	cmd := "perfgate"
+	if strings.Contains(filepath.ToSlash(self), "/go-build") {
+		cmd = "go run ./cmd/perfgate"
+	}
+	return strings.Join(append([]string{cmd}, args...), " ")
+}
+
+// demoBusy reports whether r rests on a trial or a knee probe measured
+// while other work used the host (result.HostLoad).
+func demoBusy(r *result.Result) bool {
+	for _, t := range r.Trials {
+		if t.Host != nil && t.Host.Busy {
+			return true
+		}
+	}
+	if r.Capacity != nil {
+		for _, p := range r.Capacity.Points {
+			if p.Host != nil && p.Host.Busy {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// demoHostBusy holds the demo to a stricter rule than the gate: a layer
+// effect measured while the host was busy is never shown as a result,
+// whatever its direction (the gate only turns regressions and
+// improvements resting on a busy host into inconclusive, since only they
+// would change its exit code). Every layer whose baseline or candidate
+// variant rests on a busy trial or knee probe and that is not already
+// inconclusive (host busy) becomes so, and the comparison's verdict is
+// inconclusive with the reason naming them.
+func demoHostBusy(c *compare.Comparison, base, cand []*result.Result) {
+	var busy []string
+	for i := range c.Scenarios {
+		sc := &c.Scenarios[i]
+		var b, k *result.Result
+		for j := range base {
+			if base[j].Scenario == sc.Scenario {
+				b, k = base[j], cand[j]
+			}
+		}
+		if b == nil || !(demoBusy(b) || demoBusy(k)) {
+			continue
+		}
+		busy = append(busy, sc.Scenario)
+		if sc.HostBusy {
+			continue
+		}
+		sc.HostBusy, sc.Verdict = true, compare.Inconclusive
+		sc.Reason = "inconclusive (host busy): measured while other work used the host; rerun on a quiet machine"
+		for m := range sc.Metrics {
+			if v := sc.Metrics[m].Verdict; v == compare.Regressed || v == compare.Improved || v == compare.Unchanged {
+				sc.Metrics[m].Verdict = compare.Inconclusive
+			}
+		}
+	}
+	if len(busy) > 0 && c.Verdict != compare.Fail {
+		c.Verdict = compare.Undecided
+		c.Reason = "the host was busy with other work while these layers were measured, so their effects are not shown as results: " +
+			strings.Join(busy, "; ") + "; run the demo on a quiet machine"
+	}
 }

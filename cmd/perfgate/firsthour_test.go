@@ -105,7 +105,9 @@ func TestRunSweepBounds(t *testing.T) {
 }
 
 // Plain progress lines count each phase on its own: a trial's line does
-// not include the warm-up's or the earlier trials' requests.
+// not include the warm-up's or the earlier trials' requests, and says how
+// many of its completions were sent in the phase before (the closed
+// loop's last warm-up request, or a trial's last in flight).
 func TestProgressCountsPerPhase(t *testing.T) {
 	var b strings.Builder
 	p := &progress{w: &b}
@@ -113,10 +115,14 @@ func TestProgressCountsPerPhase(t *testing.T) {
 	p.update("s", harness.Progress{Phase: "trial", Trial: 1, Trials: 2, PhaseDone: true, Sent: 400, Done: 398, Errors: 1, InFlight: 1})
 	p.update("s", harness.Progress{Phase: "trial", Trial: 2, Trials: 2, PhaseDone: true, Sent: 700, Done: 697, Errors: 2, InFlight: 1})
 	p.update("t", harness.Progress{Phase: "warmup", PhaseDone: true, Sent: 10, Done: 10})
+	p.update("c", harness.Progress{Phase: "warmup", PhaseDone: true, Sent: 301, Done: 300, InFlight: 1})
+	p.update("c", harness.Progress{Phase: "trial", Trial: 1, Trials: 1, PhaseDone: true, Sent: 565, Done: 565})
 	want := "s: warm-up done: 100 sent (excluded from every figure)\n" +
 		"s: trial 1/2 done: 300 sent, 298 completed, 1 errors in this trial; 1 in flight\n" +
-		"s: trial 2/2 done: 300 sent, 299 completed, 1 errors in this trial; 1 in flight\n" +
-		"t: warm-up done: 10 sent (excluded from every figure)\n"
+		"s: trial 2/2 done: 300 sent, 299 completed (1 of them sent before it), 1 errors in this trial; 1 in flight\n" +
+		"t: warm-up done: 10 sent (excluded from every figure)\n" +
+		"c: warm-up done: 301 sent (excluded from every figure)\n" +
+		"c: trial 1/1 done: 264 sent, 265 completed (1 of them sent before it), 0 errors in this trial; 0 in flight\n"
 	if d := cmp.Diff(want, b.String()); d != "" {
 		t.Errorf("progress lines (-want +got):\n%s", d)
 	}

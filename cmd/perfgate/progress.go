@@ -30,6 +30,9 @@ type progress struct {
 type phaseMark struct {
 	name                string
 	sent, done, errored int64
+	// inFlight were sent in the phase and still in flight when it
+	// ended: they complete, and are counted, in the next one.
+	inFlight int64
 }
 
 func newProgress(e *env) *progress {
@@ -67,13 +70,21 @@ func (p *progress) update(name string, pr harness.Progress) {
 				// line was printed).
 				sent = pr.PhaseSent
 			}
-			p.mark = phaseMark{name: name, sent: pr.Sent, done: pr.Done, errored: pr.Errors}
+			carried := min(p.mark.inFlight, done)
+			p.mark = phaseMark{name: name, sent: pr.Sent, done: pr.Done, errored: pr.Errors, inFlight: int64(pr.InFlight)}
 			switch pr.Phase {
 			case "warmup":
 				fmt.Fprintf(p.w, "%s: warm-up done: %d sent (excluded from every figure)\n", name, sent)
 			case "trial":
-				fmt.Fprintf(p.w, "%s: trial %d/%d done: %d sent, %d completed, %d errors in this trial; %d in flight\n",
-					name, pr.Trial, pr.Trials, sent, done, errored, pr.InFlight)
+				// A request sent in the phase before and completed in this
+				// one is counted here: say so, or "79 sent, 80 completed"
+				// reads as a counting bug.
+				from := ""
+				if carried > 0 {
+					from = fmt.Sprintf(" (%d of them sent before it)", carried)
+				}
+				fmt.Fprintf(p.w, "%s: trial %d/%d done: %d sent, %d completed%s, %d errors in this trial; %d in flight\n",
+					name, pr.Trial, pr.Trials, sent, done, from, errored, pr.InFlight)
 			}
 		}
 		return

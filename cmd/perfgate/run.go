@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/protocol"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -199,7 +200,7 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&q.concurrency, "concurrency", 0, "closed loop: requests in flight")
 	fs.BoolVar(&q.sweep, "sweep", false, "search the knee: the highest rate whose P99 meets --slo-p99")
 	fs.DurationVar(&q.sloP99, "slo-p99", 0, "P99 objective (required with --sweep; default none)")
-	fs.Float64Var(&q.sweepStart, "start", 0, "--sweep: the first rate probed, req/s (default: found from one request's latency)")
+	fs.Float64Var(&q.sweepStart, "start", 0, fmt.Sprintf("--sweep: the first rate probed, req/s (0: the default, %g; the search then jumps by Little's Law)", knee.DefaultStart))
 	fs.Float64Var(&q.sweepMax, "max-rate", 0, "--sweep: never offer more than this rate, req/s (default: no cap)")
 	fs.DurationVar(&q.sweepBudget, "budget", 0, "--sweep: stop searching after this much time (default 5m)")
 	fs.DurationVar(&q.sloTTFT, "slo-ttft", 0, "openai: time-to-first-token objective for goodput (default none)")

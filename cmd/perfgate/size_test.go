@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,6 +149,8 @@ scenarios:
 		{"config", []string{"--config", conf, "--result", good}, 0, "$108.00 per day scheduled vs $192.00 flat", ""},
 		{"keda", []string{"--result", good, "--traffic", curve, "--emit", "keda", "--headroom", "1"}, 0, "kind: ScaledObject", ""},
 		{"hpa", []string{"--result", good, "--peak-qps", "100", "--emit", "hpa"}, 0, "kind: HorizontalPodAutoscaler", ""},
+		// The plan names the manifests' flag and prints none (see below).
+		{"plan without manifest", []string{"--result", good, "--peak-qps", "100"}, 0, "add --emit hpa", ""},
 		{"keda without curve", []string{"--result", good, "--peak-qps", "100", "--emit", "keda"}, exitUsage, "", "--emit keda needs --traffic"},
 		{"bad emit", []string{"--result", good, "--peak-qps", "100", "--emit", "yaml"}, exitUsage, "", `--emit is "yaml"`},
 		{"bad curve", []string{"--result", good, "--traffic", bad}, exitUsage, "", `bad.csv:2: bad traffic curve: qps "fast"`},
@@ -166,6 +169,10 @@ scenarios:
 				}
 				if !strings.Contains(out.String(), tt.out) {
 					t.Errorf("size %v output:\n%s\nwant it to contain %q", tt.args, out.String(), tt.out)
+				}
+				// JSON is data: it carries the manifest as a field.
+				if m := "apiVersion:"; !slices.Contains(tt.args, "--emit") && !slices.Contains(tt.args, "json") && strings.Contains(out.String(), m) {
+					t.Errorf("size %v printed a manifest (%q) without --emit:\n%s", tt.args, m, out.String())
 				}
 				if tt.name == "keda" {
 					var so sizing.ScaledObject

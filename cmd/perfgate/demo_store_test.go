@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/result"
+)
+
+// demoResult is a valid result of scenario name, as the demo measures it.
+func demoResult(name string, seed uint64) *result.Result {
+	return comparetest.Result(comparetest.Spec{Scenario: name, Layer: "model", Trials: 5, Requests: 200,
+		MedianMs: 3, Noise: 0.02}, rand.New(rand.NewPCG(seed, 2)))
+}
+
+// writeDemoRun writes rs as a complete run folder, as suite.Run does.
+func writeDemoRun(t *testing.T, dir string, rs ...*result.Result) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := result.NewManifest("demo-test", time.Now())
+	for _, r := range rs {
+		p := filepath.Join(dir, result.FileName(r.Scenario))
+		if err := r.WriteFile(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(r.Scenario, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Complete = true
+	if err := m.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On a busy host some results cannot be a baseline: the demo stores the
+// others, prints the gate command, and says in one line which were left
+// out, why, and the command that measures them again. With nothing
+// storable, or when interrupted, it says so in one line with what to run.
+func TestDemoStoresWhatItCan(t *testing.T) {
+	cfg, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	noKnee := demoResult("service-batch1", 2)
+	noKnee.Load.Mode, noKnee.Trials = "sweep", nil
+	noKnee.Capacity = &result.Capacity{SLOP99Ms: 60, Windows: 5,
+		Points: []result.Point{{OfferedRPS: 100, Host: &result.HostLoad{Busy: true, Why: "other work"}}}}
+	invalid := demoResult("llm-fp32", 3)
+	invalid.Valid = false
+	tests := []struct {
+		name        string
+		rs          []*result.Result
+		interrupted bool
+		want        []string
+	}{
+		{"some stored", []*result.Result{demoResult("model-fp32", 1), noKnee, invalid}, false, []string{
+			"stored 1 baselines in ",
+			"perfgate gate --config ",
+			"not stored, so not gated until measured again: service-batch1 (no knee: no probe met the SLO, host busy), llm-fp32 (invalid run); measure them again, on a quieter machine, with: perfgate demo --out ",
+			" --scenario service-batch1 --scenario llm-fp32\n"}},
+		{"none storable", []*result.Result{noKnee}, false, []string{
+			"baselines not stored: no result of this run can be a baseline (service-batch1 (no knee: no probe met the SLO, host busy)); run instead, on a quieter machine: perfgate demo --out "}},
+		{"interrupted", []*result.Result{demoResult("model-fp32", 1)}, true, []string{
+			"baselines not stored: the demo was interrupted before every scenario ran; run it again to store them: perfgate demo --out "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			results := filepath.Join(out, "results")
+			writeDemoRun(t, results, tt.rs...)
+			byName := map[string]*result.Result{}
+			for _, r := range tt.rs {
+				byName[r.Scenario] = r
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.interrupted {
+				cancel()
+			}
+			defer cancel()
+			var stdout bytes.Buffer
+			c := *cfg
+			storeDemoBaselines(ctx, &env{stdout: &stdout}, &c, out, results, "/usr/local/bin/perfgate", byName)
+			for _, w := range tt.want {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("demo printed:\n%s\nwant it to contain %q", stdout.String(), w)
+				}
+			}
+			if n := strings.Count(strings.TrimSpace(stdout.String()), "\n"); tt.name != "some stored" && n != 0 {
+				t.Errorf("demo printed %d lines, want one:\n%s", n+1, stdout.String())
+			}
+		})
+	}
+}
+
+// A layer measured while the host was busy is inconclusive (host busy)
+// whatever its direction, and so is the comparison; a layer measured on a
+// quiet host keeps its verdict.
+func TestDemoHostBusy(t *testing.T) {
+	busyTrial := func(r *result.Result) *result.Result {
+		r.Trials[0].Host = &result.HostLoad{Busy: true, Why: "other work"}
+		return r
+	}
+	base := []*result.Result{busyTrial(demoResult("int8", 1)), demoResult("quiet", 3)}
+	cand := []*result.Result{demoResult("int8", 2), demoResult("quiet", 4)}
+	c := &compare.Comparison{Verdict: compare.Pass, Scenarios: []compare.ScenarioComparison{
+		{Scenario: "int8", Verdict: compare.Unchanged, Metrics: []compare.Metric{{Metric: compare.MetricP99, Verdict: compare.Regressed}}},
+		{Scenario: "quiet", Verdict: compare.Improved},
+	}}
+	demoHostBusy(c, base, cand)
+	if sc := c.Scenarios[0]; !sc.HostBusy || sc.Verdict != compare.Inconclusive || sc.Metrics[0].Verdict != compare.Inconclusive {
+		t.Errorf("busy layer: host busy %v, verdict %s, p99 %s; want true, inconclusive, inconclusive", sc.HostBusy, sc.Verdict, sc.Metrics[0].Verdict)
+	}
+	if sc := c.Scenarios[1]; sc.HostBusy || sc.Verdict != compare.Improved {
+		t.Errorf("quiet layer: host busy %v, verdict %s; want false, improved", sc.HostBusy, sc.Verdict)
+	}
+	if c.Verdict != compare.Undecided || !strings.Contains(c.Reason, "host was busy") || !strings.Contains(c.Reason, "int8") {
+		t.Errorf("comparison verdict %s (%s), want inconclusive naming the busy layer", c.Verdict, c.Reason)
+	}
+}
