@@ -84,8 +84,8 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			}
 		}
 	}
-	first := p.Design.FirstLook()
 	var tPrev float64
+	lastLook := 0
 	var pending [2]*result.Trial
 	for b := 0; ; b++ {
 		want := min(2, p.Design.MaxPairs-out.Pairs.Len())
@@ -131,9 +131,9 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		}
 		t := p.Design.Fraction(n, ofBudget)
 		final := t >= 1
-		if n >= first || final {
+		if p.Design.LookAt(n, lastLook) || final {
 			level := p.Design.Spent(t) - p.Design.Spent(tPrev)
-			tPrev = t
+			tPrev, lastLook = t, n
 			out.Comparison = compare.ComparePaired(p.Scenario, p.Layer, out.Pairs, p.Settings, level)
 			run.Looks++
 			run.Level = level
