@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -263,4 +264,36 @@ func p99Verdict(sc compare.ScenarioComparison) string {
 		}
 	}
 	return compare.Inconclusive
+}
+
+// TestInterleaveProgress checks the progress lines: each pair's P99s with
+// its order, and each look's pairs, running estimate, verdict and time
+// left.
+func TestInterleaveProgress(t *testing.T) {
+	clock := &simClock{}
+	rng := rand.New(rand.NewPCG(5, 5))
+	var lines []string
+	p := Plan{Scenario: "cpu", Layer: "service", Settings: compare.DefaultSettings(),
+		Design: compare.Sequential{Alpha: 0.05, MaxPairs: 20},
+		Clock:  func() time.Duration { return clock.now },
+		Log:    func(l string) { lines = append(lines, l) }}
+	out, err := Interleave(context.Background(), p, &cpuSide{clock: clock, rng: rng, scale: 1},
+		&cpuSide{clock: clock, rng: rng, scale: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"a/b: cpu: pair 1 of at most 20 (AB): P99 base ",
+		"a/b: cpu: pair 2 of at most 20 (BA): P99 base ",
+		"a/b: cpu: look 1 after 6 pairs (level 0.0208): p99_ms ",
+		"at most 2m1s more (14 pairs left, 8.7 s a pair)",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("progress lacks %q:\n%s", want, all)
+		}
+	}
+	if got := strings.Count(all, ": look "); got != out.Run.Looks {
+		t.Errorf("%d look lines, %d looks", got, out.Run.Looks)
+	}
 }
