@@ -425,7 +425,17 @@ func cfgWith(extra string) string { return strings.Replace(serviceConfig, "%s", 
 // TestABSweep checks max QPS in A/B: a serial service (one request at a
 // time, so its capacity is about 1/latency) swept on both sides, each rate
 // probed on both back to back, each side's knee from its own search in
-// fresh processes, compared by the brackets.
+// fresh processes, compared over the knee estimates.
+//
+// The same commit is on both sides, so the gate must never fail, however
+// busy the machine: a probe pair measured while other processes used the
+// host is measured again, and a max-QPS change still resting on a busy
+// probe is inconclusive (host busy). On a shared 2-core host at a load
+// average of 11, the head's probes once read P99 165 ms at 10 rps and, with
+// no busy check, the A/A sweep said max QPS −86.6% regressed. The
+// comparison's figures are checked only when both searches bracketed their
+// knee: a neighbour can stop that (a side without a bracket is invalid and
+// inconclusive by design), and the test then says so.
 func TestABSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B sweep: starts processes for about a minute")
@@ -434,7 +444,7 @@ func TestABSweep(t *testing.T) {
 `, "", 1)
 	cfg = strings.Replace(cfg, "gate: {", "slo: {p99: 100ms}\ngate: {", 1)
 	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
-		"load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 60s, estimates: 2}", 1)
+		"load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 15s, estimates: 2}", 1)
 	r := newRepo(t, cfg, 10)
 	res, err := r.runAB(context.Background(), "HEAD", 0)
 	if err != nil {
@@ -450,16 +460,23 @@ func TestABSweep(t *testing.T) {
 			qps = &sc.Metrics[i]
 		}
 	}
-	t.Logf("sweep A/B: %d probe pairs (%s), processes %v; max QPS %+v", ab.Pairs, ab.Order, ab.Processes, qps)
+	t.Logf("sweep A/B: %d probe pairs (%s), processes %v, %.0f s; verdict %s (%s); max QPS %+v; warnings %q",
+		ab.Pairs, ab.Order, ab.Processes, ab.RunnerS, sc.Verdict, sc.Reason, qps, sc.Warnings)
+	busy := 0
 	for i, r := range []*result.Result{res.Base[0], res.Head[0]} {
 		var pts []string
 		for _, pt := range r.Capacity.Points {
-			pts = append(pts, fmt.Sprintf("%.0f:%.0fms:%s", pt.OfferedRPS, pt.Latency.P99, pt.Why))
+			b := ""
+			if pt.Host != nil && pt.Host.Busy {
+				b, busy = "(busy)", busy+1
+			}
+			pts = append(pts, fmt.Sprintf("%.0f:%.0fms:%s%s", pt.OfferedRPS, pt.Latency.P99, pt.Why, b))
 		}
 		t.Logf("%s side's probes: %s", sideName(i), strings.Join(pts, " "))
 	}
-	if qps == nil || qps.Baseline <= 0 || qps.Candidate <= 0 || qps.NBase < 2 || qps.NCand < 2 {
-		t.Fatalf("max QPS not compared over both sides' knee estimates: %+v", sc.Metrics)
+	// What holds whatever the host's load.
+	if res.Comparison.Verdict == compare.Fail {
+		t.Errorf("the same commit on both sides failed: %s", res.Comparison.Reason)
 	}
 	if ab.Processes[0] < 2 || ab.Processes[1] < 2 {
 		t.Errorf("processes per side %v, want at least 2 each", ab.Processes)
@@ -473,7 +490,18 @@ func TestABSweep(t *testing.T) {
 	if len(ab.Order) != 2*ab.Pairs || ab.Pairs < 2 {
 		t.Errorf("order %q for %d pairs", ab.Order, ab.Pairs)
 	}
-	if res.Comparison.Verdict == compare.Fail {
-		t.Errorf("the same commit on both sides failed: %s", res.Comparison.Reason)
+	for i, r := range []*result.Result{res.Base[0], res.Head[0]} {
+		if !bracketed(r.Capacity) && r.Valid {
+			t.Errorf("%s side: the knee search ended without a bracket (%s) but the result is valid", sideName(i), kneeText(r.Capacity))
+		}
+	}
+	if !res.Base[0].Valid || !res.Head[0].Valid {
+		if sc.Verdict != compare.Inconclusive {
+			t.Errorf("a side without a knee: scenario verdict %s, want inconclusive", sc.Verdict)
+		}
+		t.Skipf("a knee search did not bracket its knee on this host (%d busy probes): the comparison's figures are not checked", busy)
+	}
+	if qps == nil || qps.Baseline <= 0 || qps.Candidate <= 0 || qps.NBase < 2 || qps.NCand < 2 {
+		t.Fatalf("max QPS not compared over both sides' knee estimates: %+v", sc.Metrics)
 	}
 }

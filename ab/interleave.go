@@ -36,6 +36,9 @@ type Plan struct {
 	// Clock returns the time elapsed since the scenario began (nil: the
 	// wall clock). The seeded simulation runs on a simulated one.
 	Clock func() time.Duration
+	// Log receives progress lines (nil: none): each pair's P99s, and
+	// each look's running estimate, verdict and time left.
+	Log func(line string)
 }
 
 // Measured is one scenario's A/B measurement and its paired comparison.
@@ -84,8 +87,8 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			}
 		}
 	}
-	first := p.Design.FirstLook()
 	var tPrev float64
+	lastLook := 0
 	var pending [2]*result.Trial
 	for b := 0; ; b++ {
 		want := min(2, p.Design.MaxPairs-out.Pairs.Len())
@@ -119,6 +122,9 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 				out.Pairs.Base = append(out.Pairs.Base, *pending[0])
 				out.Pairs.Head = append(out.Pairs.Head, *pending[1])
 				pending = [2]*result.Trial{}
+				p.logf("a/b: %s: pair %d of at most %d (%s): P99 base %.2f ms, head %.2f ms",
+					p.Scenario, out.Pairs.Len(), p.Design.MaxPairs, order.String()[order.Len()-2:],
+					out.Pairs.Base[out.Pairs.Len()-1].Latency.P99, out.Pairs.Head[out.Pairs.Len()-1].Latency.P99)
 			}
 		}
 		n := out.Pairs.Len()
@@ -131,9 +137,9 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		}
 		t := p.Design.Fraction(n, ofBudget)
 		final := t >= 1
-		if n >= first || final {
+		if p.Design.LookAt(n, lastLook) || final {
 			level := p.Design.Spent(t) - p.Design.Spent(tPrev)
-			tPrev = t
+			tPrev, lastLook = t, n
 			out.Comparison = compare.ComparePaired(p.Scenario, p.Layer, out.Pairs, p.Settings, level)
 			run.Looks++
 			run.Level = level
@@ -145,6 +151,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			case final:
 				run.Stopped = "budget"
 			}
+			p.logLook(out.Comparison, run.Looks, n, level, elapsed)
 		}
 		if run.Stopped != "" {
 			break
@@ -178,6 +185,37 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 }
 
 func sideName(i int) string { return [2]string{"base", "head"}[i] }
+
+// logf logs one progress line, if the plan has a log.
+func (p Plan) logf(format string, a ...any) {
+	if p.Log != nil {
+		p.Log(fmt.Sprintf(format, a...))
+	}
+}
+
+// logLook logs a look: the pairs, the level, each gated metric's running
+// estimate and verdict, and the time left at most (to max_trials or the
+// budget, whichever comes first, at this run's pace).
+func (p Plan) logLook(sc compare.ScenarioComparison, look, pairs int, level float64, elapsed time.Duration) {
+	if p.Log == nil {
+		return
+	}
+	var ms []string
+	for _, m := range sc.Metrics {
+		if m.Gated && !(m.Absolute && m.DeltaPct == 0 && m.CIPct == [2]float64{}) {
+			ms = append(ms, fmt.Sprintf("%s %+.1f%% [%+.1f%%, %+.1f%%] %s", m.Metric, m.DeltaPct, m.CIPct[0], m.CIPct[1], m.Verdict))
+		}
+	}
+	eta := "done"
+	if !compare.Decided(sc) && pairs < p.Design.MaxPairs {
+		left := time.Duration(float64(elapsed) / float64(pairs) * float64(p.Design.MaxPairs-pairs))
+		if p.Budget > 0 {
+			left = min(left, max(p.Budget-elapsed, 0))
+		}
+		eta = fmt.Sprintf("at most %s more (%d pairs left, %.1f s a pair)", left.Round(time.Second), p.Design.MaxPairs-pairs, elapsed.Seconds()/float64(pairs))
+	}
+	p.logf("a/b: %s: look %d after %d pairs (level %.3g): %s; %s", p.Scenario, look, pairs, level, strings.Join(ms, "; "), eta)
+}
 
 // driftPct is how far y moved over the span of x: the least-squares slope
 // of ln y on x, times the span, as a percentage change.

@@ -165,6 +165,9 @@ func runScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, d 
 		Design:      compare.Sequential{Alpha: 1 - o.Settings.Confidence, MaxPairs: maxPairs},
 		Budget:      cfg.AB.Budget.D(),
 		ResidentOne: cfg.AB.ABResident() == "one"}
+	if o.Suite.Log != nil {
+		p.Log = func(line string) { fmt.Fprintln(o.Suite.Log, line) }
+	}
 	res, err := Interleave(ctx, p, base, head)
 	if res == nil {
 		return nil, compare.ABScenario{}, nil, nil, err

@@ -72,7 +72,7 @@ func (t *targetSide) Trial(ctx context.Context) (*result.Trial, error) {
 	if t.client == nil {
 		return nil, errors.New("no process running")
 	}
-	r, err := suite.MeasureTrial(ctx, t.cfg, t.s, t.client, t.o)
+	r, err := suite.MeasureTrial(ctx, t.cfg, t.s, t.client, t.cur.PGID, t.o)
 	if err != nil && (r == nil || !errors.Is(err, harness.ErrAllFailed)) {
 		return nil, err
 	}

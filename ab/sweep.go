@@ -41,7 +41,20 @@ type pairedProbes struct {
 	residentOne bool
 	active      int
 	processes   *[2]int
+	// remeasured counts the probe pairs measured again because the host
+	// was busy during one of them; logf logs progress (nil: none).
+	remeasured int
+	logf       func(format string, a ...any)
 }
+
+// maxBusyRemeasures bounds the probe pairs of one sweep measured again
+// because the host was busy with other work (result.HostLoad.Busy) during
+// one of their windows: each such pair is measured once more, so that a
+// neighbour's burst rarely decides a knee, until this many were; on a host
+// busy throughout, measuring again would only double the time. A pair
+// still busy is kept, marked, and a max-QPS change resting on it is
+// inconclusive (host busy), as against a stored baseline.
+const maxBusyRemeasures = 4
 
 // probe returns side i's knee-search probe.
 func (p *pairedProbes) probe(i int) knee.Probe {
@@ -50,36 +63,71 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 			p.queued[i][rate] = q[1:]
 			return q[0], nil
 		}
-		first := i
-		if p.pairs%2 == 1 {
-			first = 1 - i
-		}
 		var pts [2]result.Point
-		for _, k := range []int{first, 1 - first} {
-			if p.residentOne && p.active != k {
-				if p.active >= 0 {
-					p.sides[p.active].Stop()
-				}
-				if err := p.sides[k].Start(ctx); err != nil {
-					return result.Point{OfferedRPS: rate}, fmt.Errorf("%s side: %w", sideName(k), err)
-				}
-				p.processes[k]++
-				p.active = k
+		for try := 0; ; try++ {
+			var err error
+			if pts, err = p.pair(ctx, i, rate); err != nil {
+				return result.Point{OfferedRPS: rate}, err
 			}
-			r, pt, err := suite.Probe(ctx, p.cfg, p.s, p.sides[k].client, rate, p.o)
-			if err != nil {
-				return result.Point{OfferedRPS: rate}, fmt.Errorf("%s side at %.4g/s: %w", sideName(k), rate, err)
+			busy := busyWhy(pts)
+			if busy == "" || try >= 1 || p.remeasured >= maxBusyRemeasures {
+				break
 			}
-			if _, seen := p.runs[k][rate]; !seen && r != nil {
-				p.runs[k][rate] = r
+			p.remeasured++
+			if p.logf != nil {
+				p.logf("a/b: %s: probe pair at %.4g/s measured again: the host was busy (%s)", p.s.Name, rate, busy)
 			}
-			pts[k] = pt
-			p.order.WriteString([2]string{"A", "B"}[k])
 		}
-		p.pairs++
+		if p.logf != nil {
+			p.logf("a/b: %s: %s side's knee search, probe pair %d at %.4g/s: P99 base %.1f ms, head %.1f ms; errors base %.1f%%, head %.1f%%",
+				p.s.Name, sideName(i), p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
+		}
 		p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
 		return pts[i], nil
 	}
+}
+
+// pair measures one probe pair at rate, the side asking (i) first or
+// second as the pairs alternate.
+func (p *pairedProbes) pair(ctx context.Context, i int, rate float64) ([2]result.Point, error) {
+	first := i
+	if p.pairs%2 == 1 {
+		first = 1 - i
+	}
+	var pts [2]result.Point
+	for _, k := range []int{first, 1 - first} {
+		if p.residentOne && p.active != k {
+			if p.active >= 0 {
+				p.sides[p.active].Stop()
+			}
+			if err := p.sides[k].Start(ctx); err != nil {
+				return pts, fmt.Errorf("%s side: %w", sideName(k), err)
+			}
+			p.processes[k]++
+			p.active = k
+		}
+		r, pt, err := suite.Probe(ctx, p.cfg, p.s, p.sides[k].client, p.sides[k].cur.PGID, rate, p.o)
+		if err != nil {
+			return pts, fmt.Errorf("%s side at %.4g/s: %w", sideName(k), rate, err)
+		}
+		if _, seen := p.runs[k][rate]; !seen && r != nil {
+			p.runs[k][rate] = r
+		}
+		pts[k] = pt
+		p.order.WriteString([2]string{"A", "B"}[k])
+	}
+	p.pairs++
+	return pts, nil
+}
+
+// busyWhy says why either point of a pair ran on a busy host, or "".
+func busyWhy(pts [2]result.Point) string {
+	for k, pt := range pts {
+		if pt.Host != nil && pt.Host.Busy {
+			return sideName(k) + " side: " + pt.Host.Why
+		}
+	}
+	return ""
 }
 
 // fresh starts fresh processes before a confirmation round: both sides'
@@ -107,7 +155,14 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // search first, then, after fresh processes for both, the head's (which
 // reads the twins measured during the first and measures both sides at
 // any rate it needs anew). Max QPS is compared as compare does a knee:
-// by the two brackets.
+// over each side's knee estimates.
+//
+// Budget: a paired probe costs two windows (one a side), so each side's
+// search gets twice the scenario's sweep budget in wall time: the same
+// number of its own windows a `perfgate run` sweep would have. A side
+// whose search ends without a bracket (no probe failed, or none passed)
+// has no knee: its result is invalid, never compared as a number nor
+// sized.
 func sweepAB(ctx context.Context, cfg *config.Config, s *config.Scenario, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
 	run := compare.ABScenario{Scenario: s.Name, Stopped: "knee", Looks: 1}
 	begin := time.Now()
@@ -116,7 +171,13 @@ func sweepAB(ctx context.Context, cfg *config.Config, s *config.Scenario, base, 
 	p := &pairedProbes{ctx: ctx, cfg: cfg, s: s, o: o.Suite, sides: [2]*targetSide{base, head},
 		queued: [2]map[float64][]result.Point{{}, {}}, runs: [2]map[float64]*result.Result{{}, {}},
 		residentOne: cfg.AB.ABResident() == "one", active: -1, processes: &run.Processes}
+	if o.Suite.Log != nil {
+		p.logf = func(format string, a ...any) { fmt.Fprintf(o.Suite.Log, format+"\n", a...) }
+	}
 	ko := suite.KneeOptions(cfg, s, o.Suite)
+	if ko.Budget > 0 {
+		ko.Budget *= 2 // each paired probe costs two windows
+	}
 	var caps [2]*result.Capacity
 	for i := range 2 {
 		// Fresh processes for each side's search: two per side in all.
@@ -142,6 +203,10 @@ func sweepAB(ctx context.Context, cfg *config.Config, s *config.Scenario, base, 
 			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
 		}
 		caps[i] = c
+		if p.logf != nil {
+			p.logf("a/b: %s: %s side's knee: %s (%d windows of its own, %d probe pairs so far, %s elapsed)",
+				s.Name, sideName(i), kneeText(c), c.Windows, p.pairs, time.Since(begin).Round(time.Second))
+		}
 	}
 	run.Order = p.order.String()
 	run.Pairs, run.Trials = p.pairs, 2*p.pairs
@@ -158,6 +223,9 @@ func sweepAB(ctx context.Context, cfg *config.Config, s *config.Scenario, base, 
 	}
 	sc := c.Scenarios[0]
 	sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: both sides probed at the same rates back to back (%d pairs of probes)", p.pairs))
+	if p.remeasured > 0 {
+		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d probe pair(s) measured again because the host was busy with other work during them", p.remeasured))
+	}
 	return &sc, run, rs[0], rs[1], nil
 }
 
@@ -178,5 +246,27 @@ func kneeResult(s *config.Scenario, c *result.Capacity, runs map[float64]*result
 	if c.Stopped != "" {
 		r.Warnings = append(r.Warnings, "knee search stopped early: "+c.Stopped)
 	}
+	if !bracketed(c) {
+		r.Valid = false
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the knee search ended without a bracket (%s): there is no knee to compare or size; raise load.budget, or max_rate when every probe passed", kneeText(c)))
+	}
 	return r
+}
+
+// bracketed reports whether a knee search bracketed its knee: a passing
+// probe below a failing one. Without a bracket the "max QPS" is only the
+// highest rate tried (or nothing): not a capacity.
+func bracketed(c *result.Capacity) bool {
+	return c != nil && c.Found && c.Bracket[1] > c.Bracket[0] && c.Bracket[0] > 0
+}
+
+// kneeText is a capacity in a few words, for the progress log.
+func kneeText(c *result.Capacity) string {
+	switch {
+	case !c.Found:
+		return "no probe passed"
+	case c.Bracket[1] <= 0:
+		return fmt.Sprintf("every probe passed, up to %.4g/s", c.MaxQPS)
+	}
+	return fmt.Sprintf("max QPS %.4g/s, bracket [%.4g, %.4g]", c.MaxQPS, c.Bracket[0], c.Bracket[1])
 }

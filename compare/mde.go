@@ -35,15 +35,18 @@ type Sensitivity struct {
 }
 
 // quantileFor is the two-sided critical value of m's test at level a
-// (Student's t for the tests over processes and knee estimates, the
-// normal for rank tests with bootstrap intervals).
+// (Student's t for the tests over processes, knee estimates and A/B
+// units, the normal for rank tests with bootstrap intervals).
 func quantileFor(m Metric, a float64) float64 {
+	df := 0.0
 	switch m.Method {
 	case MethodProcesses, MethodKneeEstimates:
-		df := float64(m.NBase + m.NCand - 2)
-		if df >= 1 {
-			return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - a/2)
-		}
+		df = float64(m.NBase + m.NCand - 2)
+	case MethodPaired:
+		df = float64(m.NBase - 1)
+	}
+	if df >= 1 {
+		return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - a/2)
 	}
 	return distuv.UnitNormal.Quantile(1 - a/2)
 }
@@ -220,4 +223,18 @@ func fmtPct(v float64, absolute bool) string {
 		return fmt.Sprintf("%.0f%%", v)
 	}
 	return fmt.Sprintf("%.1f%%", v)
+}
+
+// median is the middle of v (the mean of the two middle values for an
+// even count); v is sorted in place.
+func median(v []float64) float64 {
+	sort.Float64s(v)
+	n := len(v)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }

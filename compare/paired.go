@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/perfgate/perfgate/result"
 )
 
-// MethodPaired: per adjacent pair of trials (base, head) the log ratio of
-// the metric, Wilcoxon's signed-rank test of the log ratios and a paired
-// bootstrap interval of their mean (same-runner A/B, `gate --ab`).
-const MethodPaired = "paired-signed-rank+bootstrap"
+// MethodPaired: per pair of an interleaved run (pairs merged until each
+// side holds enough requests for the quantile) the log ratio of the metric
+// from each side's merged histogram, and Student's paired t-test and
+// interval of the mean log ratio (same-runner A/B, `gate --ab`).
+const MethodPaired = "paired-blocks-t"
 
 // Pairs are the trials of an interleaved A/B run, pair by pair: Base[i]
 // and Head[i] were measured back to back (ABBA order), so whatever moved
@@ -30,7 +33,13 @@ type pairedSpec struct {
 	absolute bool // a difference in points (error rate), not a log ratio
 	betterIs string
 	value    func(t *result.Trial) (float64, bool)
+	// merged reads the metric from a merged latency summary (nil: the
+	// metric is not a quantile of the trial's latency histogram).
+	merged func(l result.Latency) float64
 }
+
+func p50(l result.Latency) float64 { return l.P50 }
+func p99(l result.Latency) float64 { return l.P99 }
 
 // pairedSpecs are the metrics a paired comparison reads: the same gated
 // set as Compare (P99, error rate, TTFT and TPOT P99 for streams) and P50
@@ -49,8 +58,8 @@ func pairedSpecs() []pairedSpec {
 		}
 	}
 	return []pairedSpec{
-		{name: MetricP50, betterIs: LowerIsBetter, value: lat(func(l result.Latency) float64 { return l.P50 })},
-		{name: MetricP99, gated: true, betterIs: LowerIsBetter, value: lat(func(l result.Latency) float64 { return l.P99 })},
+		{name: MetricP50, betterIs: LowerIsBetter, value: lat(p50), merged: p50},
+		{name: MetricP99, gated: true, betterIs: LowerIsBetter, value: lat(p99), merged: p99},
 		{name: MetricErrorRate, gated: true, absolute: true, betterIs: LowerIsBetter, value: func(t *result.Trial) (float64, bool) {
 			if t.Requests <= 0 {
 				return 0, false
@@ -68,48 +77,49 @@ func pairedSpecs() []pairedSpec {
 }
 
 // ComparePaired compares the head side of an interleaved A/B run with its
-// base side, pair by pair, at test level level (the nominal level of this
-// look of a sequential design; 1 − s.Confidence for a single look). The
-// intervals are at confidence 1 − level, so that "unchanged" (the interval
-// inside the threshold) is claimed with the same error allowance as a
+// base side at test level level (the nominal level of this look of a
+// sequential design; 1 − s.Confidence for a single look). The intervals
+// are at confidence 1 − level, so that "unchanged" (the interval inside
+// the threshold) is claimed with the same error allowance as a
 // regression.
 //
-// For each metric and each pair i, d_i = ln(head_i / base_i) (for the
-// error rate, head_i − base_i in points, since a base of zero errors has
-// no ratio). The change is exp(HL) − 1, with HL the Hodges-Lehmann
-// estimate of the centre of the d_i (the median of the Walsh averages
-// (d_i + d_j)/2, i ≤ j: the estimator that goes with the signed-rank test,
-// as efficient as the mean for normal noise and far steadier when a loaded
-// host throws a few trials' P99 far out); its interval is the percentile
-// interval of that statistic over s.Resamples resamples of whole pairs
-// (seeded by s.Seed and the scenario); the p-value is Wilcoxon's
-// signed-rank test of the d_i. Holm's correction runs across the gated
-// metrics whose differences are not all zero (those cannot reject, as for
-// Compare), and the verdict rule is Compare's, with level for α.
+// The pairs are grouped into units (pairedUnits): each pair, merged with
+// the next until each side holds RequestsForQuantile(99) requests.
+// For each metric and unit u, d_u = ln(head_u / base_u), with head_u and
+// base_u the metric over the unit's trials of each side: a latency
+// quantile from the side's merged histogram, so it rests on every request
+// of the unit, not on a few hundred (for the error rate, head_u − base_u
+// in points, since a base of zero errors has no ratio). The change is
+// exp(mean d) − 1 with Student's t interval mean ± t(1 − level/2, n−1) ·
+// s/√n, and the p-value is the paired t-test's of mean d = 0: the test the
+// stored gate runs over target processes, here over blocks measured
+// moments apart. Holm's correction runs across the gated metrics whose
+// differences are not all zero (those cannot reject, as for Compare), and
+// the verdict is Decide's, with level for α.
 //
-// Why pairs: a drift of the runner shifts base_i and head_i alike, so it
-// cancels in d_i, where an unpaired test would read it as the change. In
+// Why pairs: a drift of the runner shifts base and head alike, so it
+// cancels in d_u, where an unpaired test would read it as the change; in
 // ABBA order the pairs alternate which side ran first, so a drift within a
 // pair adds ±δ alternately and cancels in the mean.
 func ComparePaired(scenario, layer string, p Pairs, s Settings, level float64) ScenarioComparison {
 	sc := ScenarioComparison{Scenario: scenario, Layer: layer, Metrics: []Metric{}}
 	n := p.Len()
 	sc.BaseTrials, sc.CandTrials = n, n
-	if n < 2 {
+	units := pairedUnits(p, int64(RequestsForQuantile(99)))
+	if len(units) < 2 {
 		sc.Verdict = Inconclusive
-		sc.Reason = fmt.Sprintf("%d pair(s) measured: at least 2 are needed", n)
+		sc.Reason = fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n, len(units), RequestsForQuantile(99))
 		return sc
 	}
-	rs := newResampler(s.Seed, scenario)
 	conf := 1 - level
 	untestable := map[int]bool{}
 	for _, sp := range pairedSpecs() {
 		var d, bv, hv []float64
 		skipped := 0
-		for i := range n {
-			b, okb := sp.value(&p.Base[i])
-			h, okh := sp.value(&p.Head[i])
-			if !okb || !okh || !p.Base[i].Valid || !p.Head[i].Valid {
+		for _, u := range units {
+			b, okb := unitValue(sp, u.base)
+			h, okh := unitValue(sp, u.head)
+			if !okb || !okh {
 				skipped++
 				continue
 			}
@@ -124,9 +134,10 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level float64) S
 			continue // the metric does not apply (no streams)
 		}
 		if skipped > 0 {
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: %d of %d pairs left out (an invalid trial or no value on one side)", sp.name, skipped, n))
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: %d of %d units left out (an invalid trial or no value on one side)", sp.name, skipped, len(units)))
 		}
-		m := pairedMetric(sp, d, bv, hv, s, conf, rs)
+		m := pairedMetric(sp, d, bv, hv, s, conf)
+		m.NBaseTrials, m.NCandTrials = n, n
 		if allZero(d) {
 			untestable[len(sc.Metrics)] = true
 		}
@@ -136,12 +147,13 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level float64) S
 	return sc
 }
 
-// pairedMetric computes one metric's change, interval and p-value.
-func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf float64, rs *resampler) Metric {
+// pairedMetric computes one metric's change, interval and p-value from the
+// units' differences d (log ratios, or points when absolute).
+func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf float64) Metric {
 	n := len(d)
-	m := Metric{Metric: sp.name, Gated: sp.gated, BetterIs: sp.betterIs, Absolute: sp.absolute,
-		Method: MethodPaired, NBase: n, NCand: n, PValue: ptr(signedRank(d))}
 	stat := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
+	m := Metric{Metric: sp.name, Gated: sp.gated, BetterIs: sp.betterIs, Absolute: sp.absolute,
+		Method: MethodPaired, NBase: n, NCand: n}
 	m.ThresholdPct = 100 * s.P99Regression
 	if sp.absolute {
 		stat = func(x float64) float64 { return 100 * x }
@@ -150,23 +162,29 @@ func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf float64, 
 	} else {
 		m.Baseline, m.Candidate = geomean(bv), geomean(hv)
 	}
-	walsh := make([]float64, 0, n*(n+1)/2)
-	m.DeltaPct = stat(hodgesLehmann(d, walsh))
-	reps := make([]float64, s.Resamples)
-	w := make([]int, n)
-	x := make([]float64, 0, n)
-	for r := range reps {
-		rs.draw(w, 0, n)
-		x = x[:0]
-		for i, k := range w {
-			for range k {
-				x = append(x, d[i])
-			}
-		}
-		reps[r] = stat(hodgesLehmann(x, walsh))
-	}
-	m.CIPct = percentileInterval(reps, conf)
+	p, lo, mid, hi := pairedT(d, conf)
+	m.PValue = ptr(p)
+	m.DeltaPct = stat(mid)
+	m.CIPct = [2]float64{stat(lo), stat(hi)}
 	return m
+}
+
+// pairedT is Student's one-sample t-test of mean(d) = 0: the two-sided
+// p-value and the conf-level interval (lo, hi) around the mean. With no
+// spread the interval is the point, and p is 1 at zero and 0 elsewhere.
+func pairedT(d []float64, conf float64) (p, lo, mid, hi float64) {
+	mid, v := meanVar(d)
+	n := float64(len(d))
+	se := math.Sqrt(v / n)
+	if se == 0 || math.IsNaN(se) {
+		if mid == 0 {
+			return 1, mid, mid, mid
+		}
+		return 0, mid, mid, mid
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}
+	q := t.Quantile((1 + conf) / 2)
+	return math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se
 }
 
 // decidePaired applies Holm's correction and the verdict rule at level.
@@ -189,13 +207,6 @@ func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64
 			p = *m.PHolm
 		}
 		m.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, level)
-	}
-	if len(fam) > 0 && len(sc.Metrics) > 0 {
-		if mp := signedRankMinP(sc.Metrics[0].NBase); mp >= level/float64(len(fam)) {
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"with %d pairs the smallest possible signed-rank p-value is %.3g, not below this look's level %.3g shared by %d gated test(s): no regression can be called yet",
-				sc.Metrics[0].NBase, mp, level, len(fam)))
-		}
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
 }
@@ -237,76 +248,4 @@ func allZero(d []float64) bool {
 		}
 	}
 	return true
-}
-
-// hodgesLehmann returns the median of the Walsh averages of d, using buf
-// (reset) for them.
-func hodgesLehmann(d, buf []float64) float64 {
-	buf = buf[:0]
-	for i := range d {
-		for j := i; j < len(d); j++ {
-			buf = append(buf, (d[i]+d[j])/2)
-		}
-	}
-	return median(buf)
-}
-
-// median returns the median of v, reordering v (quickselect, linear time).
-func median(v []float64) float64 {
-	n := len(v)
-	if n == 0 {
-		return math.NaN()
-	}
-	hi := selectK(v, n/2)
-	if n%2 == 1 {
-		return hi
-	}
-	lo := v[0] // the largest of the lower half, left of n/2 by selectK
-	for _, x := range v[:n/2] {
-		lo = math.Max(lo, x)
-	}
-	return (lo + hi) / 2
-}
-
-// selectK reorders v so that v[k] is the k-th smallest, with no larger
-// value before it and no smaller after it, and returns v[k] (Hoare's
-// quickselect with a median-of-three pivot).
-func selectK(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if v[mid] < v[lo] {
-			v[mid], v[lo] = v[lo], v[mid]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[mid] {
-			v[hi], v[mid] = v[mid], v[hi]
-		}
-		pivot := v[mid]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < pivot {
-				i++
-			}
-			for v[j] > pivot {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
 }

@@ -47,19 +47,40 @@ func (q Sequential) Fraction(pairs int, elapsedOfBudget float64) float64 {
 }
 
 // FirstLook is the number of pairs at the first look: MinPairs when set,
-// else the smallest even number of pairs whose smallest possible
-// signed-rank p-value is below half the level spent by then (so that two
-// gated tests under Holm could both reject), capped at MaxPairs.
+// else three ABBA blocks (the fewest units whose t-test has two degrees of
+// freedom: with fewer, its interval is too wide to decide anything),
+// capped at MaxPairs.
 func (q Sequential) FirstLook() int {
 	if q.MinPairs > 0 {
 		return min(q.MinPairs, q.MaxPairs)
 	}
-	for n := 2; n < q.MaxPairs; n += 2 {
-		if signedRankMinP(n) < q.Spent(float64(n)/float64(q.MaxPairs))/2 {
-			return n
-		}
+	return min(3*PairsPerBlock, q.MaxPairs)
+}
+
+// LookStep is the number of pairs between looks: about 30% of MaxPairs, in
+// whole blocks, and at least two blocks. Each look spends α; looking
+// after every block would leave each look, the last above all, a sliver
+// of it and an interval too wide to call anything unchanged.
+func (q Sequential) LookStep() int {
+	return max(2*PairsPerBlock, PairsPerBlock*int(math.Ceil(0.3*float64(q.MaxPairs)/PairsPerBlock)))
+}
+
+// LookAt reports whether to look at the comparison after pairs pairs, the
+// last look having been after last (0: none). It looks at FirstLook, then
+// every LookStep pairs, skipping a look that would leave less than a step
+// before MaxPairs (the final look, which is always taken, would get too
+// little α).
+func (q Sequential) LookAt(pairs, last int) bool {
+	switch {
+	case pairs >= q.MaxPairs:
+		return true
+	case pairs < q.FirstLook():
+		return false
+	case last == 0:
+		return true
 	}
-	return q.MaxPairs
+	step := q.LookStep()
+	return pairs-last >= step && q.MaxPairs-pairs >= step
 }
 
 // Validate reports a design that cannot run.

@@ -2,8 +2,6 @@ package compare
 
 import (
 	"math"
-	"math/rand/v2"
-	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,68 +10,64 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-func TestSignedRank(t *testing.T) {
+// TestPairedT checks the paired t-test against hand-computed values.
+func TestPairedT(t *testing.T) {
 	tests := []struct {
-		name string
-		d    []float64
-		want float64
+		name                  string
+		d                     []float64
+		wantP, wantLo, wantHi float64
 	}{
-		// Every sign positive: only the two extreme assignments of 2⁵.
-		{"all positive", []float64{1, 2, 3, 4, 5}, 2.0 / 32},
-		{"all zero", []float64{0, 0, 0}, 1},
-		// Zeros are dropped: this is the 3-difference all-positive case.
-		{"zeros dropped", []float64{0, 1, 2, 3}, 2.0 / 8},
-		// W⁺ = 1 of 1..4 (sum 10, mean 5): |W⁺−5| ≥ 4 for W⁺ ∈ {0, 1, 9, 10}: 4 of 16.
-		{"one small positive", []float64{1, -2, -3, -4}, 4.0 / 16},
-		// Ties: midranks 1.5, 1.5, 3; W⁺ = 4.5 (mean 3): |·| ≥ 1.5 for W⁺ ∈ {0, 1.5, 1.5, 4.5, 4.5, 6} of 8.
-		{"tied magnitudes", []float64{1, -1, 2}, 6.0 / 8},
+		// mean 2, s² = 2.5, se = √(2.5/5) = 0.7071, t = 2.828 with 4 df:
+		// p = 0.0474; t(0.975, 4) = 2.7764, interval 2 ± 1.9632.
+		{"five values", []float64{0, 1, 2, 3, 4}, 0.04742, 0.03676, 3.96324},
+		// No spread: the point, p 1 at zero.
+		{"all zero", []float64{0, 0, 0}, 1, 0, 0},
+		{"constant", []float64{0.1, 0.1}, 0, 0.1, 0.1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := signedRank(tt.d); math.Abs(got-tt.want) > 1e-12 {
-				t.Errorf("signedRank(%v) = %v, want %v", tt.d, got, tt.want)
+			p, lo, _, hi := pairedT(tt.d, 0.95)
+			got := []float64{p, lo, hi}
+			want := []float64{tt.wantP, tt.wantLo, tt.wantHi}
+			if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-4)); d != "" {
+				t.Errorf("pairedT(%v) (-want +got):\n%s", tt.d, d)
 			}
 		})
 	}
 }
 
-// The normal approximation beyond signedRankExactMax agrees with the exact
-// count near it.
-func TestSignedRankNormalAgrees(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	d := make([]float64, signedRankExactMax)
-	for i := range d {
-		d[i] = rng.NormFloat64() + 0.3
-	}
-	exact := signedRank(d)
-	big := append(append([]float64{}, d...), d[:1]...) // one more: the normal approximation
-	approx := signedRank(big)
-	if math.Abs(exact-approx) > 0.02 {
-		t.Errorf("exact %v and normal %v differ by more than 0.02", exact, approx)
-	}
-}
-
-func TestHodgesLehmannAndMedian(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for n := 1; n < 40; n++ {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = math.Round(rng.NormFloat64() * 3) // ties on purpose
+// TestPairedUnits checks the grouping: pairs merged until each side holds
+// enough requests; leftover pairs join the last unit.
+func TestPairedUnits(t *testing.T) {
+	mk := func(reqs ...int64) Pairs {
+		var p Pairs
+		for _, r := range reqs {
+			p.Base = append(p.Base, result.Trial{Requests: r, Valid: true})
+			p.Head = append(p.Head, result.Trial{Requests: r, Valid: true})
 		}
-		s := append([]float64{}, v...)
-		sort.Float64s(s)
-		want := s[n/2]
-		if n%2 == 0 {
-			want = (s[n/2-1] + s[n/2]) / 2
-		}
-		if got := median(append([]float64{}, v...)); got != want {
-			t.Errorf("median(%v) = %v, want %v", v, got, want)
-		}
+		return p
 	}
-	// One wild pair moves the mean, hardly the Hodges-Lehmann estimate.
-	d := []float64{0.10, 0.12, 0.09, 0.11, 0.10, 0.13, 0.08, 2.0}
-	if got := hodgesLehmann(d, nil); math.Abs(got-0.11) > 0.02 {
-		t.Errorf("hodgesLehmann(%v) = %v, want about 0.11", d, got)
+	tests := []struct {
+		name string
+		p    Pairs
+		want []int // pairs per unit
+	}{
+		{"enough requests a pair", mk(300, 300, 300), []int{1, 1, 1}},
+		// 30 requests a trial: four pairs make the 100.
+		{"short trials merge", mk(30, 30, 30, 30, 30, 30, 30, 30), []int{4, 4}},
+		{"leftover joins the last", mk(30, 30, 30, 30, 30), []int{5}},
+		{"one short pair", mk(30), []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []int
+			for _, u := range pairedUnits(tt.p, 100) {
+				got = append(got, len(u.base))
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("units (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 
@@ -146,8 +140,19 @@ func TestSequential(t *testing.T) {
 	if d := cmp.Diff(0.05, sum, cmpopts.EquateApprox(0, 1e-12)); d != "" {
 		t.Errorf("levels sum (-want +got):\n%s", d)
 	}
-	if got := q.FirstLook(); got != 8 {
-		t.Errorf("FirstLook() = %d, want 8 (2/2⁸ < α(0.4)/2)", got)
+	if got := q.FirstLook(); got != 6 {
+		t.Errorf("FirstLook() = %d, want 6 (three blocks)", got)
+	}
+	// Looks at 6, 12 and 20 pairs: 18 would leave the last look 2 pairs.
+	var looks []int
+	last := 0
+	for n := 2; n <= 20; n += 2 {
+		if q.LookAt(n, last) {
+			looks, last = append(looks, n), n
+		}
+	}
+	if d := cmp.Diff([]int{6, 12, 20}, looks); d != "" {
+		t.Errorf("looks (-want +got):\n%s", d)
 	}
 	if got := q.Fraction(3, 0.7); got != 0.7 {
 		t.Errorf("Fraction(3, 0.7) = %v, want the budget's 0.7", got)

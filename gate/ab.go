@@ -2,11 +2,14 @@ package gate
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/perfgate/perfgate/ab"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // ABOptions control RunAB.
@@ -30,9 +33,36 @@ func RunAB(ctx context.Context, cfg *config.Config, o ABOptions) (*Outcome, erro
 	if err != nil {
 		return nil, err
 	}
-	r := &report.Report{Title: filepath.Base(cfg.Path), Comparison: res.Comparison, Baseline: res.Base, Candidate: res.Head}
 	var warns []string
-	r.Plans, warns = Plans(cfg, res.Base, res.Head, res.Comparison)
+	r := &report.Report{Title: filepath.Base(cfg.Path), Comparison: res.Comparison, Baseline: res.Base, Candidate: res.Head}
+	base, head, unsized := sizable(res.Base, res.Head)
+	r.Plans, warns = Plans(cfg, base, head, res.Comparison)
+	r.Warnings = append(r.Warnings, unsized...)
 	r.Warnings = append(r.Warnings, warns...)
 	return &Outcome{Report: r, RunErr: res.RunErr}, nil
+}
+
+// sizable keeps the scenarios whose capacity may be sized on both sides:
+// a side whose result is invalid (a knee search that ended without a
+// bracket, a run that failed) has no capacity to size, and sizing the
+// other side alone would invite a comparison with nothing. The others are
+// named in warnings.
+func sizable(base, head []*result.Result) (b, h []*result.Result, warnings []string) {
+	valid := map[string]bool{}
+	for _, r := range base {
+		valid[r.Scenario] = r.Valid
+	}
+	for _, r := range head {
+		if r.Capacity != nil && (!r.Valid || !valid[r.Scenario]) {
+			warnings = append(warnings, fmt.Sprintf("%s: capacity not sized: a side's result is invalid (see its warnings: a knee search without a bracket has no knee)", r.Scenario))
+			continue
+		}
+		h = append(h, r)
+	}
+	for _, r := range base {
+		if r.Capacity == nil || (r.Valid && slices.ContainsFunc(h, func(x *result.Result) bool { return x.Scenario == r.Scenario })) {
+			b = append(b, r)
+		}
+	}
+	return b, h, warnings
 }

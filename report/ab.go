@@ -82,5 +82,5 @@ func seconds(s float64) string {
 
 // abMethod is the method line of an A/B run's details.
 func abMethod(s compare.Settings) string {
-	return fmt.Sprintf("latency (A/B): per adjacent pair of base and head trials (ABBA order) the log ratio; Wilcoxon signed-rank test, Holm-corrected across a scenario's gated metrics; Hodges-Lehmann change with a %d-resample paired bootstrap interval (seed %d); each look after a block at the level spent by then (Pocock-type alpha spending)", s.Resamples, s.Seed)
+	return fmt.Sprintf("latency (A/B): per pair of base and head trials in ABBA order (pairs merged until each side holds %d requests) the log ratio of each side's P99 from its merged histogram; Student's paired t-test and interval of the mean log ratio, Holm-corrected across a scenario's gated metrics; looks after %d%% of the pairs and each further 30%%, each at the level spent by then (Pocock-type alpha spending)", compare.RequestsForQuantile(99), 30)
 }

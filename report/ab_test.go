@@ -38,7 +38,7 @@ func TestABSection(t *testing.T) {
 	if !strings.Contains(md.String(), "| api\\|v2 | 8 pairs") || !strings.Contains(txt.String(), "  api|v2; pairs (order) 8 pairs") {
 		t.Errorf("the A/B row of a scenario named api|v2 is split:\n%s\n%s", md.String(), txt.String())
 	}
-	if !strings.Contains(md.String(), "signed-rank") {
+	if !strings.Contains(md.String(), "paired t-test") {
 		t.Errorf("markdown details do not name the paired method:\n%s", md.String())
 	}
 }

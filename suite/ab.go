@@ -57,10 +57,17 @@ func NewClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 
 // MeasureTrial runs one trial of scenario s's fixed load (rate,
 // concurrency or replay) against client, after the scenario's warm-up.
-func MeasureTrial(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, o Options) (*result.Result, error) {
+// The trial carries the host's load from outside perfgate and the target's
+// process group pgid (result.Trial.Host), as a suite run's trials do.
+func MeasureTrial(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, pgid int, o Options) (*result.Result, error) {
 	one := *s
 	one.Load.Trials = 1
-	return fixedLoad(ctx, cfg, &one, client, nil, o, 1)
+	hs := harness.NewHostSampler(nil, pgid)
+	res, err := fixedLoad(ctx, cfg, &one, client, hs, o, 1)
+	if res != nil {
+		stampHostLoad(res, hs)
+	}
+	return res, err
 }
 
 // KneeOptions are the knee search settings scenario s's sweep uses.
@@ -71,12 +78,24 @@ func KneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options
 // Probe measures one knee-search probe of scenario s at rate against
 // client, as the suite's sweep does: one open-loop window after the
 // scenario's warm-up. A probe whose every request failed is a point (its
-// error rate 100%), not an error.
-func Probe(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, rate float64, o Options) (*result.Result, result.Point, error) {
+// error rate 100%), not an error. The point carries the host's load from
+// outside perfgate and the target's process group pgid (result.Point.Host),
+// as a suite sweep's probes do: a max-QPS change resting on busy probes is
+// inconclusive (host busy).
+func Probe(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, pgid int, rate float64, o Options) (*result.Result, result.Point, error) {
 	var run *result.Result
+	var hs *harness.HostSampler
 	p := knee.RateProbe{
-		Options: func(rate float64) harness.Options { return probeOptions(cfg, s, client, rate) },
-		Observe: func(_ float64, r *result.Result, _ *result.Point) { run = r },
+		Options: func(rate float64) harness.Options {
+			ho := probeOptions(cfg, s, client, rate)
+			hs = harness.NewHostSampler(nil, pgid)
+			ho.Observer = hs
+			return ho
+		},
+		Observe: func(_ float64, r *result.Result, pt *result.Point) {
+			run = r
+			pt.Host = hs.Load(0)
+		},
 	}
 	pt, err := p.Measure(ctx, rate)
 	return run, pt, err

@@ -23,7 +23,7 @@ type pipelines struct {
 	baseline func(ctx context.Context, e *env, cfgPath, baselinesDir string) ([]string, error)
 	// ab runs the same-runner A/B gate against git revision ref, writing
 	// into out (compare-with: base or both).
-	ab func(ctx context.Context, e *env, cfgPath, ref, out string, allowEnvMismatch bool) (*gateOutcome, error)
+	ab func(ctx context.Context, e *env, in ghaction.Inputs, ref, out string) (*gateOutcome, error)
 }
 
 // cmdAction is the GitHub Action's entry point: it reads INPUT_* and
@@ -111,7 +111,7 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 			return written, err
 		},
 		AB: func(ctx context.Context, in ghaction.Inputs, ref, out string) (*ghaction.GateOutcome, error) {
-			return p.ab(ctx, e, in.Config, ref, out, in.AllowEnvMismatch)
+			return p.ab(ctx, e, in, ref, out)
 		},
 	})
 }

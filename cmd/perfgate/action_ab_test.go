@@ -43,7 +43,7 @@ func TestActionCompareWith(t *testing.T) {
 				calls = append(calls, "gate")
 				return stored(ctx, e, in)
 			}
-			p.ab = func(ctx context.Context, e *env, cfg, ref, out string, allow bool) (*gateOutcome, error) {
+			p.ab = func(ctx context.Context, e *env, in ghaction.Inputs, ref, out string) (*gateOutcome, error) {
 				calls = append(calls, "ab:"+ref)
 				rep := gateReport(tt.ab)
 				rep.Comparison.AB = &compare.ABRun{Ref: ref, BaseSHA: ref, Resident: "both"}

@@ -64,7 +64,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		if *baseDir != "" || *results != "" {
 			return usageErr("gate: --ab measures the base revision and the head now; --baselines and --results are not read with it")
 		}
-		g, err = gateABPipeline(ctx, e, *cfgPath, *abRef, *out, scenarios, *allowEnv)
+		g, err = gateABPipeline(ctx, e, *cfgPath, *abRef, *out, scenarios, *allowEnv, *onInc)
 	} else {
 		g, err = pipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv, *onInc)
 	}

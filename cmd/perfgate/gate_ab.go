@@ -15,17 +15,21 @@ import (
 
 // gateABPipeline is `gate --ab REF`: the same outputs as gatePipeline, the
 // base measured now from REF on this runner instead of read from stored
-// baselines.
-func gateABPipeline(ctx context.Context, e *env, cfgPath, ref, out string, scenarios []string, allowEnv bool) (*gateRun, error) {
+// baselines. onInc is --on-inconclusive (or the Action's input); with the
+// config's gate.on_inconclusive it decides whether an inconclusive verdict
+// exits 1, as for the stored gate. The targets of both sides run under
+// the target supervisor, so they die with perfgate.
+func gateABPipeline(ctx context.Context, e *env, cfgPath, ref, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
 	cfg, err := config.ReadFile(cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
 	self, _ := os.Executable()
 	prog := newProgress(e)
-	res, err := gate.RunAB(ctx, cfg, gate.ABOptions{Ref: ref, OutDir: out, Options: gate.Options{AllowEnvMismatch: allowEnv,
+	gopts := gate.Options{AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
 		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: e.environ(),
-			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self}}})
+			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor}}
+	res, err := gate.RunAB(ctx, cfg, gate.ABOptions{Ref: ref, OutDir: out, Options: gopts})
 	prog.close()
 	switch {
 	case errors.Is(err, ab.ErrBadRef), errors.Is(err, ab.ErrRefused):
@@ -34,7 +38,12 @@ func gateABPipeline(ctx context.Context, e *env, cfgPath, ref, out string, scena
 		// A build that failed, a worktree git could not add.
 		return nil, withCode(exitRunFailed, err)
 	}
-	return writeGateRun(out, res)
+	g, err := writeGateRun(out, res)
+	if err != nil {
+		return nil, err
+	}
+	g.failOnInconclusive = gate.FailsOnInconclusive(cfg, gopts)
+	return g, nil
 }
 
 // writeGateRun writes a gate's comparison.json, report.md and report.html

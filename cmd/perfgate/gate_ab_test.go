@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/githubapi/githubapitest"
 )
 
 // gitRepo makes a git repository in a temporary folder with perfgate.yaml
@@ -67,4 +71,125 @@ scenarios:
 			}
 		})
 	}
+}
+
+// abSlowHeadConfig is an A/B config whose target is this test binary's
+// reference server with the sim model, its cost per batch read from the
+// file delay in the checkout: the base commit has one cost, the test
+// writes another into the working tree (the head). With ab.max_trials 2
+// pairs the smallest signed-rank p-value is 0.5: a change of the head's
+// size is beyond the threshold but cannot be significant, so the verdict
+// is inconclusive by construction, whatever the host's noise.
+const abSlowHeadConfig = `version: 1
+gate: {p99_regression: 5%%%s}
+ab: {max_trials: 2}
+targets:
+  server:
+    command: ["sh", "-c", "exec \"$0\" fixture serve --addr 127.0.0.1:$1 --model sim --sim-fixed $(cat delay)", "{perfgate}", "{port}"]
+    env: {PERFGATE_TEST_MAIN: "1"}
+    ready: "http://127.0.0.1:{port}/v2/health/ready"
+    ready_timeout: 60s
+scenarios:
+  - {name: api, layer: model, target: server, protocol: kserve-http, model: mlp-sim,
+     load: {mode: rate, rate: 10, duration: 600ms, warmup: 100ms, trials: 1}}
+`
+
+// abInconclusiveRepo is a git repository whose committed config is
+// abSlowHeadConfig (with on_inconclusive when onInc is set, in
+// perfgate-<onInc>.yaml beside the plain one) and whose working tree makes
+// the service far slower (1 ms → 150 ms a request). It returns the repository's folder.
+func abInconclusiveRepo(t *testing.T) string {
+	t.Helper()
+	cfg := gitRepo(t, fmt.Sprintf(abSlowHeadConfig, ""))
+	dir := filepath.Dir(cfg)
+	os.WriteFile(filepath.Join(dir, "perfgate-fail.yaml"), []byte(fmt.Sprintf(abSlowHeadConfig, ", on_inconclusive: fail")), 0o644)
+	os.WriteFile(filepath.Join(dir, "delay"), []byte("1ms\n"), 0o644)
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "service at 1 ms"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t",
+			"GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	// The head, uncommitted: 150 ms a request, far beyond any scheduling
+	// noise of a busy host (tens of ms), so its P99 is beyond the threshold.
+	os.WriteFile(filepath.Join(dir, "delay"), []byte("150ms\n"), 0o644)
+	return dir
+}
+
+// Issue 30, bug 1: an inconclusive A/B gate exits 1 when asked to (the
+// --fail-on-inconclusive flag, gate.on_inconclusive: fail, the Action's
+// compare-with: base with on-inconclusive: fail), as the stored gate does,
+// and passes as inconclusive otherwise. Before the fix every row exited 0.
+func TestGateABOnInconclusive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("A/B runs of a real target")
+	}
+	dir := abInconclusiveRepo(t)
+	head := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
+	tests := []struct {
+		name     string
+		config   string
+		args     []string
+		action   map[string]string // run as the Action with these inputs
+		wantCode int
+		want     string
+	}{
+		{name: "default passes as inconclusive", config: "perfgate.yaml", wantCode: exitPass, want: "inconclusive"},
+		{name: "flag", config: "perfgate.yaml", args: []string{"--fail-on-inconclusive"}, wantCode: exitRegression, want: "gate inconclusive"},
+		{name: "config", config: "perfgate-fail.yaml", wantCode: exitRegression, want: "gate inconclusive"},
+		{name: "flag overrides the config", config: "perfgate-fail.yaml", args: []string{"--on-inconclusive", "pass"}, wantCode: exitPass, want: "inconclusive"},
+		{name: "action compare-with base", config: "perfgate.yaml", action: map[string]string{"INPUT_ON-INCONCLUSIVE": "fail"},
+			wantCode: exitRegression, want: "on-inconclusive is fail"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			var code int
+			var stdout, stderr string
+			if tt.action != nil {
+				srv := githubapitest.NewServer(t, "acme", "svc", actionToken)
+				r := newActionRun(t, srv, "pull_request")
+				event := filepath.Join(t.TempDir(), "event.json")
+				os.WriteFile(event, []byte(`{"number": 17, "pull_request": {"number": 17, "head": {"sha": "`+prHead+`"}, "base": {"sha": "`+head+`"}}}`), 0o644)
+				r.vars["GITHUB_EVENT_PATH"] = event
+				r.vars["INPUT_CONFIG"] = filepath.Join(dir, tt.config)
+				r.vars["INPUT_COMPARE-WITH"] = "base"
+				r.vars["INPUT_COMMENT"] = "false"
+				for k, v := range tt.action {
+					r.vars[k] = v
+				}
+				// The Action writes perfgate-out under its working folder:
+				// a temporary one, not the package's.
+				e := &env{getenv: func(k string) string { return r.vars[k] }, stdin: strings.NewReader(""),
+					stdout: &r.stdout, stderr: &r.stderr, workdir: t.TempDir()}
+				code = exitCode(runAction(context.Background(), e, nil,
+					pipelines{gate: runGatePipeline, baseline: runBaselinePipeline, ab: runABPipeline}), &r.stderr)
+				stdout, stderr = r.stdout.String(), r.stderr.String()
+			} else {
+				args := append([]string{"gate", "--config", filepath.Join(dir, tt.config), "--ab", "HEAD", "--out", out}, tt.args...)
+				code, stdout, stderr = runCLI(t, args...)
+			}
+			if code != tt.wantCode || !strings.Contains(stdout+stderr, tt.want) {
+				t.Errorf("exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, tt.want, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "inconclusive") && !strings.Contains(stdout, "INCONCLUSIVE") {
+				t.Errorf("the report does not say inconclusive:\n%s", stdout)
+			}
+		})
+	}
+}
+
+// gitOut runs git in dir and returns its output.
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
 }

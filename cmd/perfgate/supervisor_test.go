@@ -129,15 +129,14 @@ func alive(pid int) bool {
 // killed with SIGKILL and has no chance to stop it: the target's
 // supervisor gets the parent-death signal and, as a subreaper, finds every
 // process the target started, here a background sleep that would
-// otherwise be orphaned.
+// otherwise be orphaned. The A/B gate's targets (both sides) are
+// supervised as the run's are (issue 30, bug 2: they were not).
 func TestTargetTreeDiesWithPerfgate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds perfgate")
 	}
 	bin := buildPerfgate(t)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "perfgate.yaml")
-	os.WriteFile(cfg, []byte(`version: 1
+	const config = `version: 1
 targets:
   server:
     command: ["sh", "-c", "sleep 300 & exec \"$0\" fixture serve --addr 127.0.0.1:$1", "{perfgate}", "{port}"]
@@ -146,8 +145,30 @@ targets:
 scenarios:
   - {name: long, layer: model, target: server, protocol: kserve-http, model: mlp,
      load: {mode: concurrency, concurrency: 1, duration: 5m, warmup: 0s, trials: 1}}
-`), 0o644)
-	cmd := exec.Command(bin, "run", "--config", cfg, "--out", filepath.Join(dir, "out"))
+`
+	tests := []struct {
+		name string
+		args []string // the command and its flags; --config and --out follow
+		// sleeps is how many target trees (each with its sleep) run at once.
+		sleeps int
+	}{
+		{name: "run", args: []string{"run"}, sleeps: 1},
+		{name: "gate --ab", args: []string{"gate", "--ab", "HEAD"}, sleeps: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := gitRepo(t, config)
+			killedTreeDies(t, bin, append(tt.args, "--config", cfg, "--out", filepath.Join(t.TempDir(), "out")), tt.sleeps)
+		})
+	}
+}
+
+// killedTreeDies runs perfgate with args, waits for its targets' trees
+// (sleeps background sleeps below it), kills perfgate with SIGKILL and
+// checks that every process of the trees dies.
+func killedTreeDies(t *testing.T, bin string, args []string, sleeps int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -174,11 +195,13 @@ scenarios:
 	var tree map[int]string
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		tree = procDescendants(t, cmd.Process.Pid)
-		var names []string
+		n := 0
 		for _, c := range tree {
-			names = append(names, c)
+			if c == "sleep" {
+				n++
+			}
 		}
-		if strings.Contains(strings.Join(names, " "), "sleep") && len(tree) >= 2 {
+		if n >= sleeps && len(tree) >= 2*sleeps {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -1,0 +1,97 @@
+package compare
+
+import (
+	"math"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// PairsPerBlock is the number of pairs in one ABBA block (A B B A: two
+// trials a side).
+const PairsPerBlock = 2
+
+// pairedUnit is one unit of a paired comparison: the trials of one or more
+// consecutive pairs, per side.
+type pairedUnit struct {
+	base, head []result.Trial
+}
+
+// pairedUnits groups the pairs into the units a paired comparison tests:
+// each pair, merged with the pairs after it until each side of the unit
+// holds at least minRequests requests (the gated quantile's
+// RequestsForQuantile: a P99 of fewer requests is their maximum, one slow
+// request), the unit's quantile read from each side's merged histogram.
+// Pairs left over at the end join the last unit, or form one when there is
+// none.
+//
+// Why not whole ABBA blocks, though a block cancels a linear drift exactly:
+// on the seeded simulation of a CPU-bound service (ab's
+// TestSimulatedABDecides) blocks halve the units and the t-test's degrees
+// of freedom, and an A/A run decided unchanged in 19 of 40 runs against 30
+// of 40 with pairs; the drift within a pair alternates in sign over ABBA
+// and costs less than that.
+func pairedUnits(p Pairs, minRequests int64) []pairedUnit {
+	n := p.Len()
+	var units []pairedUnit
+	var cur pairedUnit
+	var nb, nh int64
+	flush := func() {
+		units = append(units, cur)
+		cur, nb, nh = pairedUnit{}, 0, 0
+	}
+	for i := 0; i < n; i++ {
+		cur.base = append(cur.base, p.Base[i])
+		cur.head = append(cur.head, p.Head[i])
+		nb += p.Base[i].Requests
+		nh += p.Head[i].Requests
+		if nb >= minRequests && nh >= minRequests {
+			flush()
+		}
+	}
+	if len(cur.base) > 0 {
+		if len(units) > 0 {
+			last := &units[len(units)-1]
+			last.base = append(last.base, cur.base...)
+			last.head = append(last.head, cur.head...)
+		} else {
+			units = append(units, cur)
+		}
+	}
+	return units
+}
+
+// unitValue is a metric's value over one side of a unit: for latency
+// quantiles the quantile of the trials' merged histograms (the geometric
+// mean of the trials' values when a trial has no histogram), for the error
+// rate the errors over the requests, for the others the geometric mean of
+// the trials' values. ok is false when a trial is invalid or has no value.
+func unitValue(sp pairedSpec, trials []result.Trial) (float64, bool) {
+	var logSum float64
+	var errs, reqs int64
+	for i := range trials {
+		t := &trials[i]
+		v, ok := sp.value(t)
+		if !ok || !t.Valid {
+			return 0, false
+		}
+		errs += t.Errors
+		reqs += t.Requests
+		if !sp.absolute {
+			logSum += math.Log(v)
+		}
+	}
+	switch {
+	case sp.absolute:
+		if reqs <= 0 {
+			return 0, false
+		}
+		return float64(errs) / float64(reqs), true
+	case sp.merged != nil && len(trials) > 1:
+		if h, err := result.MergeTrials(trials); err == nil && h != nil && h.TotalCount() > 0 {
+			if v := sp.merged(result.LatencyOf(h)); v > 0 {
+				return v, true
+			}
+		}
+	}
+	return math.Exp(logSum / float64(len(trials))), true
+}
