@@ -104,6 +104,8 @@ func sizingDiff(d sizing.Diff) string {
 		num(d.BaselineMaxQPS), num(d.CandidateMaxQPS), textfmt.Signed(d.MaxQPSDeltaPct, 1), testedSuffix(d))
 	if d.CostPerMonthDelta != nil {
 		fmt.Fprintf(&b, "; cost %s/month", signedMoney(*d.CostPerMonthDelta))
+	} else {
+		b.WriteString("; cost not priced (set capacity.cost_per_instance_hour)")
 	}
 	if d.CostPerDayDelta != nil {
 		fmt.Fprintf(&b, "; scheduled cost %s/day", signedMoney(*d.CostPerDayDelta))
