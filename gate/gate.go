@@ -267,6 +267,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 			return nil, err
 		}
 		rep.Trend = trend
+		rep.Warnings = append(rep.Warnings, notes...)
 	}
 	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...), Rerun: rr}, nil
 }

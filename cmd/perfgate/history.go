@@ -224,20 +224,25 @@ func actionHistory(ctx context.Context, e *env, branch string, written []string)
 		return withCode(exitRunFailed, fmt.Errorf("history: %w", err))
 	}
 	fmt.Fprintf(e.stderr, "perfgate: %d history record(s) pushed to %s as %s (%d attempt(s))\n", len(recs), branch, commit, n)
-	all, err := history.Git{Repo: e.workdir, Ref: commit}.Read(ctx)
+	// New change points: found with the new runs, not before them (a
+	// change needs a few runs after it to be found, so the one this push
+	// completes may lie a few commits back).
+	now, err := historyChanges(ctx, e.workdir, commit)
 	if err != nil {
 		return withCode(exitRunFailed, err)
 	}
+	before, err := historyChanges(ctx, e.workdir, commit+"^")
+	if err != nil {
+		before = nil // the branch's first commit: everything is new
+	}
+	seen := map[string]bool{}
+	for _, c := range before {
+		seen[changeID(c)] = true
+	}
 	var fresh []history.Change
-	for _, s := range history.AllSeries(all, "", "") {
-		cs, err := s.Changes(changepoint.DefaultSettings())
-		if err != nil {
-			return err
-		}
-		for _, c := range cs {
-			if c.After.Commit != "" && c.After.Commit == m.Commit {
-				fresh = append(fresh, c)
-			}
+	for _, c := range now {
+		if !seen[changeID(c)] {
+			fresh = append(fresh, c)
 		}
 	}
 	var b strings.Builder
@@ -255,4 +260,27 @@ func actionHistory(ctx context.Context, e *env, branch string, written []string)
 	}
 	fmt.Fprint(e.stdout, b.String())
 	return nil
+}
+
+// historyChanges are the change points of every series of the history at
+// rev.
+func historyChanges(ctx context.Context, repo, rev string) ([]history.Change, error) {
+	recs, err := history.Git{Repo: repo, Ref: rev}.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []history.Change
+	for _, s := range history.AllSeries(recs, "", "") {
+		cs, err := s.Changes(changepoint.DefaultSettings())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs...)
+	}
+	return out, nil
+}
+
+// changeID names a change point by its series and the first run after it.
+func changeID(c history.Change) string {
+	return c.Scenario + "\x00" + c.Runner + "\x00" + c.Metric + "\x00" + c.After.Commit + "\x00" + c.After.Date.String()
 }

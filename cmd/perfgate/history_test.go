@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,5 +117,64 @@ func TestExportCommand(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "export", "--format", "csv", dir); code != exitUsage || !strings.Contains(stderr, `format "csv"`) {
 		t.Errorf("export --format csv: exit %d, %s", code, stderr)
+	}
+}
+
+// TestActionHistory is baseline mode's history on a real remote: twelve
+// baseline jobs push their records to perfgate-data of a bare repository
+// (the last four 30% slower); exactly one job's step summary lists the new
+// change point of p99, naming the first slower commit, and the gate's
+// fetch finds the branch.
+func TestActionHistory(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	bare, clone := filepath.Join(root, "remote.git"), filepath.Join(root, "clone")
+	for _, args := range [][]string{{"init", "-q", "--bare", bare}, {"clone", "-q", bare, clone}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	summary := filepath.Join(root, "summary.md")
+	var listed []int
+	for i := range 12 {
+		scale := 1.0
+		if i >= 8 {
+			scale = 1.3
+		}
+		dir := filepath.Join(root, fmt.Sprint("bl", i))
+		writeRunDir(t, dir, scale, uint64(i+1))
+		sha := fmt.Sprintf("%02x%038d", i+1, 0)
+		vars := map[string]string{"GITHUB_SHA": sha, "GITHUB_STEP_SUMMARY": summary}
+		var out, errb strings.Builder
+		e := &env{getenv: func(k string) string { return vars[k] }, stdout: &out, stderr: &errb, workdir: clone}
+		os.Remove(summary)
+		if err := actionHistory(context.Background(), e, "perfgate-data", []string{filepath.Join(dir, "api.json")}); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, errb.String())
+		}
+		b, _ := os.ReadFile(summary)
+		if strings.Contains(string(b), "| `api` | p99_ms | regression +") {
+			listed = append(listed, i)
+			if !strings.Contains(string(b), "`080000000000`…`090000000000`") {
+				t.Errorf("run %d: the change point's window is not commits 8…9:\n%s", i, b)
+			}
+		}
+	}
+	t.Logf("the p99 change at commit 9 was listed by the job of run(s) %v (0-based)", listed)
+	if len(listed) != 1 || listed[0] < 8 {
+		t.Errorf("the p99 change point was listed by runs %v, want once, by a run after the change", listed)
+	}
+	ref, err := fetchHistory(context.Background(), &env{getenv: func(string) string { return "" }, stderr: io.Discard, workdir: clone}, "perfgate-data")
+	if err != nil || ref == "" {
+		t.Fatalf("fetchHistory = %q, %v", ref, err)
+	}
+	src, err := history.Open(context.Background(), ref, clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := src.Read(context.Background())
+	if err != nil || len(recs) != 12 {
+		t.Fatalf("the branch holds %d records (%v), want 12", len(recs), err)
 	}
 }
