@@ -60,7 +60,11 @@
 // result file. For kserve-http and openai, --url is the server's base
 // address and the protocol adds its paths; for kserve-grpc it is host:port;
 // for http it is the whole URL. openai takes --endpoint completions,
-// --dataset FILE, --prompt-tokens, --max-tokens, --slo-ttft and --slo-tpot.
+// --dataset FILE, --prompt-words (synthetic prompts' length in words; the
+// result records the server's own token count; --prompt-tokens is its old
+// name), --max-tokens, --slo-ttft and --slo-tpot. Before any load the model
+// name is checked against the server's (GET /v1/models, or the KServe
+// model's metadata): a model it does not serve is exit 3.
 // https and kserve-grpc over TLS take --cacert FILE (a private CA),
 // --cert FILE --key FILE (mutual TLS), --tls-server-name NAME, and
 // --insecure (verification off, warned in the log and the result); a
