@@ -82,22 +82,22 @@ func unitTrials(s *config.Scenario) int {
 // the measured windows: it warms up (until steady, or for the fixed
 // warm-up when only the window is automatic and the loop is closed, to
 // learn the throughput), sets ho's window, and leaves ho.Warmup 0 when it
-// warmed up itself. It returns what it did, for the result, and how long
-// its automatic warm-up took.
-func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Options) (wa *result.WarmupAuto, da *result.DurationAuto, warm time.Duration, err error) {
+// warmed up itself. It returns what it did, for the result, and when its
+// automatic warm-up began.
+func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Options) (wa *result.WarmupAuto, da *result.DurationAuto, warm time.Time, err error) {
 	l := s.Load
 	if l.Warmup != config.Auto && l.Duration != config.Auto {
-		return nil, nil, 0, nil
+		return nil, nil, time.Time{}, nil
 	}
 	if o.Generator != nil {
-		return nil, nil, 0, fmt.Errorf("%w: scenario %s: warmup: auto and duration: auto size the load while it runs, which several generators cannot agree on: give fixed values for --generator runs", ErrBadInput, s.Name)
+		return nil, nil, time.Time{}, fmt.Errorf("%w: scenario %s: warmup: auto and duration: auto size the load while it runs, which several generators cannot agree on: give fixed values for --generator runs", ErrBadInput, s.Name)
 	}
 	rps := l.Rate
 	if l.Warmup == config.Auto {
 		b := harness.SteadyBounds{Max: l.WarmupMax.D()}
 		rep, err := harness.WarmUntilSteady(ctx, *ho, b)
 		if err != nil {
-			return nil, nil, rep.Took, err
+			return nil, nil, rep.Start, err
 		}
 		maxW := l.WarmupMax.D()
 		if maxW <= 0 {
@@ -106,7 +106,7 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 		wa = &result.WarmupAuto{Test: "mann-kendall", WindowS: harness.SteadyWindow, ZLimit: harness.SteadyZ,
 			MinS: harness.DefaultWarmupMin.Seconds(), MaxS: max(maxW, harness.DefaultWarmupMin).Seconds(),
 			Steady: rep.Steady, ZP50: rep.ZP50, ZP99: rep.ZP99}
-		warm, ho.Warmup = rep.Took, 0 // warmed up here: the measurement starts at once
+		warm, ho.Warmup = rep.Start, 0 // warmed up here: the measurement starts at once
 		if l.Mode == harness.ModeConcurrency {
 			rps = rep.AchievedRPS
 		}
@@ -123,7 +123,7 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 		w.Duration, w.Trials, w.Warmup, w.Observer = max(ho.Warmup, time.Second), 1, 0, nil
 		res, err := harness.Run(ctx, w)
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("warming up: %w", err)
+			return nil, nil, time.Time{}, fmt.Errorf("warming up: %w", err)
 		}
 		rps = res.Summary.AchievedRPS
 		ho.Warmup = 0
@@ -142,14 +142,19 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 	return wa, da, warm, nil
 }
 
-// recordAuto stamps res with what autoLoad did; the warm-up's length is
-// in res.Load.WarmupS.
-func recordAuto(res *result.Result, wa *result.WarmupAuto, da *result.DurationAuto, warm time.Duration) {
+// recordAuto stamps res with what autoLoad did. An automatic warm-up
+// that began at warm ran as runs of its own, before res's: res then starts
+// at warm, and its warm-up lasts until res's first window, so that, as for
+// any result, started_at + warmup_s is the first window's start (what
+// keepTrialsBefore relies on).
+func recordAuto(res *result.Result, wa *result.WarmupAuto, da *result.DurationAuto, warm time.Time) {
 	if res == nil {
 		return
 	}
-	if wa != nil {
-		res.Load.WarmupS = warm.Seconds()
+	if wa != nil && !warm.IsZero() {
+		first := res.StartedAt.Add(time.Duration(res.Load.WarmupS * float64(time.Second)))
+		res.StartedAt = warm.UTC()
+		res.Load.WarmupS = first.Sub(warm).Seconds()
 		res.Load.WarmupAuto = wa
 		if !wa.Steady {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("warmup: auto: latency was still trending after the maximum warm-up of %gs (Mann-Kendall z: P50 %.2f, P99 %.2f): the first trials may measure a server still warming up; raise load.warmup_max", wa.MaxS, wa.ZP50, wa.ZP99))
