@@ -32,10 +32,16 @@ import (
 // achieved a little under the one offered.
 const autoMargin = 1.2
 
+// The units of the gate's test (result.DurationAuto.Unit).
+const (
+	UnitProcess = "process"
+	UnitTrial   = "trial"
+)
+
 // AutoWindow is the window for throughput rps requests a second and
-// unitTrials trials a unit, within [min, max]; the record says how it
-// was chosen.
-func AutoWindow(rps float64, unitTrials int, min, max time.Duration) (time.Duration, *result.DurationAuto) {
+// unitTrials trials a unit (UnitProcess or UnitTrial), within [min, max];
+// the record says how it was chosen.
+func AutoWindow(rps float64, unitTrials int, unit string, min, max time.Duration) (time.Duration, *result.DurationAuto) {
 	need := compare.RequestsForQuantile(99)
 	unitTrials = maxInt(unitTrials, 1)
 	d := max
@@ -46,12 +52,9 @@ func AutoWindow(rps float64, unitTrials int, min, max time.Duration) (time.Durat
 		}
 	}
 	d = clampDuration(d, min, max)
-	rec := &result.DurationAuto{Unit: "trial", UnitTrials: unitTrials, RequestsNeeded: need,
+	rec := &result.DurationAuto{Unit: unit, UnitTrials: unitTrials, RequestsNeeded: need,
 		ExpectedRequests: rps * d.Seconds() * float64(unitTrials), RPS: rps,
 		MinS: min.Seconds(), MaxS: max.Seconds()}
-	if unitTrials > 1 {
-		rec.Unit = "process"
-	}
 	rec.Capped = rec.ExpectedRequests < float64(need)
 	return d, rec
 }
@@ -67,15 +70,15 @@ func clampDuration(d, lo, hi time.Duration) time.Duration {
 	return min(max(d, lo), hi)
 }
 
-// unitTrials is how many trials one unit of the gate's test holds for
-// scenario s: the fewest trials of one target process when the trials are
-// spread over several processes, else 1 (the test is over trials).
-func unitTrials(s *config.Scenario) int {
+// unitTrials is the unit of the gate's test for scenario s and how many
+// trials it holds: a target process of the fewest trials any process has
+// when the trials are spread over several processes, else a trial.
+func unitTrials(s *config.Scenario) (int, string) {
 	restarts := restartsOf(s.Restarts, s.URL == "", s.Load.Trials, false)
 	if restarts <= 1 {
-		return 1
+		return 1, UnitTrial
 	}
-	return s.Load.Trials / restarts
+	return s.Load.Trials / restarts, UnitProcess
 }
 
 // autoLoad applies load.warmup: auto and load.duration: auto to ho before
@@ -107,6 +110,14 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 			MinS: harness.DefaultWarmupMin.Seconds(), MaxS: max(maxW, harness.DefaultWarmupMin).Seconds(),
 			Steady: rep.Steady, ZP50: rep.ZP50, ZP99: rep.ZP99}
 		warm, ho.Warmup = rep.Start, 0 // warmed up here: the measurement starts at once
+		if p := ho.Progress; p != nil {
+			// The measured run's own empty warm-up is not reported.
+			ho.Progress = func(pr harness.Progress) {
+				if pr.Phase != "warmup" {
+					p(pr)
+				}
+			}
+		}
 		if l.Mode == harness.ModeConcurrency {
 			rps = rep.AchievedRPS
 		}
@@ -133,7 +144,8 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 		if maxD <= 0 {
 			maxD = config.DefaultDurationMax
 		}
-		ho.Duration, da = AutoWindow(rps, unitTrials(s), config.AutoDurationMin, maxD)
+		k, unit := unitTrials(s)
+		ho.Duration, da = AutoWindow(rps, k, unit, config.AutoDurationMin, maxD)
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "scenario %s: window %v: about %.0f requests a %s at %.1f/s (P99 needs %d)\n",
 				s.Name, ho.Duration, da.ExpectedRequests, da.Unit, rps, da.RequestsNeeded)
