@@ -44,6 +44,8 @@ type SteadyBounds struct {
 type WarmupReport struct {
 	// Took is how long the load was sent: the warm-up's length.
 	Took time.Duration
+	// Start is when the warm-up's load began (its first run's StartedAt).
+	Start time.Time
 	// Steady is true when the trend test passed; false when the warm-up
 	// ended at its maximum (or was interrupted) still trending.
 	Steady bool
@@ -97,6 +99,9 @@ func WarmUntilSteady(ctx context.Context, o Options, b SteadyBounds) (WarmupRepo
 		}
 		res, err := Run(ctx, o)
 		if res != nil {
+			if rep.Start.IsZero() {
+				rep.Start = res.StartedAt
+			}
 			for _, t := range res.Trials {
 				rep.P50Ms = append(rep.P50Ms, t.Latency.P50)
 				rep.P99Ms = append(rep.P99Ms, t.Latency.P99)

@@ -32,10 +32,16 @@ import (
 // achieved a little under the one offered.
 const autoMargin = 1.2
 
+// The units of the gate's test (result.DurationAuto.Unit).
+const (
+	UnitProcess = "process"
+	UnitTrial   = "trial"
+)
+
 // AutoWindow is the window for throughput rps requests a second and
-// unitTrials trials a unit, within [min, max]; the record says how it
-// was chosen.
-func AutoWindow(rps float64, unitTrials int, min, max time.Duration) (time.Duration, *result.DurationAuto) {
+// unitTrials trials a unit (UnitProcess or UnitTrial), within [min, max];
+// the record says how it was chosen.
+func AutoWindow(rps float64, unitTrials int, unit string, min, max time.Duration) (time.Duration, *result.DurationAuto) {
 	need := compare.RequestsForQuantile(99)
 	unitTrials = maxInt(unitTrials, 1)
 	d := max
@@ -46,12 +52,9 @@ func AutoWindow(rps float64, unitTrials int, min, max time.Duration) (time.Durat
 		}
 	}
 	d = clampDuration(d, min, max)
-	rec := &result.DurationAuto{Unit: "trial", UnitTrials: unitTrials, RequestsNeeded: need,
+	rec := &result.DurationAuto{Unit: unit, UnitTrials: unitTrials, RequestsNeeded: need,
 		ExpectedRequests: rps * d.Seconds() * float64(unitTrials), RPS: rps,
 		MinS: min.Seconds(), MaxS: max.Seconds()}
-	if unitTrials > 1 {
-		rec.Unit = "process"
-	}
 	rec.Capped = rec.ExpectedRequests < float64(need)
 	return d, rec
 }
@@ -67,37 +70,37 @@ func clampDuration(d, lo, hi time.Duration) time.Duration {
 	return min(max(d, lo), hi)
 }
 
-// unitTrials is how many trials one unit of the gate's test holds for
-// scenario s: the fewest trials of one target process when the trials are
-// spread over several processes, else 1 (the test is over trials).
-func unitTrials(s *config.Scenario) int {
+// unitTrials is the unit of the gate's test for scenario s and how many
+// trials it holds: a target process of the fewest trials any process has
+// when the trials are spread over several processes, else a trial.
+func unitTrials(s *config.Scenario) (int, string) {
 	restarts := restartsOf(s.Restarts, s.URL == "", s.Load.Trials, false)
 	if restarts <= 1 {
-		return 1
+		return 1, UnitTrial
 	}
-	return s.Load.Trials / restarts
+	return s.Load.Trials / restarts, UnitProcess
 }
 
 // autoLoad applies load.warmup: auto and load.duration: auto to ho before
 // the measured windows: it warms up (until steady, or for the fixed
 // warm-up when only the window is automatic and the loop is closed, to
 // learn the throughput), sets ho's window, and leaves ho.Warmup 0 when it
-// warmed up itself. It returns what it did, for the result, and how long
-// its automatic warm-up took.
-func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Options) (wa *result.WarmupAuto, da *result.DurationAuto, warm time.Duration, err error) {
+// warmed up itself. It returns what it did, for the result, and when its
+// automatic warm-up began.
+func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Options) (wa *result.WarmupAuto, da *result.DurationAuto, warm time.Time, err error) {
 	l := s.Load
 	if l.Warmup != config.Auto && l.Duration != config.Auto {
-		return nil, nil, 0, nil
+		return nil, nil, time.Time{}, nil
 	}
 	if o.Generator != nil {
-		return nil, nil, 0, fmt.Errorf("%w: scenario %s: warmup: auto and duration: auto size the load while it runs, which several generators cannot agree on: give fixed values for --generator runs", ErrBadInput, s.Name)
+		return nil, nil, time.Time{}, fmt.Errorf("%w: scenario %s: warmup: auto and duration: auto size the load while it runs, which several generators cannot agree on: give fixed values for --generator runs", ErrBadInput, s.Name)
 	}
 	rps := l.Rate
 	if l.Warmup == config.Auto {
 		b := harness.SteadyBounds{Max: l.WarmupMax.D()}
 		rep, err := harness.WarmUntilSteady(ctx, *ho, b)
 		if err != nil {
-			return nil, nil, rep.Took, err
+			return nil, nil, rep.Start, err
 		}
 		maxW := l.WarmupMax.D()
 		if maxW <= 0 {
@@ -106,7 +109,15 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 		wa = &result.WarmupAuto{Test: "mann-kendall", WindowS: harness.SteadyWindow, ZLimit: harness.SteadyZ,
 			MinS: harness.DefaultWarmupMin.Seconds(), MaxS: max(maxW, harness.DefaultWarmupMin).Seconds(),
 			Steady: rep.Steady, ZP50: rep.ZP50, ZP99: rep.ZP99}
-		warm, ho.Warmup = rep.Took, 0 // warmed up here: the measurement starts at once
+		warm, ho.Warmup = rep.Start, 0 // warmed up here: the measurement starts at once
+		if p := ho.Progress; p != nil {
+			// The measured run's own empty warm-up is not reported.
+			ho.Progress = func(pr harness.Progress) {
+				if pr.Phase != "warmup" {
+					p(pr)
+				}
+			}
+		}
 		if l.Mode == harness.ModeConcurrency {
 			rps = rep.AchievedRPS
 		}
@@ -123,7 +134,7 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 		w.Duration, w.Trials, w.Warmup, w.Observer = max(ho.Warmup, time.Second), 1, 0, nil
 		res, err := harness.Run(ctx, w)
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("warming up: %w", err)
+			return nil, nil, time.Time{}, fmt.Errorf("warming up: %w", err)
 		}
 		rps = res.Summary.AchievedRPS
 		ho.Warmup = 0
@@ -133,7 +144,8 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 		if maxD <= 0 {
 			maxD = config.DefaultDurationMax
 		}
-		ho.Duration, da = AutoWindow(rps, unitTrials(s), config.AutoDurationMin, maxD)
+		k, unit := unitTrials(s)
+		ho.Duration, da = AutoWindow(rps, k, unit, config.AutoDurationMin, maxD)
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "scenario %s: window %v: about %.0f requests a %s at %.1f/s (P99 needs %d)\n",
 				s.Name, ho.Duration, da.ExpectedRequests, da.Unit, rps, da.RequestsNeeded)
@@ -142,14 +154,19 @@ func autoLoad(ctx context.Context, s *config.Scenario, ho *harness.Options, o Op
 	return wa, da, warm, nil
 }
 
-// recordAuto stamps res with what autoLoad did; the warm-up's length is
-// in res.Load.WarmupS.
-func recordAuto(res *result.Result, wa *result.WarmupAuto, da *result.DurationAuto, warm time.Duration) {
+// recordAuto stamps res with what autoLoad did. An automatic warm-up
+// that began at warm ran as runs of its own, before res's: res then starts
+// at warm, and its warm-up lasts until res's first window, so that, as for
+// any result, started_at + warmup_s is the first window's start (what
+// keepTrialsBefore relies on).
+func recordAuto(res *result.Result, wa *result.WarmupAuto, da *result.DurationAuto, warm time.Time) {
 	if res == nil {
 		return
 	}
-	if wa != nil {
-		res.Load.WarmupS = warm.Seconds()
+	if wa != nil && !warm.IsZero() {
+		first := res.StartedAt.Add(time.Duration(res.Load.WarmupS * float64(time.Second)))
+		res.StartedAt = warm.UTC()
+		res.Load.WarmupS = first.Sub(warm).Seconds()
 		res.Load.WarmupAuto = wa
 		if !wa.Steady {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("warmup: auto: latency was still trending after the maximum warm-up of %gs (Mann-Kendall z: P50 %.2f, P99 %.2f): the first trials may measure a server still warming up; raise load.warmup_max", wa.MaxS, wa.ZP50, wa.ZP99))

@@ -23,19 +23,19 @@ func TestAutoWindow(t *testing.T) {
 		capped     bool
 	}{
 		// 1.2 × 100 / 100 = 1.2 s: the floor.
-		{"fast", 100, 1, lo, "trial", false},
+		{"fast", 100, 1, lo, UnitTrial, false},
 		// 1.2 × 100 / 5 = 24 s.
-		{"slow trial", 5, 1, 24 * time.Second, "trial", false},
+		{"slow trial", 5, 1, 24 * time.Second, UnitTrial, false},
 		// A process of 3 trials shares the 100 requests: 1.2 × 100 / (2 × 3) = 20 s.
-		{"process of 3 trials", 2, 3, 20 * time.Second, "process", false},
+		{"process of 3 trials", 2, 3, 20 * time.Second, UnitProcess, false},
 		// 1.2 × 100 / 0.5 = 240 s, beyond the bound: capped, 60 requests.
-		{"capped", 0.5, 1, hi, "trial", true},
+		{"capped", 0.5, 1, hi, UnitTrial, true},
 		// Nothing known of the throughput: the longest window.
-		{"unknown", 0, 1, hi, "trial", true},
+		{"unknown", 0, 1, hi, UnitTrial, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, rec := AutoWindow(tt.rps, tt.unitTrials, lo, hi)
+			got, rec := AutoWindow(tt.rps, tt.unitTrials, tt.unit, lo, hi)
 			if got != tt.want {
 				t.Errorf("AutoWindow(%v, %d) = %v, want %v", tt.rps, tt.unitTrials, got, tt.want)
 			}
@@ -54,17 +54,19 @@ func TestUnitTrials(t *testing.T) {
 		url              string
 		trials, restarts int
 		want             int
+		unit             string
 	}{
-		{"one process a trial", "", 5, 5, 1},
-		{"two processes of 5 and 5", "", 10, 2, 5},
-		{"5 over 2: the smaller has 2", "", 5, 2, 2},
-		{"url: trials", "http://x", 5, 1, 1},
+		{"one process a trial", "", 5, 5, 1, UnitProcess},
+		{"two processes of 5 and 5", "", 10, 2, 5, UnitProcess},
+		{"5 over 2: the smaller has 2", "", 5, 2, 2, UnitProcess},
+		{"url: trials", "http://x", 5, 1, 1, UnitTrial},
+		{"restarts: 1: trials", "", 5, 1, 1, UnitTrial},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &config.Scenario{URL: tt.url, Restarts: tt.restarts, Load: config.Load{Trials: tt.trials}}
-			if got := unitTrials(s); got != tt.want {
-				t.Errorf("unitTrials(%d trials, %d restarts) = %d, want %d", tt.trials, tt.restarts, got, tt.want)
+			if got, unit := unitTrials(s); got != tt.want || unit != tt.unit {
+				t.Errorf("unitTrials(%d trials, %d restarts) = %d, %s, want %d, %s", tt.trials, tt.restarts, got, unit, tt.want, tt.unit)
 			}
 		})
 	}
