@@ -24,11 +24,15 @@ func gateABPipeline(ctx context.Context, e *env, cfgPath, ref, out string, scena
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
+	iso, err := pinGenerator(cfg, "", e.stderr)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
 	self, _ := os.Executable()
 	prog := newProgress(e)
 	gopts := gate.Options{AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
 		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: e.environ(),
-			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor}}
+			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso}}
 	res, err := gate.RunAB(ctx, cfg, gate.ABOptions{Ref: ref, OutDir: out, Options: gopts})
 	prog.close()
 	switch {
