@@ -26,7 +26,7 @@ func gateABPipeline(ctx context.Context, e *env, cfgPath, ref, out string, scena
 	}
 	iso, err := pinGenerator(cfg, "", e.stderr)
 	if err != nil {
-		return nil, withCode(exitUsage, err)
+		return nil, err
 	}
 	self, _ := os.Executable()
 	prog := newProgress(e)
