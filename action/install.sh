@@ -14,6 +14,17 @@
 #   RUNNER_TOOL_CACHE      the tool cache (default $RUNNER_TEMP/toolcache)
 #   RUNNER_TEMP            scratch space (default /tmp)
 #   GITHUB_OUTPUT          where bin=PATH goes (default: stdout)
+#   PERFGATE_PINS_DIR      the pinned checksums (default: checksums/ beside
+#                          this script, in the action's own tree)
+#
+# The trust anchor: action/checksums/vX.Y.Z.txt in the action's tree at the
+# commit `uses:` names holds the release's checksums, so a mirror or a
+# tampered release cannot swap the binary: the downloaded checksums.txt is
+# then not used at all. With a pin, the tool cache keeps the archive, and
+# every use hashes it against the pin and unpacks the binary into this
+# job's RUNNER_TEMP: nothing an earlier job left in the cache is trusted.
+# A release without a pin (older than the pins) is checked against its own
+# checksums.txt as before, with a warning that nothing anchors it.
 #
 # The cache follows actions/tool-cache's layout:
 # $RUNNER_TOOL_CACHE/perfgate/X.Y.Z/ARCH/perfgate, with ARCH.complete
@@ -84,6 +95,60 @@ fetch() {
 	esac
 }
 
+pins="${PERFGATE_PINS_DIR:-$(dirname "$0")/checksums}"
+pin="$pins/$tag.txt"
+archive="perfgate_${version}_${goos}_${goarch}.tar.gz"
+
+# pinned_sum: the pinned sha256 of this runner's archive, or fail.
+pinned_sum() {
+	want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1; exit }' "$pin")
+	if [ -z "$want" ]; then
+		published=$(sed -n "s/^[0-9a-fA-F]*[ *]*perfgate_${version}_\([a-z0-9]*\)_\([a-z0-9]*\)\.tar\.gz\$/\1\/\2/p" "$pin" | sort | tr '\n' ' ' | sed 's/ $//')
+		fail "perfgate $tag publishes no binary for $runner_os/$runner_arch ($goos/$goarch); published: ${published:-none}. Run on one of those, or set build-from-source: true to build it with Go"
+	fi
+	printf '%s' "$want" | tr '[:upper:]' '[:lower:]'
+}
+
+if [ -f "$pin" ]; then
+	# The anchored path: the archive is hashed against the pin on every use.
+	want=$(pinned_sum)
+	adir="$cache/perfgate/$version/$arch_dir.archive"
+	cached="$adir/$archive"
+	if [ -f "$cached" ] && [ "$(sha256 "$cached")" = "$want" ]; then
+		echo "perfgate $tag for $goos/$goarch: from the tool cache ($cached), sha256 $want matches the checksums pinned in the action ($pin)"
+	else
+		[ -f "$cached" ] && echo "perfgate $tag in the tool cache does not match the pinned checksum: downloading it again"
+		work=$(mktemp -d "$temp/perfgate-install.XXXXXX")
+		trap 'rm -rf "$work"' EXIT
+		echo "perfgate $tag for $goos/$goarch: downloading from $base/$tag/"
+		fetch "$base/$tag/$archive" "$work/$archive"
+		got=$(sha256 "$work/$archive")
+		if [ "$got" != "$want" ]; then
+			fail "checksum mismatch for $archive: the checksums pinned in the action ($pin) say sha256 $want, the download hashes to $got. The file is not the released one (a tampered mirror, or damage on the way): it was not installed. Re-run the job; if it happens again, report it at https://github.com/$repo/issues"
+		fi
+		echo "verified sha256 $got of $archive against the checksums pinned in the action"
+		mkdir -p "$adir"
+		cp "$work/$archive" "$cached.tmp.$$" && mv "$cached.tmp.$$" "$cached"
+	fi
+	# Unpack into this job's own temp: what runs is what was just hashed.
+	jobdir=$(mktemp -d "$temp/perfgate-bin.XXXXXX")
+	cp "$cached" "$jobdir/$archive"
+	[ "$(sha256 "$jobdir/$archive")" = "$want" ] || fail "$cached changed while it was copied: re-run the job"
+	tar -xzf "$jobdir/$archive" -C "$jobdir" perfgate ||
+		fail "$archive holds no perfgate binary: report it at https://github.com/$repo/issues"
+	rm -f "$jobdir/$archive"
+	chmod 0755 "$jobdir/perfgate"
+	bin="$jobdir/perfgate"
+	"$bin" version || fail "$bin does not run on this runner ($runner_os/$runner_arch): set build-from-source: true to build it with Go"
+	echo "bin=$bin" >>"$out"
+	exit 0
+fi
+
+printf '::warning title=perfgate install::%s\n' "no checksums for perfgate $tag are pinned in the action ($pin): the download is checked only against the release's own checksums.txt, from the same place as the binary" >&2
+case "$base" in
+http://*) printf '::warning title=perfgate install::%s\n' "release-url $base is plain http and nothing is pinned: anyone on the path can replace the binary and its checksums" >&2 ;;
+esac
+
 dir="$cache/perfgate/$version/$arch_dir"
 marker="$dir.complete"
 bin="$dir/perfgate"
@@ -104,7 +169,6 @@ if [ -z "$installed" ]; then
 	echo "perfgate $tag for $goos/$goarch: downloading from $base/$tag/"
 	fetch "$base/$tag/checksums.txt" "$work/checksums.txt"
 
-	archive="perfgate_${version}_${goos}_${goarch}.tar.gz"
 	want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1; exit }' "$work/checksums.txt")
 	if [ -z "$want" ]; then
 		published=$(sed -n "s/^[0-9a-fA-F]*[ *]*perfgate_${version}_\([a-z0-9]*\)_\([a-z0-9]*\)\.tar\.gz\$/\1\/\2/p" "$work/checksums.txt" | sort | tr '\n' ' ' | sed 's/ $//')

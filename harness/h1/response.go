@@ -37,13 +37,23 @@ type framing struct {
 	http10        bool
 }
 
+// MaxInterim is how many interim (1xx) responses may precede a final
+// one; more is a protocol error (net/http stops at 5; 103 Early Hints may
+// come a few times).
+const MaxInterim = 16
+
 // readResponse reads one whole response to a request from r, skipping
 // interim 1xx responses. head reports a HEAD request (no body follows).
 // The body is discarded, or appended to dst when keep is true, up to
 // MaxKeptBody bytes; the returned slice is dst, possibly extended. It allocates nothing unless
 // keep makes dst grow or the response is malformed.
 func readResponse(r *bufio.Reader, head, keep bool, dst []byte) (response, []byte, error) {
-	for {
+	for interim := 0; ; interim++ {
+		if interim > MaxInterim {
+			// A server that answers 100 Continue without end would
+			// otherwise hold the request until its timeout.
+			return response{}, dst, protoErr("more than %d interim (1xx) responses", MaxInterim)
+		}
 		status, f, err := readHead(r)
 		if err != nil {
 			return response{}, dst, err

@@ -87,6 +87,26 @@ func TestResponses(t *testing.T) {
 			serve: replyAlways("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
 			want:  []result{ok, ok, ok}, conns: 1,
 		},
+		// A flood of 100 Continue is the server's fault (protocol), not
+		// a slow answer (timeout).
+		{
+			name: "interim response flood",
+			serve: func(_ int64, c net.Conn, r *bufio.Reader) {
+				readRequest(r)
+				// 100 Continue and never an answer, for at most 10 s.
+				for end := time.Now().Add(10 * time.Second); time.Now().Before(end); {
+					if _, err := io.WriteString(c, "HTTP/1.1 100 Continue\r\n\r\n"); err != nil {
+						return
+					}
+				}
+			},
+			want: []result{{0, "", "protocol"}, {0, "", "protocol"}, {0, "", "protocol"}}, conns: 3,
+		},
+		{
+			name:  "interim responses up to the cap",
+			serve: replyAlways(strings.Repeat("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", MaxInterim) + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+			want:  []result{ok, ok, ok}, conns: 1,
+		},
 		{
 			name:  "redirect not followed",
 			serve: replyAlways("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n"),
