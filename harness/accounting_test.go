@@ -2,8 +2,11 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -177,17 +180,38 @@ func TestInterruptAccountsOutstanding(t *testing.T) {
 func TestOpenLoopLongRequestsKeepSchedule(t *testing.T) {
 	const rate, delay = 200, 300 * time.Millisecond
 	srv := hangServer(t, delay, 0)
-	res, err := Run(context.Background(), Options{Client: newHTTP(t, srv.URL), Mode: ModeRate, Rate: rate,
-		Arrival: ArrivalPoisson, Seed: 1, Warmup: 500 * time.Millisecond, Duration: time.Second, Trials: 1})
-	if err != nil {
-		t.Fatal(err)
+	// An engine that waits for answers fails every attempt; a host that
+	// stalls the generator fails one, and the engine says so itself
+	// ("the machine was busy": its goroutines waited to run while it used
+	// few cores), the in-run reference: three attempts, then a skip if
+	// every failed one was flagged so.
+	var problems []string
+	busy := 0
+	for attempt := 1; attempt <= 3; attempt++ {
+		res, err := Run(context.Background(), Options{Client: newHTTP(t, srv.URL), Mode: ModeRate, Rate: rate,
+			Arrival: ArrivalPoisson, Seed: 1, Warmup: 500 * time.Millisecond, Duration: time.Second, Trials: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary
+		want := rate * delay.Seconds() // Little's Law: 60 in flight
+		problems = nil
+		if s.InFlightMean < 0.7*want {
+			problems = append(problems, fmt.Sprintf("in-flight mean %.1f, want about %.0f (rate × latency): the open loop fell behind its schedule (lag P99 %.1f ms)", s.InFlightMean, want, s.LagP99Ms))
+		}
+		if s.AchievedRPS < 0.8*rate {
+			problems = append(problems, fmt.Sprintf("achieved %.1f rps of %d offered", s.AchievedRPS, rate))
+		}
+		if len(problems) == 0 {
+			return
+		}
+		t.Logf("attempt %d: %s", attempt, strings.Join(problems, "; "))
+		if slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "the machine was busy") }) {
+			busy++
+		}
 	}
-	s := res.Summary
-	want := rate * delay.Seconds() // Little's Law: 60 in flight
-	if s.InFlightMean < 0.7*want {
-		t.Errorf("in-flight mean %.1f, want about %.0f (rate × latency): the open loop fell behind its schedule (lag P99 %.1f ms)", s.InFlightMean, want, s.LagP99Ms)
+	if busy == 3 {
+		t.Skipf("host too busy: every attempt fell behind and the engine found the machine busy each time: %s", strings.Join(problems, "; "))
 	}
-	if s.AchievedRPS < 0.8*rate {
-		t.Errorf("achieved %.1f rps of %d offered", s.AchievedRPS, rate)
-	}
+	t.Error(strings.Join(problems, "; "))
 }
