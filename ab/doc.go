@@ -14,14 +14,17 @@
 // (A B B A A B B A …), each trial after its own warm-up, the same load,
 // env and port layout on both sides.
 //
-// Adjacent trials form pairs; compare.ComparePaired turns the pairs into
-// per-metric log ratios, a signed-rank test and a paired bootstrap
-// interval, with Holm's correction across the gated metrics. A slow drift
+// Adjacent trials form pairs; compare.ComparePaired merges pairs until
+// each side holds enough requests for the P99, and turns them into
+// per-metric log ratios (each side's quantile from its merged histogram),
+// Student's paired t-test and interval, with Holm's correction across the
+// gated metrics. A slow drift
 // moves both trials of a pair alike and cancels in the ratio; ABBA order
 // alternates which side goes first, so a drift within a pair cancels in the
 // mean as well.
 //
-// Measuring stops early: after each ABBA block the comparison is looked at
+// Measuring stops early: after three ABBA blocks and every ~30% of
+// ab.max_trials after that, the comparison is looked at
 // and the scenario stops once every gated metric is decided, at a level
 // spent over the looks (compare.Sequential), else at ab.max_trials pairs or
 // the ab.budget time. Each side runs in at least two fresh processes over a
@@ -35,7 +38,11 @@
 // Knee searches (load mode sweep) probe both sides at the same rates back
 // to back: each probe rate is measured on A then B (or B then A,
 // alternating), and each side's knee search (and its confirmation rounds)
-// reads its own points.
+// reads its own points. Each search gets twice the sweep budget (a probe
+// pair is two windows); a side whose search ends without a bracket is
+// invalid; a probe pair measured while the host was busy is measured again
+// (a few a sweep), and a max-QPS change resting on a busy probe is
+// inconclusive (host busy).
 //
 // Targets given as a URL are refused: perfgate did not start them, so both
 // sides would hit one service.

@@ -73,38 +73,34 @@ scenarios:
 	}
 }
 
-// abSlowHeadConfig is an A/B config whose target is this test binary's
-// reference server with the sim model, its cost per batch read from the
-// file delay in the checkout: the base commit has one cost, the test
-// writes another into the working tree (the head). With ab.max_trials 2
-// pairs the smallest signed-rank p-value is 0.5: a change of the head's
-// size is beyond the threshold but cannot be significant, so the verdict
-// is inconclusive by construction, whatever the host's noise.
-const abSlowHeadConfig = `version: 1
+// abNoKneeConfig is an A/B config of one knee search against this test
+// binary's reference server whose every probe passes (an SLO of 10 s, a
+// max_rate a few requests a second above the start): neither side's search
+// can bracket its knee, so both sides are invalid and the verdict is
+// inconclusive by construction, whatever the host's noise.
+const abNoKneeConfig = `version: 1
+slo: {p99: 10s}
 gate: {p99_regression: 5%%%s}
-ab: {max_trials: 2}
 targets:
   server:
-    command: ["sh", "-c", "exec \"$0\" fixture serve --addr 127.0.0.1:$1 --model sim --sim-fixed $(cat delay)", "{perfgate}", "{port}"]
+    command: ["sh", "-c", "exec \"$0\" fixture serve --addr 127.0.0.1:$1 --model sim --sim-fixed 1ms", "{perfgate}", "{port}"]
     env: {PERFGATE_TEST_MAIN: "1"}
     ready: "http://127.0.0.1:{port}/v2/health/ready"
     ready_timeout: 60s
 scenarios:
   - {name: api, layer: model, target: server, protocol: kserve-http, model: mlp-sim,
-     load: {mode: rate, rate: 10, duration: 600ms, warmup: 100ms, trials: 1}}
+     load: {mode: sweep, start: 5, max_rate: 8, duration: 300ms, warmup: 100ms, budget: 10s}}
 `
 
-// abInconclusiveRepo is a git repository whose committed config is
-// abSlowHeadConfig (with on_inconclusive when onInc is set, in
-// perfgate-<onInc>.yaml beside the plain one) and whose working tree makes
-// the service far slower (1 ms → 150 ms a request). It returns the repository's folder.
+// abInconclusiveRepo is a git repository whose committed configs are
+// abNoKneeConfig (perfgate.yaml) and the same with
+// gate.on_inconclusive: fail (perfgate-fail.yaml). It returns its folder.
 func abInconclusiveRepo(t *testing.T) string {
 	t.Helper()
-	cfg := gitRepo(t, fmt.Sprintf(abSlowHeadConfig, ""))
+	cfg := gitRepo(t, fmt.Sprintf(abNoKneeConfig, ""))
 	dir := filepath.Dir(cfg)
-	os.WriteFile(filepath.Join(dir, "perfgate-fail.yaml"), []byte(fmt.Sprintf(abSlowHeadConfig, ", on_inconclusive: fail")), 0o644)
-	os.WriteFile(filepath.Join(dir, "delay"), []byte("1ms\n"), 0o644)
-	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "service at 1 ms"}} {
+	os.WriteFile(filepath.Join(dir, "perfgate-fail.yaml"), []byte(fmt.Sprintf(abNoKneeConfig, ", on_inconclusive: fail")), 0o644)
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "fail on inconclusive"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t",
@@ -113,9 +109,6 @@ func abInconclusiveRepo(t *testing.T) string {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	// The head, uncommitted: 150 ms a request, far beyond any scheduling
-	// noise of a busy host (tens of ms), so its P99 is beyond the threshold.
-	os.WriteFile(filepath.Join(dir, "delay"), []byte("150ms\n"), 0o644)
 	return dir
 }
 
