@@ -235,8 +235,13 @@ func TestGateWideSimulated(t *testing.T) {
 	if aaAlone < 4*max(aaGate, 1) {
 		t.Errorf("scenario by scenario failed %d A/A gates, judged as one gate %d: the model does not show the failure the correction guards against", aaAlone, aaGate)
 	}
-	if c2 < 30 {
-		t.Errorf("a 2x regression in one of %d scenarios caught %d/%d as one gate, want at least 30", scenarios, c2, gates)
+	// With the run-to-run noise pooled from the other 12 scenarios (11
+	// degrees of freedom) instead of assumed at exactly 15%, a lone
+	// doubling in a gate of 13 scenarios at 14% run-level noise is caught
+	// 24/40 (35/40 assuming the noise known): the price of measuring the
+	// noise, paid on very noisy runners; quiet ones gain (decisive_test.go).
+	if c2 < 20 {
+		t.Errorf("a 2x regression in one of %d scenarios caught %d/%d as one gate, want at least 20", scenarios, c2, gates)
 	}
 	if c3 < 30 {
 		t.Errorf("a 3x regression in one of %d scenarios caught %d/%d, want at least 30", scenarios, c3, gates)

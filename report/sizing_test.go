@@ -171,7 +171,7 @@ func TestSizingDiff(t *testing.T) {
 		{"priced", plan(t, sizingtest.Sweep(600, 620, 8), in), plan(t, sizingtest.Sweep(470, 485, 10), in),
 			"instances 11 → 14 (+3) for 5000 peak QPS; max QPS per instance 600 → 470 (-21.7%); cost +$5,475.00/month"},
 		{"unpriced", plan(t, sizingtest.Sweep(600, 620, 8), sizing.Input{PeakQPS: 5000}), plan(t, sizingtest.Sweep(600, 620, 8), sizing.Input{PeakQPS: 5000}),
-			"instances 11 → 11 (±0) for 5000 peak QPS; max QPS per instance 600 → 600 (±0.0%)"},
+			"instances 11 → 11 (±0) for 5000 peak QPS; max QPS per instance 600 → 600 (±0.0%); cost not priced (set capacity.cost_per_instance_hour)"},
 		// A traffic curve adds the scheduled fleet's daily cost. At 800 rps
 		// per instance the day's 08–19 step needs 5 instances, not 4: 11
 		// instance-hours more than the 62 of 1000 rps, at $2.50 = $27.50.
