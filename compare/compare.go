@@ -235,8 +235,8 @@ func intervalsText(sc ScenarioComparison) string {
 			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, ∞) leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.ThresholdPct, unit)
 		}
 		switch {
-		case m.MDELimit != "":
-			t += ": " + m.MDELimit
+		case m.MDELimit != "" && m.RunToRunVar > 0:
+			t += fmt.Sprintf(" (run-to-run noise %.0f%% a run)", 100*math.Sqrt(m.RunToRunVar/2))
 		case m.MDEUnitsNeeded > 0:
 			t += fmt.Sprintf(": about %d %s a side would decide it", m.MDEUnitsNeeded, m.MDEUnit)
 		}

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -173,7 +174,8 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 		}
 	}
 	var out []Sensitivity
-	var parts []string
+	var parts, levers []string
+	var limits []float64 // run-to-run noise (% a run) that keeps a metric above its threshold
 	for _, name := range order {
 		es := by[name]
 		sort.SliceStable(es, func(i, j int) bool { return *es[i].m.MDEPct < *es[j].m.MDEPct })
@@ -202,15 +204,31 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 			}
 			t += ")"
 		}
-		if st.Lever != "" && st.MaxMDEPct > st.ThresholdPct {
-			t += ": " + st.Lever
-		}
 		parts = append(parts, t)
+		switch {
+		case st.MaxMDEPct <= st.ThresholdPct:
+		case worst.m.MDELimit != "" && worst.m.RunToRunVar > 0:
+			limits = append(limits, 100*math.Sqrt(worst.m.RunToRunVar/2))
+		case st.Lever != "":
+			levers = append(levers, name+": "+st.Lever)
+		}
 	}
 	if len(parts) == 0 {
 		return out, ""
 	}
-	return out, "this gate would catch (80% power) " + strings.Join(parts, "; ")
+	line := "this gate would catch (80% power) " + strings.Join(parts, "; ")
+	if len(levers) > 0 {
+		line += "; to narrow it, " + strings.Join(levers, "; ")
+	}
+	if len(limits) > 0 {
+		lo, hi := slices.Min(limits), slices.Max(limits)
+		noise := fmt.Sprintf("%.0f%%", lo)
+		if hi-lo >= 1 {
+			noise = fmt.Sprintf("%.0f–%.0f%%", lo, hi)
+		}
+		line += fmt.Sprintf("; run-to-run noise of %s a run keeps it there whatever the units: store the baseline from two runs (perfgate baseline update --from run1/ --from run2/ --to baselines/) or use perfgate gate --ab", noise)
+	}
+	return out, line
 }
 
 // fmtPct formats a percent (or points when absolute) for the one-line
