@@ -68,7 +68,7 @@ scenarios:
   - name: api
     layer: service
     target: svc
-    load: {mode: rate, rate: 30, duration: 1500ms, warmup: 300ms, trials: 1, connections: 64}
+    load: {mode: rate, rate: 100, duration: 1500ms, warmup: 300ms, trials: 1, connections: 64}
 `
 
 // genRepo makes a repository of 1+n commits: the first holds the config
@@ -140,7 +140,7 @@ func TestBisectLoopback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, commits := genRepo(t, 16, 200, tt.slower)
+			dir, commits := genRepo(t, 16, 20, tt.slower)
 			list, err := Commits(context.Background(), dir, commits[0], "main")
 			if err != nil {
 				t.Fatal(err)
