@@ -152,12 +152,13 @@ func testCPUMetricsCache(t *testing.T, bin string) {
 	}
 }
 
-// withKnee gives a fixed-load result a knee at its achieved rate, so the
+// withKnee gives a fixed-load result a knee at its achieved rate (and a
+// failing rate above it: a knee without a bracket is never sized), so the
 // measured cache figures can be sized.
 func withKnee(r *result.Result) *result.Result {
 	k := *r
 	q := r.Summary.AchievedRPS
-	k.Capacity = &result.Capacity{SLOP99Ms: 250, MaxQPS: q, Bracket: [2]float64{q, 0}, Found: true,
+	k.Capacity = &result.Capacity{SLOP99Ms: 250, MaxQPS: q, Bracket: [2]float64{q, 1.1 * q}, Found: true,
 		Points: []result.Point{{OfferedRPS: q, AchievedRPS: q, Pass: true, Latency: r.Summary.Latency}}}
 	return &k
 }
