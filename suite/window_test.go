@@ -98,7 +98,10 @@ scenarios:
 	if n := res.Trials[0].Requests; n < 100 {
 		t.Errorf("the trial holds %d requests, want the 100 its P99 needs", n)
 	}
-	if res.Load.WarmupS < 6 || res.Load.WarmupS > 12 {
+	// The warm-up is the time its one-second windows measured, which can
+	// fall a few tens of milliseconds short of their nominal 6 s (5.91 s
+	// seen in CI).
+	if res.Load.WarmupS < 5.5 || res.Load.WarmupS > 12.5 {
 		t.Errorf("warm-up %v s, want 6 s (the minimum) to 12 s (warmup_max)", res.Load.WarmupS)
 	}
 	wa, da := res.Load.WarmupAuto, res.Load.DurationAuto
