@@ -186,6 +186,12 @@ type Metric struct {
 	DeltaPct float64 `json:"delta_pct"`
 	// CIPct is the confidence interval of DeltaPct at Settings.Confidence.
 	CIPct [2]float64 `json:"ci_pct"`
+	// EquivCIPct is the interval of the equivalence test that decides
+	// `unchanged`: the two one-sided tests at α (TOST), that is the
+	// (1−2α) interval of the same method (90% at the default 95%
+	// confidence); nil where the method has no test (a bracket), whose
+	// CIPct then serves.
+	EquivCIPct *[2]float64 `json:"equivalence_ci_pct,omitempty"`
 	// CIOpenHigh is true when the interval has no upper bound (a sweep that
 	// never failed); CIPct[1] then holds the larger of the point and the
 	// bottom, and renderers should show "∞".
@@ -265,6 +271,9 @@ type Metric struct {
 type Change struct {
 	DeltaPct float64    `json:"delta_pct"`
 	CIPct    [2]float64 `json:"ci_pct"`
+	// EquivCIPct is the (1−2α) interval that decides `unchanged`, as for
+	// Metric.EquivCIPct.
+	EquivCIPct *[2]float64 `json:"equivalence_ci_pct,omitempty"`
 	// CIOpenHigh is true when the interval has no upper bound, as for
 	// Metric.CIOpenHigh.
 	CIOpenHigh bool `json:"ci_open_high,omitempty"`

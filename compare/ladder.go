@@ -128,16 +128,18 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 	thr := 100 * s.P99Regression
 	change := func(from, to int, reps []float64) Change {
 		ratio := point[to] / point[from]
+		eq := percentileInterval(reps, equivConf(s.Confidence))
 		c := Change{DeltaPct: 100 * (ratio - 1), CIPct: percentileInterval(reps, s.Confidence),
-			Ratio: ratio, LogRatio: math.Log(ratio)}
+			EquivCIPct: &eq, Ratio: ratio, LogRatio: math.Log(ratio)}
 		if byProcess {
 			if p, ci, _, _, ok := processTest(perProc[from], perProc[to], s.Confidence, 0); ok { // rungs of one run: no run-to-run term
-				c.CIPct = ci
-				c.Verdict = Decide(c.DeltaPct, ci, thr, LowerIsBetter, p, s.alpha())
+				_, eq, _, _, _ := processTest(perProc[from], perProc[to], equivConf(s.Confidence), 0)
+				c.CIPct, c.EquivCIPct = ci, &eq
+				c.Verdict = Decide(c.DeltaPct, eq, thr, LowerIsBetter, p, s.alpha())
 				return c
 			}
 		}
-		c.Verdict = Decide(c.DeltaPct, c.CIPct, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
+		c.Verdict = Decide(c.DeltaPct, eq, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
 		return c
 	}
 	allQPS := true
@@ -168,7 +170,7 @@ func qpsStep(a, b *result.Capacity, s Settings) *Change {
 	if m == nil {
 		return nil
 	}
-	c := &Change{DeltaPct: m.DeltaPct, CIPct: m.CIPct, CIOpenHigh: m.CIOpenHigh, Ratio: ratio[0]}
+	c := &Change{DeltaPct: m.DeltaPct, CIPct: m.CIPct, EquivCIPct: m.EquivCIPct, CIOpenHigh: m.CIOpenHigh, Ratio: ratio[0]}
 	if ratio[0] > 0 {
 		c.LogRatio = math.Log(ratio[0])
 	}
@@ -178,7 +180,7 @@ func qpsStep(a, b *result.Capacity, s Settings) *Change {
 		if m.PValue != nil {
 			p = *m.PValue
 		}
-		c.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, s.alpha())
+		c.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, s.alpha())
 	}
 	return c
 }

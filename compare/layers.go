@@ -91,7 +91,7 @@ func attributeLayers(outs []scenarioOut, s Settings) []LayerAttribution {
 						// The scenario's own change and interval, so that
 						// the verdict and its interval are one test's.
 						ch.c.Verdict, ch.c.Descriptive = m.Verdict, false
-						ch.c.DeltaPct, ch.c.CIPct, ch.c.CIOpenHigh = m.DeltaPct, m.CIPct, m.CIOpenHigh
+						ch.c.DeltaPct, ch.c.CIPct, ch.c.EquivCIPct, ch.c.CIOpenHigh = m.DeltaPct, m.CIPct, m.EquivCIPct, m.CIOpenHigh
 					}
 				}
 			}

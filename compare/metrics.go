@@ -87,10 +87,13 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 				}
 				return v
 			}
-			if pt, ci, gbase, gcand, ok := processTestDF(perProc(gb), perProc(gc), s.Confidence, runVar, runDF); ok {
+			xb, xc := perProc(gb), perProc(gc)
+			if pt, ci, gbase, gcand, ok := processTestDF(xb, xc, s.Confidence, runVar, runDF); ok {
 				m := &outs[k].m
 				m.Baseline, m.Candidate, m.DeltaPct = gbase, gcand, pctChange(gbase, gcand)
 				m.PValue, m.CIPct = ptr(pt), ci
+				_, eq, _, _, _ := processTestDF(xb, xc, equivConf(s.Confidence), runVar, runDF)
+				m.EquivCIPct = &eq
 				m.Method, m.NBase, m.NCand = MethodProcesses, len(gb), len(gc)
 				m.NBaseTrials, m.NCandTrials = nb, nc
 				m.RunToRunVar = runVar
@@ -114,9 +117,10 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 		}
 	}
 	for k := range outs {
-		ci := percentileInterval(deltas[k], s.Confidence)
 		if outs[k].m.Method == MethodTrials {
-			outs[k].m.CIPct = ci
+			outs[k].m.CIPct = percentileInterval(deltas[k], s.Confidence)
+			eq := percentileInterval(deltas[k], equivConf(s.Confidence))
+			outs[k].m.EquivCIPct = &eq
 		}
 	}
 	return outs
@@ -225,6 +229,8 @@ func meanMetric(name string, bv, cv []float64, thr float64, s Settings, rs *resa
 		return m, false
 	}
 	m.CIPct = percentileInterval(deltas, s.Confidence)
+	eq := percentileInterval(deltas, equivConf(s.Confidence))
+	m.EquivCIPct = &eq
 	return m, true
 }
 
@@ -275,6 +281,8 @@ func errorRate(bs, cs *side, s Settings, rs *resampler) Metric {
 		deltas = append(deltas, 100*(rate(wc)-rate(wb)))
 	}
 	m.CIPct = percentileInterval(deltas, s.Confidence)
+	eq := percentileInterval(deltas, equivConf(s.Confidence))
+	m.EquivCIPct = &eq
 	return m
 }
 
@@ -318,6 +326,9 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, 
 			m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
 				CIPct: ci, PValue: ptr(p), ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
 				Gated: true, Method: MethodKneeEstimates, NBase: len(b.Estimates), NCand: len(c.Estimates), RunToRunVar: runVar}
+			if _, eq, ok := welchLogDF(b.Estimates, c.Estimates, equivConf(s.Confidence), runVar, runDF); ok {
+				m.EquivCIPct = &eq
+			}
 			ratio := &[3]float64{cand / base, 1 + ci[0]/100, 1 + ci[1]/100}
 			w := fmt.Sprintf("max_qps: %d baseline and %d candidate knee estimates (each from its own target process), Welch's t-test on their logarithms; regressed only when the change is beyond %.3g%% and significant",
 				m.NBase, m.NCand, m.ThresholdPct)
@@ -335,7 +346,7 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, 
 	m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
 		CIPct: [2]float64{lo, hi}, ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
 		Gated: true, Method: MethodBracket, NBase: 1, NCand: 1}
-	m.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, HigherIsBetter, math.NaN(), s.alpha())
+	m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, HigherIsBetter, math.NaN(), s.alpha())
 	if m.Verdict == Inconclusive && (beyond(*m) || m.DeltaPct > m.ThresholdPct) {
 		// One knee a side: its bracket is search resolution, not noise,
 		// so there is no test; knee estimates would give one.

@@ -166,6 +166,8 @@ func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf float64) 
 	m.PValue = ptr(p)
 	m.DeltaPct = stat(mid)
 	m.CIPct = [2]float64{stat(lo), stat(hi)}
+	_, elo, _, ehi := pairedT(d, equivConf(conf))
+	m.EquivCIPct = &[2]float64{stat(elo), stat(ehi)}
 	return m
 }
 
@@ -206,7 +208,7 @@ func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64
 		if m.PHolm != nil {
 			p = *m.PHolm
 		}
-		m.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, level)
+		m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, level)
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
 }

@@ -213,7 +213,7 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 			case m.PValue != nil:
 				p = *m.PValue
 			}
-			m.Verdict = Decide(m.DeltaPct, m.CIPct, m.ThresholdPct, m.BetterIs, p, alpha)
+			m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, alpha)
 			if m.Method == MethodBracket && (m.Verdict == Regressed || m.Verdict == Improved) {
 				m.Verdict = Inconclusive // one knee a side: no test
 			}

@@ -165,6 +165,19 @@ func holm(p []float64) []float64 {
 	return adj
 }
 
+// equivConf is the level of the interval that decides `unchanged` when
+// tests run at confidence conf: 1−2α, the two one-sided tests at α (TOST).
+func equivConf(conf float64) float64 { return math.Max(0, 2*conf-1) }
+
+// equivalenceCI is the interval Decide's equivalence test uses: the
+// metric's (1−2α) interval, or its only one when it has no test.
+func (m *Metric) equivalenceCI() [2]float64 {
+	if m.EquivCIPct != nil {
+		return *m.EquivCIPct
+	}
+	return m.CIPct
+}
+
 // percentileInterval returns the (1−conf)/2 and (1+conf)/2 quantiles of
 // reps (sorted in place), interpolating between order statistics.
 func percentileInterval(reps []float64, conf float64) [2]float64 {
@@ -185,16 +198,22 @@ func percentileInterval(reps []float64, conf float64) [2]float64 {
 // Decide is perfgate's one verdict rule, used by every mode (stored
 // baselines, same-runner A/B, ladder steps, max QPS) and documented once
 // in docs/verdicts.md ("One meaning of regressed"). It takes the point
-// change delta and its interval ci (in the metric's units: percent, or
-// points when absolute), the threshold thr, the direction in which the
+// change delta and the interval ci of its equivalence test (in the
+// metric's units: percent, or points when absolute; the (1−2α) interval
+// of the method, Metric.EquivCIPct, or its only interval when it has no
+// test), the threshold thr, the direction in which the
 // metric is better, and the p-value of no change (NaN when there is no
 // test, as for a max QPS from one knee a side):
 //
 //   - regressed: the point change is beyond thr in the bad direction and
 //     the test rejects no change at alpha;
 //   - improved: likewise in the good direction;
-//   - unchanged: the whole interval lies inside ±thr (an equivalence test
-//     at the interval's level);
+//   - unchanged: the whole interval lies inside ±thr: Schuirmann's two
+//     one-sided tests (TOST), each at alpha, reject a change of thr or
+//     more in either direction, so a real change of thr is called
+//     unchanged at most at alpha. Their interval is the (1−2α) one (90%
+//     at 95% confidence); asking the (1−α) interval to fit would test at
+//     alpha/2 and leave most real A/A comparisons undecided;
 //   - inconclusive: anything else, and any interval with a NaN end.
 //
 // Requiring the whole interval beyond thr to call a regression would miss
