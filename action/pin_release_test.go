@@ -94,7 +94,9 @@ func (r *repo) release(t *testing.T, tag string, annotated bool, files map[strin
 }
 
 // refs is every ref of the remote, as ls-remote lists them.
-func (r *repo) refs(t *testing.T) string { return git(t, r.bare, "for-each-ref", "--format=%(objectname) %(refname)") }
+func (r *repo) refs(t *testing.T) string {
+	return git(t, r.bare, "for-each-ref", "--format=%(objectname) %(refname)")
+}
 
 func (r *repo) peel(t *testing.T, ref string) string {
 	return git(t, r.bare, "rev-parse", ref+"^{commit}")
@@ -398,8 +400,10 @@ func TestPinReleaseRefuses(t *testing.T) {
 			wantErr: []string{"line 1 is \"<html>rate limited</html>\": want \"SHA256  FILE\""},
 		},
 		{
-			name:    "the commit is not the tagged one",
-			setup:   func(t *testing.T, r *repo, c string, env map[string]string) { env["PIN_COMMIT"] = strings.Repeat("ab", 20) },
+			name: "the commit is not the tagged one",
+			setup: func(t *testing.T, r *repo, c string, env map[string]string) {
+				env["PIN_COMMIT"] = strings.Repeat("ab", 20)
+			},
 			wantErr: []string{"tag v1.2.3 on origin points at " /* C, not the given SHA */},
 		},
 	}
