@@ -42,6 +42,8 @@
 #   PIN_DIST       a folder holding the archives: each is hashed (optional)
 #   PIN_MATCH      files that must equal PIN_CHECKSUMS byte for byte,
 #                  separated by spaces (optional)
+#   PIN_CHECKSUMS_SHA256  the SHA-256 PIN_CHECKSUMS must hash to: the
+#                  release job's, of the checksums.txt it built (optional)
 #   PIN_REMOTE     the remote (default origin)
 #   PIN_BRANCH     the default branch (default main; empty: skip step 5)
 #   PIN_NAME, PIN_EMAIL  the identity of C' and of a moved annotated tag
@@ -62,6 +64,7 @@ commit="${PIN_COMMIT:-${GITHUB_SHA:-}}"
 sums="${PIN_CHECKSUMS:-}"
 dist="${PIN_DIST:-}"
 match="${PIN_MATCH:-}"
+sums_sha256="${PIN_CHECKSUMS_SHA256:-}"
 remote="${PIN_REMOTE:-origin}"
 branch="${PIN_BRANCH-main}"
 name="${PIN_NAME:-github-actions[bot]}"
@@ -95,6 +98,10 @@ if [ -n "$dist" ]; then
 		got=$(sha256 "$dist/$file")
 		[ "$got" = "$want" ] || fail "$dist/$file hashes to $got, but $sums says $want: the file is not what was built; nothing was pinned"
 	done <"$sums"
+fi
+if [ -n "$sums_sha256" ]; then
+	got=$(sha256 "$sums")
+	[ "$got" = "$sums_sha256" ] || fail "$sums hashes to $got, but the release job built a checksums.txt hashing to $sums_sha256 (PIN_CHECKSUMS_SHA256): the published file is not the one built; nothing was pinned"
 fi
 for other in $match; do
 	cmp -s "$sums" "$other" || fail "$other differs from $sums: the published (or rebuilt) checksums are not the ones built; nothing was pinned. Compare them: diff $sums $other"

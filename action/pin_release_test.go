@@ -2,11 +2,15 @@ package action
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // The tests of pin-release.sh: real git, a bare repository as the remote
@@ -137,12 +141,21 @@ func pinRelease(t *testing.T, r *repo, env map[string]string) result {
 	return result{err: err, stdout: stdout.String(), stderr: stderr.String()}
 }
 
-func pinEnv(tag, commit, d string) map[string]string {
+// pinEnv is the pin job's environment: the published checksums.txt and
+// archives in d, and the hash the release job reported for what it built.
+func pinEnv(t *testing.T, tag, commit, d string) map[string]string {
+	t.Helper()
+	sums, err := os.ReadFile(filepath.Join(d, "checksums.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(sums)
 	return map[string]string{
-		"PIN_TAG":       tag,
-		"PIN_COMMIT":    commit,
-		"PIN_CHECKSUMS": filepath.Join(d, "checksums.txt"),
-		"PIN_DIST":      d,
+		"PIN_TAG":              tag,
+		"PIN_COMMIT":           commit,
+		"PIN_CHECKSUMS":        filepath.Join(d, "checksums.txt"),
+		"PIN_CHECKSUMS_SHA256": hex.EncodeToString(sum[:]),
+		"PIN_DIST":             d,
 	}
 }
 
@@ -179,7 +192,7 @@ func TestPinRelease(t *testing.T) {
 			genuine := newRelease(t, "v1.2.3", fakeBinary)
 			d := dist(t, genuine)
 
-			res := pinRelease(t, r, pinEnv("v1.2.3", c, d))
+			res := pinRelease(t, r, pinEnv(t, "v1.2.3", c, d))
 			if res.err != nil {
 				t.Fatalf("pin-release.sh: %v\n%s%s", res.err, res.stdout, res.stderr)
 			}
@@ -215,7 +228,7 @@ func TestPinRelease(t *testing.T) {
 
 			// Run again (a re-run job): nothing changes.
 			before := r.refs(t)
-			if res := pinRelease(t, r, pinEnv("v1.2.3", c, d)); res.err != nil {
+			if res := pinRelease(t, r, pinEnv(t, "v1.2.3", c, d)); res.err != nil {
 				t.Fatalf("pin-release.sh again: %v\n%s%s", res.err, res.stdout, res.stderr)
 			}
 			if after := r.refs(t); after != before {
@@ -275,7 +288,7 @@ func TestPinReleaseMajorTag(t *testing.T) {
 			r := newRepo(t)
 			for _, tag := range tt.before {
 				c := r.release(t, tag, true, nil)
-				if res := pinRelease(t, r, pinEnv(tag, c, dist(t, newRelease(t, tag, fakeBinary)))); res.err != nil {
+				if res := pinRelease(t, r, pinEnv(t, tag, c, dist(t, newRelease(t, tag, fakeBinary)))); res.err != nil {
 					t.Fatalf("pinning %s: %v\n%s%s", tag, res.err, res.stdout, res.stderr)
 				}
 				git(t, r.work, "pull", "-q", "--ff-only", "origin", "main")
@@ -285,7 +298,7 @@ func TestPinReleaseMajorTag(t *testing.T) {
 				others[ref] = r.peel(t, "refs/tags/"+ref)
 			}
 			c := r.release(t, tt.tag, true, nil)
-			res := pinRelease(t, r, pinEnv(tt.tag, c, dist(t, newRelease(t, tt.tag, fakeBinary))))
+			res := pinRelease(t, r, pinEnv(t, tt.tag, c, dist(t, newRelease(t, tt.tag, fakeBinary))))
 			if res.err != nil {
 				t.Fatalf("pin-release.sh %s: %v\n%s%s", tt.tag, res.err, res.stdout, res.stderr)
 			}
@@ -325,7 +338,7 @@ func TestPinReleaseBranchMoved(t *testing.T) {
 	git(t, r.work, "push", "-q", "origin", "main")
 	moved := git(t, r.work, "rev-parse", "HEAD")
 
-	res := pinRelease(t, r, pinEnv("v1.2.3", c, dist(t, newRelease(t, "v1.2.3", fakeBinary))))
+	res := pinRelease(t, r, pinEnv(t, "v1.2.3", c, dist(t, newRelease(t, "v1.2.3", fakeBinary))))
 	if res.err != nil {
 		t.Fatalf("pin-release.sh: %v\n%s%s", res.err, res.stdout, res.stderr)
 	}
@@ -383,10 +396,17 @@ func TestPinReleaseRefuses(t *testing.T) {
 			wantErr: []string{"published.txt differs from ", "nothing was pinned"},
 		},
 		{
+			name: "the published checksums.txt is not the one built",
+			setup: func(t *testing.T, r *repo, c string, env map[string]string) {
+				env["PIN_CHECKSUMS_SHA256"] = strings.Repeat("0", 64)
+			},
+			wantErr: []string{"checksums.txt hashes to ", "the release job built a checksums.txt hashing to 0000", "nothing was pinned"},
+		},
+		{
 			name: "checksums of another release",
 			setup: func(t *testing.T, r *repo, c string, env map[string]string) {
 				env["PIN_CHECKSUMS"] = filepath.Join(dist(t, newRelease(t, "v1.2.2", fakeBinary)), "checksums.txt")
-				env["PIN_DIST"] = ""
+				env["PIN_DIST"], env["PIN_CHECKSUMS_SHA256"] = "", ""
 			},
 			wantErr: []string{"names no archive of v1.2.3"},
 		},
@@ -395,7 +415,7 @@ func TestPinReleaseRefuses(t *testing.T) {
 			setup: func(t *testing.T, r *repo, c string, env map[string]string) {
 				p := filepath.Join(t.TempDir(), "checksums.txt")
 				os.WriteFile(p, []byte("<html>rate limited</html>\n"), 0o644)
-				env["PIN_CHECKSUMS"], env["PIN_DIST"] = p, ""
+				env["PIN_CHECKSUMS"], env["PIN_DIST"], env["PIN_CHECKSUMS_SHA256"] = p, "", ""
 			},
 			wantErr: []string{"line 1 is \"<html>rate limited</html>\": want \"SHA256  FILE\""},
 		},
@@ -411,7 +431,7 @@ func TestPinReleaseRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRepo(t)
 			c := r.release(t, "v1.2.3", true, tt.pinned)
-			env := pinEnv("v1.2.3", c, dist(t, newRelease(t, "v1.2.3", fakeBinary)))
+			env := pinEnv(t, "v1.2.3", c, dist(t, newRelease(t, "v1.2.3", fakeBinary)))
 			if tt.setup != nil {
 				tt.setup(t, r, c, env)
 			}
@@ -429,5 +449,73 @@ func TestPinReleaseRefuses(t *testing.T) {
 				t.Errorf("a refusal changed the remote:\nbefore %s\nafter  %s", before, after)
 			}
 		})
+	}
+}
+
+// TestReleaseWorkflowPins checks release.yml wires pin-release.sh as
+// tested here: after the release job, with the built commit and the built
+// checksums' hash, and write access in that job alone (the workflow's
+// default stays read); no other step moves a tag.
+func TestReleaseWorkflowPins(t *testing.T) {
+	data, err := os.ReadFile("../.github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Permissions map[string]string `yaml:"permissions"`
+		Jobs        map[string]struct {
+			Needs       any               `yaml:"needs"`
+			Permissions map[string]string `yaml:"permissions"`
+			Outputs     map[string]string `yaml:"outputs"`
+			Steps       []struct {
+				ID  string            `yaml:"id"`
+				Run string            `yaml:"run"`
+				Env map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatalf("release.yml: %v", err)
+	}
+	if len(wf.Permissions) != 1 || wf.Permissions["contents"] != "read" {
+		t.Errorf("the workflow's permissions = %v, want contents: read only (jobs add what they need)", wf.Permissions)
+	}
+	pin, ok := wf.Jobs["pin"]
+	if !ok {
+		t.Fatal("release.yml has no pin job")
+	}
+	if pin.Needs != "release" {
+		t.Errorf("pin needs %v, want release", pin.Needs)
+	}
+	if len(pin.Permissions) != 1 || pin.Permissions["contents"] != "write" {
+		t.Errorf("pin's permissions = %v, want contents: write alone", pin.Permissions)
+	}
+	if !strings.Contains(wf.Jobs["release"].Outputs["checksums-sha256"], "steps.built.outputs.sha256") {
+		t.Errorf("the release job does not output the built checksums' hash: %v", wf.Jobs["release"].Outputs)
+	}
+	found := false
+	for _, s := range pin.Steps {
+		if strings.Contains(s.Run, "action/pin-release.sh") {
+			found = true
+			for k, want := range map[string]string{
+				"PIN_TAG":              "${{ github.ref_name }}",
+				"PIN_COMMIT":           "${{ github.sha }}",
+				"PIN_CHECKSUMS_SHA256": "${{ needs.release.outputs.checksums-sha256 }}",
+			} {
+				if s.Env[k] != want {
+					t.Errorf("pin-release.sh's %s = %q, want %q", k, s.Env[k], want)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("the pin job does not run action/pin-release.sh")
+	}
+	for name, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			if strings.Contains(s.Run, "git push") || strings.Contains(s.Run, "git tag") {
+				t.Errorf("job %s moves a ref itself (%q): only pin-release.sh does, to C'", name, s.Run)
+			}
+		}
 	}
 }
