@@ -38,6 +38,7 @@ func cmdFixture(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.Codec, "codec", d.Codec, "HTTP infer body when Content-Type does not say: json or protobuf")
 	fs.DurationVar(&o.SimFixed, "sim-fixed", d.SimFixed, "sim model: fixed cost per batch")
 	fs.DurationVar(&o.SimPerItem, "sim-per-item", d.SimPerItem, "sim model: cost per item in a batch")
+	fs.BoolVar(&o.SimCPU, "sim-cpu", false, "sim model: spend the cost computing on one core (a CPU-bound service) instead of sleeping")
 	fs.Float64Var(&o.Int8Factor, "int8-factor", d.Int8Factor, "sim model and sim-llm: cost factor in int8")
 	fs.IntVar(&o.LLMMaxSeqs, "max-num-seqs", d.LLMMaxSeqs, "tiny-llm and sim-llm: most sequences decoded together (1: continuous batching off)")
 	fs.IntVar(&o.LLMMaxSeqs, "llm-max-seqs", d.LLMMaxSeqs, "the same as --max-num-seqs")
