@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# bench/decisive.sh: how often the gate decides, measured on a real
+# CPU-bound service (issue 27's design): perfgate's reference server with
+# --sim-cpu, 2 ms of CPU a request on one worker, 100 req/s open loop
+# (about 20% utilisation), 5 trials of 3 s, each trial its own process.
+#
+#   stored  N runs of the service as it is (A) and M runs of each slower
+#           build (B: +10%, +25%), measured with `perfgate run`; then gates
+#           of the A runs (A/A) and of the B runs against baselines stored
+#           from two A runs, from one A run (the assumed run-to-run noise),
+#           and from one A run with the noise learned from a history of
+#           the other A runs (`--history`). Every gate is `gate --results`
+#           over runs measured once, so one measurement serves each mode.
+#   ab      `gate --ab` in a throwaway repository whose head is the base
+#           (A/A), 10% slower or 30% slower, on a two-scenario suite (the
+#           fixed-rate one and a knee search), each timed.
+#
+# Not part of CI (tens of minutes). Prints one line per gate and a table
+# per mode; RESULTS names the output file (default
+# bench/decisive-<date>.txt). Settings (environment): PHASES ("stored ab"),
+# RUNS_A (10), RUNS_B (6), AB_AA (3), AB_10 (3), AB_30 (2), HOG (empty;
+# 1 runs a CPU hog at normal priority throughout), PERFGATE (a built
+# binary; default: built here).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+PHASES=${PHASES:-stored ab}
+RUNS_A=${RUNS_A:-10}
+RUNS_B=${RUNS_B:-6}
+AB_AA=${AB_AA:-3}
+AB_10=${AB_10:-3}
+AB_30=${AB_30:-2}
+RESULTS=${RESULTS:-$root/bench/decisive-$(date -u +%F).txt}
+work=${WORK:-$(mktemp -d /tmp/perfgate-decisive.XXXXXX)}
+hog=
+cleanup() {
+	[ -n "$hog" ] && kill "$hog" 2>/dev/null || true
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+if [ -z "${PERFGATE:-}" ]; then
+	go build -o "$work/perfgate" ./cmd/perfgate
+	PERFGATE=$work/perfgate
+fi
+pg=$PERFGATE
+say() { echo "$*" | tee -a "$RESULTS"; }
+if [ -n "${HOG:-}" ]; then
+	(while :; do :; done) &
+	hog=$!
+fi
+say "# bench/decisive.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) hog ${HOG:-none} load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The service: the cost comes from the target's folder (cost.txt), so an
+# A/B checkout carries its own.
+serve='exec '"$pg"' fixture serve --addr 127.0.0.1:$0 --model sim --sim-cpu --sim-fixed $(cat cost.txt) --sim-per-item 0s --max-batch 1 --instances 1'
+config() { # config FILE [knee]
+	cat >"$1" <<EOF
+version: 1
+gate:
+  p99_regression: 5%
+  max_qps_regression: 5%
+  confidence: 0.95
+  on_inconclusive: pass
+slo:
+  p99: 10ms
+targets:
+  svc:
+    command: ["sh", "-c", '$serve', "{port}"]
+    ready: "http://127.0.0.1:{port}/v2/health/ready"
+    dir: .
+scenarios:
+  - name: cpu-fixed
+    layer: service
+    target: svc
+    protocol: kserve-http
+    model: mlp-sim
+    load: {mode: rate, rate: 100, warmup: 1s, duration: 3s, trials: 5}
+EOF
+	if [ "${2:-}" = knee ]; then
+		cat >>"$1" <<EOF
+  - name: cpu-knee
+    layer: service
+    target: svc
+    protocol: kserve-http
+    model: mlp-sim
+    restarts: 3
+    load: {mode: sweep, start: 100, duration: 1s, warmup: 300ms, budget: 20s, estimates: 3}
+EOF
+	fi
+}
+verdicts() { # verdicts COMPARISON.json: "headline scenario=verdict …"
+	python3 - "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+parts = [c.get("verdict", "?")]
+for s in c.get("scenarios", []):
+    p99 = next((m for m in s.get("metrics", []) if m["metric"] in ("p99_ms", "max_qps") and m.get("gated")), None)
+    d = f" {p99['metric']} {p99['delta_pct']:+.1f}% [{p99['ci_pct'][0]:+.1f}, {p99['ci_pct'][1]:+.1f}] mde {p99.get('mde_pct', float('nan')):.1f}%" if p99 else ""
+    parts.append(f"{s['scenario']}={s['verdict']}{d} noise:{s.get('run_to_run_source', '-')}")
+print(" ".join(parts))
+PY
+}
+
+if [[ " $PHASES " == *" stored "* ]]; then
+	d=$work/stored
+	mkdir -p "$d"
+	config "$d/perfgate.yaml"
+	measure() { # measure NAME COST
+		echo "$2" >"$d/cost.txt"
+		if ! "$pg" run --config "$d/perfgate.yaml" --out "$d/$1" >"$d/$1.log" 2>&1; then
+			say "run $1 (cost $2) failed: $(tail -n 3 "$d/$1.log" | tr '\n' ' ')"
+			return 1
+		fi
+	}
+	t0=$(date +%s)
+	for i in $(seq 1 "$RUNS_A"); do measure "a$i" 2ms || true; done
+	for i in $(seq 1 "$RUNS_B"); do measure "b10-$i" 2.2ms || true; measure "b25-$i" 2.5ms || true; done
+	say "stored: $RUNS_A runs at 2 ms, $RUNS_B at 2.2 ms and at 2.5 ms, measured in $(($(date +%s) - t0)) s"
+	# Baselines: two from two runs each (a1+a2, a3+a4), two from one run
+	# (a1, a3), and the one-run baselines again with the noise learned from
+	# a history of every other A run (its own candidate left out).
+	"$pg" baseline update --config "$d/perfgate.yaml" --from "$d/a1" --from "$d/a2" --to "$d/bl-two-1" >>"$d/baselines.log" 2>&1 || say "baseline update failed: $(tail -n 1 "$d/baselines.log")"
+	"$pg" baseline update --config "$d/perfgate.yaml" --from "$d/a3" --from "$d/a4" --to "$d/bl-two-2" >>"$d/baselines.log" 2>&1 || say "baseline update failed: $(tail -n 1 "$d/baselines.log")"
+	"$pg" baseline update --config "$d/perfgate.yaml" --from "$d/a1" --to "$d/bl-one-1" >>"$d/baselines.log" 2>&1 || say "baseline update failed: $(tail -n 1 "$d/baselines.log")"
+	"$pg" baseline update --config "$d/perfgate.yaml" --from "$d/a3" --to "$d/bl-one-2" >>"$d/baselines.log" 2>&1 || say "baseline update failed: $(tail -n 1 "$d/baselines.log")"
+	gate() { # gate MODE BASELINES CANDIDATE [history]
+		local out=$d/g-$1-$(basename "$2")-$(basename "$3")
+		local extra=()
+		if [ -n "${4:-}" ]; then extra=(--history "$4"); fi
+		"$pg" gate --config "$d/perfgate.yaml" --baselines "$2" --results "$d/$3" --out "$out" "${extra[@]}" >"$out.log" 2>&1 || true
+		if [ -f "$out/comparison.json" ]; then
+			say "  $1 $(basename "$2") vs $3: $(verdicts "$out/comparison.json")"
+		else
+			say "  $1 $(basename "$2") vs $3: no comparison: $(tail -n 2 "$out.log" | tr '\n' ' ')"
+		fi
+	}
+	hist() { # hist SKIP: a history of the A runs except a1, a3 and SKIP
+		local h=$d/hist-$1
+		rm -rf "$h"
+		local n=0
+		for i in $(seq 1 "$RUNS_A"); do
+			[ "a$i" = "$1" ] && continue
+			n=$((n + 1))
+			"$pg" history add --history "$h" --commit "$(printf '%040d' "$n")" --from "$d/a$i" >/dev/null 2>&1 || true
+		done
+		echo "$h"
+	}
+	for cand in $(seq 5 "$RUNS_A"); do
+		for bl in bl-two-1 bl-two-2; do gate two "$d/$bl" "a$cand"; done
+		for bl in bl-one-1 bl-one-2; do gate one "$d/$bl" "a$cand"; done
+		gate one-history "$d/bl-one-1" "a$cand" "$(hist "a$cand")"
+	done
+	for i in $(seq 1 "$RUNS_B"); do
+		for b in b10 b25; do
+			for bl in bl-two-1 bl-two-2; do gate two "$d/$bl" "$b-$i"; done
+			for bl in bl-one-1 bl-one-2; do gate one "$d/$bl" "$b-$i"; done
+			gate one-history "$d/bl-one-1" "$b-$i" "$(hist none)"
+		done
+	done
+fi
+
+if [[ " $PHASES " == *" ab "* ]]; then
+	d=$work/ab
+	mkdir -p "$d"
+	git -C "$d" init -q
+	config "$d/perfgate.yaml" knee
+	echo 2ms >"$d/cost.txt"
+	git -C "$d" add -A
+	git -C "$d" -c user.name=bench -c user.email=bench@localhost commit -qm base
+	ab() { # ab LABEL HEADCOST
+		echo "$2" >"$d/cost.txt"
+		local t0 rc=0
+		t0=$(date +%s)
+		(cd "$d" && "$pg" gate --config perfgate.yaml --ab HEAD --out "$d/out-$1" >"$d/$1.log" 2>&1) || rc=$?
+		local secs=$(($(date +%s) - t0))
+		if [ -f "$d/out-$1/comparison.json" ]; then
+			say "  ab $1 (head $2): exit $rc, $secs s: $(verdicts "$d/out-$1/comparison.json")"
+		else
+			say "  ab $1 (head $2): exit $rc, $secs s, no comparison: $(tail -n 2 "$d/$1.log" | tr '\n' ' ')"
+		fi
+		echo 2ms >"$d/cost.txt"
+	}
+	for i in $(seq 1 "$AB_AA"); do ab "aa-$i" 2ms; done
+	for i in $(seq 1 "$AB_10"); do ab "r10-$i" 2.2ms; done
+	for i in $(seq 1 "$AB_30"); do ab "r30-$i" 2.6ms; done
+fi
+say "# done $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"
