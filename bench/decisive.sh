@@ -19,8 +19,10 @@
 # per mode; RESULTS names the output file (default
 # bench/decisive-<date>.txt). Settings (environment): PHASES ("stored ab"),
 # RUNS_A (10), RUNS_B (6), AB_AA (3), AB_10 (3), AB_30 (2), HOG (empty;
-# 1 runs a CPU hog at normal priority throughout), PERFGATE (a built
-# binary; default: built here).
+# 1 runs a CPU hog at normal priority throughout), PIN (empty; 1 puts
+# the target on CPU 1 and perfgate on CPU 0: `cpus`, `generator_cpus`),
+# PERFGATE (a built binary; default: built here), WORK (the scratch
+# folder; KEEP=1 keeps it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -48,7 +50,7 @@ if [ -n "${HOG:-}" ]; then
 	(while :; do :; done) &
 	hog=$!
 fi
-say "# bench/decisive.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) hog ${HOG:-none} load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "# bench/decisive.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) hog ${HOG:-none} pinned ${PIN:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The service: the cost comes from the target's folder (cost.txt), so an
 # A/B checkout carries its own.
@@ -68,6 +70,8 @@ targets:
     command: ["sh", "-c", '$serve', "{port}"]
     ready: "http://127.0.0.1:{port}/v2/health/ready"
     dir: .
+${PIN:+    cpus: "1"}
+${PIN:+generator_cpus: "0"}
 scenarios:
   - name: cpu-fixed
     layer: service
@@ -116,6 +120,25 @@ if [[ " $PHASES " == *" stored "* ]]; then
 	for i in $(seq 1 "$RUNS_A"); do measure "a$i" 2ms || true; done
 	for i in $(seq 1 "$RUNS_B"); do measure "b10-$i" 2.2ms || true; measure "b25-$i" 2.5ms || true; done
 	say "stored: $RUNS_A runs at 2 ms, $RUNS_B at 2.2 ms and at 2.5 ms, measured in $(($(date +%s) - t0)) s"
+	# The run-to-run spread of the A runs' P99 (what a one-run baseline
+	# cannot see), with the CPU placement they ran under.
+	python3 - "$d" "$RUNS_A" <<'PY' | tee -a "$RESULTS"
+import json, math, statistics, sys
+d, n = sys.argv[1], int(sys.argv[2])
+p99, bad = [], 0
+for i in range(1, n + 1):
+    try:
+        r = json.load(open(f"{d}/a{i}/cpu-fixed.json"))
+    except OSError:
+        continue
+    if not r.get("valid", False):
+        bad += 1
+        continue
+    p99.append(r["summary"]["latency_ms"]["p99"])
+logs = [math.log(v) for v in p99]
+sd = 100 * statistics.stdev(logs) if len(logs) > 1 else float("nan")
+print(f"stored: A runs' P99 (ms) {' '.join(f'{v:.2f}' for v in p99)}; run-to-run SD {sd:.1f}% (log scale), {bad} invalid")
+PY
 	# Baselines: two from two runs each (a1+a2, a3+a4), two from one run
 	# (a1, a3), and the one-run baselines again with the noise learned from
 	# a history of every other A run (its own candidate left out).
