@@ -64,8 +64,17 @@ func TestClosedLoopHoldsConcurrency(t *testing.T) {
 			if s.InFlightMean < 0.95*n {
 				t.Errorf("in-flight mean %.1f, want >= %.0f (0.95 C)", s.InFlightMean, 0.95*n)
 			}
-			if s.ConnWaitShare > 0.01 {
-				t.Errorf("requests waited for a connection %.1f%% of their latency, want ~0 with a pool sized from the load", 100*s.ConnWaitShare)
+			// A pool too small for the load (the old 64 connections for 200
+			// in flight) makes requests wait about two thirds of their
+			// latency. Dialling 200 connections on a busy host is slow too,
+			// so the quiet bound (1%) holds only where the generator ran
+			// when due; a busy one gets 10%, still far below a short pool.
+			connBound := 0.01
+			if s.GeneratorSchedP99Ms > 5 {
+				connBound = 0.10
+			}
+			if s.ConnWaitShare > connBound {
+				t.Errorf("requests waited for a connection %.1f%% of their latency, want under %.0f%% with a pool sized from the load (generator sched P99 %.1f ms)", 100*s.ConnWaitShare, 100*connBound, s.GeneratorSchedP99Ms)
 			}
 			// The median is the server's own time, a queue of 200 for the
 			// old 64 connections tripled it. Timings are only checked on
