@@ -188,8 +188,9 @@ func (s *cpuSide) Trial(context.Context) (*result.Trial, error) {
 // TestSimulatedABDecides checks the A/B mode's decisiveness on the seeded
 // simulation of a CPU-bound service, through the real Interleave and
 // ComparePaired: a +10% P99 regression is called in at least 90% of runs
-// (issue 27's target); an A/A run decides unchanged in at least 70% (the
-// issue asks 80%: with 20 pairs of 300 requests this model reaches 75%)
+// (issue 27's target); an A/A run decides unchanged in at least 75%
+// (the issue asks 80%: this model reaches 82% since unchanged is the
+// equivalence test at the look's level, 75% before)
 // and calls a regression or an improvement at most once in 40 (the test's
 // level is 5%, two-sided: 1 in 40 a side is its allowance). It logs the rates, the median pairs and the
 // simulated runner time per decided verdict beside the fixed design's
@@ -208,7 +209,7 @@ func TestSimulatedABDecides(t *testing.T) {
 		// atMost bounds other verdicts' counts.
 		atMost map[string]int
 	}{
-		{name: "A/A", scale: 1, seed: 27, want: compare.Unchanged, min: 28, atMost: map[string]int{compare.Regressed: 1, compare.Improved: 1}},
+		{name: "A/A", scale: 1, seed: 27, want: compare.Unchanged, min: 30, atMost: map[string]int{compare.Regressed: 1, compare.Improved: 1}},
 		{name: "+10% P99", scale: 1.10, seed: 28, want: compare.Regressed, min: 36, atMost: map[string]int{compare.Improved: 0, compare.Unchanged: 0}},
 	}
 	for _, tt := range tests {
