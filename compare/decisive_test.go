@@ -113,11 +113,13 @@ func TestDecisiveSimulated(t *testing.T) {
 		}
 		// With 5 processes of 1,000 requests a side the interval's half
 		// width is about the 5% threshold itself, so `unchanged` is
-		// decided in about a third to a half of A/A comparisons here (0 of
-		// 130 before the run-to-run noise was measured); the MDE's lever
-		// says how many processes would make it most.
-		if aa.unchanged < aa.compared/4 {
-			t.Errorf("%s: unchanged in %d of %d A/A comparisons, want at least a quarter", mode.name, aa.unchanged, aa.compared)
+		// decided in a little over half of A/A comparisons here (10
+		// gates: 59% and 57% with the equivalence test's 90% interval,
+		// 40% and 31% with the 95% one, 0 of 130 before the run-to-run
+		// noise was measured); the MDE's lever says how many processes
+		// would make it most.
+		if aa.unchanged < aa.compared*2/5 {
+			t.Errorf("%s: unchanged in %d of %d A/A comparisons, want at least two fifths", mode.name, aa.unchanged, aa.compared)
 		}
 		if r25.caught < gates*9/10 {
 			t.Errorf("%s: a 25%% regression caught %d/%d, want at least 90%%", mode.name, r25.caught, gates)
