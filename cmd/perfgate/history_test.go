@@ -298,3 +298,100 @@ func TestChangeIssue(t *testing.T) {
 		})
 	}
 }
+
+// TestGateResultsHistory: `gate --results DIR --history H` learns the
+// noise from H as a gate that runs does (run_to_run_source history (12
+// runs), a 12% slowdown regressed); without --history it is assumed; and
+// `gate --ab` refuses --history, saying why.
+func TestGateResultsHistory(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "perfgate.yaml")
+	if err := os.WriteFile(cfgPath, []byte(`version: 1
+slo: {p99: 50ms}
+gate: {p99_regression: 5%}
+scenarios:
+  - {name: api, layer: service, url: "http://127.0.0.1:1/", load: {mode: rate, rate: 10, trials: 6}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(scale float64) comparetest.Spec {
+		return comparetest.Spec{Scenario: "api", Layer: "service", Trials: 6, Requests: 3000, MedianMs: 10, Noise: 0.005, Scale: scale}
+	}
+	hist := filepath.Join(dir, "history")
+	for i := range 12 {
+		run := filepath.Join(dir, fmt.Sprint("run", i))
+		if err := os.MkdirAll(run, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeResult(t, filepath.Join(run, "api.json"), spec(1), uint64(100+i))
+		spreadProcesses(t, filepath.Join(run, "api.json"))
+		if code, _, stderr := runCLI(t, "history", "add", "--from", run, "--history", hist, "--commit", fmt.Sprintf("%040d", i)); code != exitPass {
+			t.Fatalf("history add: exit %d: %s", code, stderr)
+		}
+	}
+	base, res := filepath.Join(dir, "baselines"), filepath.Join(dir, "results")
+	for d, scale := range map[string]float64{base: 1, res: 1.12} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeResult(t, filepath.Join(d, "api.json"), spec(scale), map[bool]uint64{true: 300, false: 301}[scale == 1])
+		spreadProcesses(t, filepath.Join(d, "api.json"))
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantSource string
+	}{
+		{"with --history", []string{"--history", hist}, "history (12 runs)"},
+		{"without", nil, "assumed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"gate", "--config", cfgPath, "--results", res, "--baselines", base, "--out", out, "--format", "json"}, tt.args...)
+			code, _, stderr := runCLI(t, args...)
+			b, err := os.ReadFile(filepath.Join(out, "comparison.json"))
+			if err != nil {
+				t.Fatalf("exit %d, %v\n%s", code, err, stderr)
+			}
+			var c struct {
+				Verdict   string `json:"verdict"`
+				Scenarios []struct {
+					Verdict        string `json:"verdict"`
+					RunToRunSource string `json:"run_to_run_source"`
+				} `json:"scenarios"`
+			}
+			if err := json.Unmarshal(b, &c); err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Scenarios) != 1 || c.Scenarios[0].RunToRunSource != tt.wantSource {
+				t.Fatalf("scenarios %+v, want run_to_run_source %q", c.Scenarios, tt.wantSource)
+			}
+			t.Logf("%s: verdict %s (%s), exit %d", tt.name, c.Verdict, c.Scenarios[0].Verdict, code)
+			if tt.args != nil && (c.Verdict != "fail" || code != exitRegression) {
+				t.Errorf("with the history's noise: verdict %s, exit %d; want fail, exit %d", c.Verdict, code, exitRegression)
+			}
+		})
+	}
+	code, _, stderr := runCLI(t, "gate", "--config", cfgPath, "--ab", "HEAD", "--history", hist)
+	if code != exitUsage || !strings.Contains(stderr, "no run-to-run term") {
+		t.Errorf("gate --ab --history: exit %d, %q; want exit %d saying the paired test has no run-to-run term", code, stderr, exitUsage)
+	}
+}
+
+// spreadProcesses rewrites the result at path with each trial in its own
+// process, as restarts measure it: the gate then tests over processes.
+func spreadProcesses(t *testing.T, path string) {
+	t.Helper()
+	r, err := result.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.Trials {
+		r.Trials[i].Process = i + 1
+	}
+	r.Restarts = len(r.Trials)
+	if err := r.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+}
