@@ -2,6 +2,8 @@ package gate
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +87,84 @@ func TestHistoryNoise(t *testing.T) {
 	}
 	if !strings.HasSuffix(h["int8"], " / assumed") {
 		t.Errorf("int8 with no history: %q, want the assumed noise", h["int8"])
+	}
+}
+
+// TestFromResultsHistory: gating results measured elsewhere (gate
+// --results) with a history learns the noise as Run does: the same
+// verdict, source and notes as EvaluateLearned with LearnNoise, and the
+// trend; without one the noise is assumed.
+func TestFromResultsHistory(t *testing.T) {
+	root := t.TempDir()
+	hist := history.Dir(filepath.Join(root, "history"))
+	var recs []history.Record
+	for i := range 12 {
+		r := procs(gen(uint64(200+i), comparetest.Spec{Scenario: "fp32", Layer: "model", Trials: 6, Requests: 3000, MedianMs: 10, Noise: 0.005}))
+		rec, err := history.FromResult(r, history.Meta{Commit: "c", Date: time.Date(2026, 11, 1, i, 0, 0, 0, time.UTC), Baseline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	if err := hist.Append(recs); err != nil {
+		t.Fatal(err)
+	}
+	spec := comparetest.Spec{Scenario: "fp32", Layer: "model", Trials: 6, Requests: 3000, MedianMs: 10, Noise: 0.005}
+	base := procs(gen(300, spec))
+	spec.Scale = 1.12
+	cand := procs(gen(302, spec))
+	baseDir, resDir := filepath.Join(root, "baselines"), filepath.Join(root, "results")
+	for dir, r := range map[string]*result.Result{baseDir: base, resDir: cand} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteFile(filepath.Join(dir, result.FileName(r.Scenario))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := cfg(t, "")
+	learned, notes, err := LearnNoise(context.Background(), hist, []*result.Result{base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := EvaluateLearned(c, []*result.Result{base}, []*result.Result{cand}, nil, false, learned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		history    history.Source
+		wantSource string
+	}{
+		{"with the history", hist, "history (12 runs)"},
+		{"without", nil, "assumed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := FromResults(context.Background(), c, resDir, ResultsOptions{Baselines: baseDir, Scenarios: []string{"fp32"}, History: tt.history})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := out.Report.Comparison.Scenarios
+			if len(sc) != 1 || sc[0].RunToRunSource != tt.wantSource {
+				t.Fatalf("scenarios %+v, want fp32 with run_to_run_source %q", sc, tt.wantSource)
+			}
+			t.Logf("12%% slower, 6 processes a side, %s: %s", tt.name, sc[0].Verdict)
+			if tt.history == nil {
+				if sc[0].Verdict == compare.Regressed || out.Report.Trend != nil {
+					t.Errorf("without a history: verdict %s, trend %v; want the assumed 15%% to leave it undecided, no trend", sc[0].Verdict, out.Report.Trend)
+				}
+				return
+			}
+			if got, w := sc[0].Verdict, want.Comparison.Scenarios[0].Verdict; got != w || got != compare.Regressed {
+				t.Errorf("verdict %s, want %s as Run's learned noise gives (regressed)", got, w)
+			}
+			if !strings.Contains(strings.Join(out.Report.Warnings, "\n"), notes[0]) {
+				t.Errorf("warnings %q lack the history's note %q", out.Report.Warnings, notes[0])
+			}
+			if out.Report.Trend == nil || len(out.Report.Trend.Series) == 0 {
+				t.Errorf("no trend from the history")
+			}
+		})
 	}
 }

@@ -1,12 +1,14 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -17,6 +19,10 @@ type ResultsOptions struct {
 	AllowEnvMismatch bool
 	// Scenarios selects the config's scenarios to gate; empty gates all.
 	Scenarios []string
+	// History, when set, is where each scenario's run-to-run noise is
+	// learned from, as Options.History does for Run: the same notes, the
+	// same trend panel.
+	History history.Source
 }
 
 // FromResults gates results measured elsewhere (the parts of a matrix,
@@ -25,8 +31,9 @@ type ResultsOptions struct {
 // after measuring them. A selected scenario without a result in dir (its
 // part failed, or was never run) is a run failure in Outcome.RunErr, and
 // the comparison then lacks it; results of scenarios cfg does not have are
-// left out with a warning.
-func FromResults(cfg *config.Config, dir string, o ResultsOptions) (*Outcome, error) {
+// left out with a warning. With o.History the run-to-run noise is learned
+// from it, as Run does.
+func FromResults(ctx context.Context, cfg *config.Config, dir string, o ResultsOptions) (*Outcome, error) {
 	for _, n := range o.Scenarios {
 		if !slices.ContainsFunc(cfg.Scenarios, func(s *config.Scenario) bool { return s.Name == n }) {
 			return nil, fmt.Errorf("%s: no scenario is named %q", cfg.Path, n)
@@ -42,6 +49,11 @@ func FromResults(cfg *config.Config, dir string, o ResultsOptions) (*Outcome, er
 	base, err := baselines.Load(bdir)
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
 		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
+	}
+	hist := Options{History: o.History}
+	notes, trend, err := hist.withHistory(ctx, base)
+	if err != nil {
+		return nil, err
 	}
 	all, err := result.ReadResults(dir)
 	if err != nil {
@@ -74,10 +86,11 @@ func FromResults(cfg *config.Config, dir string, o ResultsOptions) (*Outcome, er
 			warns = append(warns, fmt.Sprintf("%s: scenario %s is not in %s: not gated", dir, r.Scenario, cfg.Path))
 		}
 	}
-	rep, err := Evaluate(cfg, base, cand, cand, o.AllowEnvMismatch)
+	rep, err := EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, hist.Learned)
 	if err != nil {
 		return nil, err
 	}
-	rep.Warnings = append(rep.Warnings, warns...)
+	rep.Warnings = append(append(rep.Warnings, warns...), notes...)
+	rep.Trend = trend
 	return &Outcome{Report: rep, RunErr: errors.Join(runErrs...)}, nil
 }

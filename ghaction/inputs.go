@@ -47,6 +47,11 @@ type Inputs struct {
 	// mode appends to it, gate mode learns the run-to-run noise from it;
 	// empty for none.
 	HistoryBranch string
+	// HistoryIssue (history-issue): baseline mode with a history branch
+	// also tells the repository about new change points in an issue: a
+	// comment on the open perfgate change-point issue, or a new one
+	// (githubapi.ReportChangePoints). Needs issues: write.
+	HistoryIssue bool
 }
 
 // Values of the compare-with input.
@@ -105,7 +110,8 @@ func ReadInputs(gha *githubactions.Action, getenv func(string) string, token str
 		name string
 		dst  *bool
 		def  bool
-	}{{"fail-on-regression", &in.FailOnRegression, true}, {"comment", &in.Comment, true}, {"allow-env-mismatch", &in.AllowEnvMismatch, false}} {
+	}{{"fail-on-regression", &in.FailOnRegression, true}, {"comment", &in.Comment, true}, {"allow-env-mismatch", &in.AllowEnvMismatch, false},
+		{"history-issue", &in.HistoryIssue, false}} {
 		v := Input(gha, getenv, b.name)
 		if v == "" {
 			*b.dst = b.def

@@ -1,5 +1,6 @@
 // Package githubapi is the small part of GitHub's REST API perfgate needs:
-// keeping one "sticky" comment on a pull request up to date.
+// keeping one "sticky" comment on a pull request up to date, and one
+// running issue about change points on main.
 //
 // # The sticky comment
 //
@@ -15,6 +16,15 @@
 // GITHUB_TOKEN's github-actions[bot] is). Both are required: anyone can paste
 // the marker into a comment of their own, and a human's comment must never be
 // edited by a workflow.
+//
+// # The change-point issue
+//
+// The baseline job with history-issue reports new change points on main
+// (ReportChangePoints): it lists the open issues labelled
+// ChangePointLabel (GET /repos/{owner}/{repo}/issues?labels=…&state=open,
+// pull requests left out) and comments on the one carrying
+// ChangePointMarker (else the newest); only when none is open does it open
+// one (POST /repos/{owner}/{repo}/issues with title, body and the label).
 //
 // # Requests
 //

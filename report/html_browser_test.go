@@ -30,6 +30,25 @@ func browserPath() string {
 	return ""
 }
 
+// newBrowser starts headless bin with its profile in dir, for the test's
+// lifetime. ctx bounds a stuck browser (not a performance assertion);
+// bctx drives its tab.
+func newBrowser(t *testing.T, bin, dir string) (ctx, bctx context.Context) {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1280, 900),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { bcancel(); acancel(); cancel() })
+	return ctx, bctx
+}
+
 // chartInfo is what the page reports about one rendered chart.
 type chartInfo struct {
 	Kind   string  `json:"kind"`
@@ -64,20 +83,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	wantCharts := strings.Count(b.String(), `<figure class="chart"`)
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1280, 900),
-	}
-	// A bound on a stuck browser, not a performance assertion.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
+	ctx, bctx := newBrowser(t, bin, dir)
 
 	var mu sync.Mutex
 	var fetched []string

@@ -54,6 +54,7 @@ sets them:
   INPUT_RESULTS             gate mode: gate the results in this folder instead of running
   INPUT_ON-INCONCLUSIVE     pass | fail | rerun (default: the config's gate.on_inconclusive)
   INPUT_HISTORY-BRANCH      the run history's branch (perfgate-data): baseline mode pushes to it, gate mode learns noise from it
+  INPUT_HISTORY-ISSUE       false (default) | true: baseline mode reports new change points in an issue (needs issues: write)
   INPUT_COMMENT-AUTHOR      login whose marked comment is edited (default github-actions[bot])
   GITHUB_ACTIONS            "true" on a runner; it or GITHUB_EVENT_NAME must be set
   GITHUB_EVENT_NAME         pull_request, push, release, workflow_run, ...
@@ -106,7 +107,7 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 		Baseline: func(ctx context.Context, in ghaction.Inputs) ([]string, error) {
 			written, err := p.baseline(ctx, e, in.Config, in.Baselines)
 			if err == nil && in.HistoryBranch != "" {
-				err = actionHistory(ctx, e, in.HistoryBranch, written)
+				err = actionHistory(ctx, e, in, written)
 			}
 			return written, err
 		},

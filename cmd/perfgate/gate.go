@@ -34,7 +34,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		results   = fs.String("results", "", "gate the results in this folder (measured elsewhere, e.g. merged from a matrix) instead of running")
 		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided); the same as --on-inconclusive fail")
 		onInc     = fs.String("on-inconclusive", "", "what an inconclusive gate does: pass (exit 0, reported as inconclusive), fail (exit 1), or rerun (measure the undecided scenarios again, up to gate.rerun_budget); default: the config's gate.on_inconclusive, else pass")
-		histSpec  = fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (a folder, or a git ref such as origin/perfgate-data; docs/history.md) instead of assuming gate.run_to_run")
+		histSpec  = fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (a folder, or a git ref such as origin/perfgate-data; docs/history.md) instead of assuming gate.run_to_run; with --results too; refused with --ab, whose paired test has no run-to-run term")
 		abRef     = fs.String("ab", "", "same-runner A/B: measure git revision `REF` and this checkout interleaved, instead of reading baselines (docs/ab.md)")
 		scenarios stringList
 	)
@@ -57,12 +57,15 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		pipeline = gatePipelineHistory(*histSpec)
 	}
 	if *results != "" {
-		pipeline = resultsPipeline(*results)
+		pipeline = resultsPipelineHistory(*results, *histSpec)
 	}
 	var g *gateRun
 	if *abRef != "" || flagGiven(fs, "ab") {
 		if *baseDir != "" || *results != "" {
 			return usageErr("gate: --ab measures the base revision and the head now; --baselines and --results are not read with it")
+		}
+		if *histSpec != "" {
+			return usageErr("gate: --history learns the run-to-run noise that a test against stored baselines must add; --ab measures both revisions now, interleaved in pairs on this runner, and its paired test has no run-to-run term, so a history would change nothing: drop --history (docs/history.md)")
 		}
 		g, err = gateABPipeline(ctx, e, *cfgPath, *abRef, *out, scenarios, *allowEnv, *onInc)
 	} else {
@@ -187,17 +190,19 @@ func writeMarkdown(path string, r *report.Report) error {
 // gate`, its results and comparison in perfgate-out under the workspace.
 func runGatePipeline(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
 	pipeline := gatePipeline
+	ref := ""
 	if in.HistoryBranch != "" {
-		ref, err := fetchHistory(ctx, e, in.HistoryBranch)
-		if err != nil {
+		var err error
+		if ref, err = fetchHistory(ctx, e, in.HistoryBranch); err != nil {
 			return nil, err
 		}
 		pipeline = gatePipelineHistory(ref)
 	}
 	// The results input: gate results measured elsewhere (a matrix's
-	// parts, gathered with perfgate merge) instead of running.
+	// parts, gathered with perfgate merge) instead of running; the
+	// history's noise applies to them the same.
 	if in.Results != "" {
-		pipeline = resultsPipeline(in.Results)
+		pipeline = resultsPipelineHistory(in.Results, ref)
 	}
 	g, err := pipeline(ctx, e, in.Config, in.Baselines, filepath.Join(e.workdir, defaultOutDir), nil, in.AllowEnvMismatch, in.OnInconclusive)
 	if err != nil {

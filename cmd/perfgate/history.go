@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/changepoint"
+	"github.com/perfgate/perfgate/ghaction"
+	"github.com/perfgate/perfgate/githubapi"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
+	"github.com/sethvargo/go-githubactions"
 )
 
 // defaultHistory is the folder history commands read and write when
@@ -204,7 +207,8 @@ func fetchHistory(ctx context.Context, e *env, branch string) (string, error) {
 // written to the history branch of origin and lists, in the step summary,
 // the change points the new runs complete (those whose first run after the
 // change is this commit's).
-func actionHistory(ctx context.Context, e *env, branch string, written []string) error {
+func actionHistory(ctx context.Context, e *env, in ghaction.Inputs, written []string) error {
+	branch := in.HistoryBranch
 	var rs []*result.Result
 	for _, p := range written {
 		r, err := result.ReadFile(p)
@@ -249,6 +253,9 @@ func actionHistory(ctx context.Context, e *env, branch string, written []string)
 	if err := report.ChangesMarkdown(&b, fresh); err != nil {
 		return err
 	}
+	if in.HistoryIssue && len(fresh) > 0 {
+		changeIssue(ctx, e, in, b.String(), len(fresh))
+	}
 	if path := e.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -283,4 +290,58 @@ func historyChanges(ctx context.Context, repo, rev string) ([]history.Change, er
 // changeID names a change point by its series and the first run after it.
 func changeID(c history.Change) string {
 	return c.Scenario + "\x00" + c.Runner + "\x00" + c.Metric + "\x00" + c.After.Commit + "\x00" + c.After.Date.String()
+}
+
+// changeIssue is the history-issue input: it reports the new change points
+// (md, their markdown table) on the repository's open perfgate change-point
+// issue, or opens one. The baselines and the history are stored by then, so
+// a failure (no token, no issues: write) is a warning annotation, not an
+// error.
+func changeIssue(ctx context.Context, e *env, in ghaction.Inputs, md string, n int) {
+	token := in.Token
+	gha := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(unguarded(e.stdout)))
+	warn := func(format string, a ...any) {
+		gha.WithFieldsMap(map[string]string{"title": "perfgate history-issue"}).Warningf(format, a...)
+	}
+	if token == "" {
+		warn("no github-token: the %d new change point(s) are in the step summary only", n)
+		return
+	}
+	repo, err := githubapi.ParseRepo(e.getenv("GITHUB_REPOSITORY"))
+	if err != nil {
+		warn("no issue: GITHUB_REPOSITORY: %v", err)
+		return
+	}
+	c, err := githubapi.New(e.getenv("GITHUB_API_URL"), token)
+	if err != nil {
+		warn("no issue: %v", err)
+		return
+	}
+	ref := firstOf(e.getenv("GITHUB_REF_NAME"), strings.TrimPrefix(e.getenv("GITHUB_REF"), "refs/heads/"))
+	title := "perfgate: performance change points"
+	if ref != "" {
+		title += " on " + ref
+	}
+	body := md + "\nFound by the baseline job"
+	if sha := e.getenv("GITHUB_SHA"); sha != "" {
+		body += " of commit " + sha
+	}
+	if gh, err := ghaction.ReadGitHub(e.getenv); err == nil && gh.RunURL() != "" {
+		body += " ([run](" + gh.RunURL() + "))"
+	}
+	body += "; `perfgate history changes --history origin/" + in.HistoryBranch + "` lists every change point.\n"
+	r, err := c.ReportChangePoints(ctx, repo, title, body)
+	if err != nil {
+		if errors.Is(err, githubapi.ErrForbidden) {
+			warn("the token may not write issues (give the job issues: write): %v", err)
+			return
+		}
+		warn("reporting the change points in an issue: %v", err)
+		return
+	}
+	verb := "commented on"
+	if r.Opened {
+		verb = "opened"
+	}
+	fmt.Fprintf(e.stderr, "perfgate: %d new change point(s): %s issue #%d %s\n", n, verb, r.Issue, r.URL)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -127,8 +128,13 @@ func parseShare(flagName, v string) (i, n int, err error) {
 
 // resultsPipeline is `perfgate gate --results DIR`: the gate's pipeline
 // over results measured elsewhere, with nothing run.
-func resultsPipeline(dir string) pipelineFunc {
-	return func(_ context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
+func resultsPipeline(dir string) pipelineFunc { return resultsPipelineHistory(dir, "") }
+
+// resultsPipelineHistory is resultsPipeline learning each scenario's
+// run-to-run noise from the history at historySpec (a folder or a git
+// ref; "" for none), as gatePipelineHistory does for a gate that runs.
+func resultsPipelineHistory(dir, historySpec string) pipelineFunc {
+	return func(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
 		cfg, err := config.ReadFile(cfgPath)
 		if err != nil {
 			return nil, withCode(exitUsage, err)
@@ -137,7 +143,13 @@ func resultsPipeline(dir string) pipelineFunc {
 		if err != nil {
 			return nil, usageErr("gate: %v", err)
 		}
-		res, err := gate.FromResults(cfg, dir, gate.ResultsOptions{Baselines: baseDir, AllowEnvMismatch: allowEnv, Scenarios: scenarios})
+		ro := gate.ResultsOptions{Baselines: baseDir, AllowEnvMismatch: allowEnv, Scenarios: scenarios}
+		if historySpec != "" {
+			if ro.History, err = history.Open(ctx, historySpec, e.workdir); err != nil {
+				return nil, withCode(exitUsage, err)
+			}
+		}
+		res, err := gate.FromResults(ctx, cfg, dir, ro)
 		if err != nil {
 			return nil, withCode(exitUsage, err)
 		}

@@ -1,6 +1,6 @@
 // Package githubapitest is a local fake of the part of GitHub's REST API that
 // package githubapi uses, for tests: issue comments, listed page by page,
-// created and edited. Like net/http/httptest it serves on 127.0.0.1.
+// created and edited; issues, listed by label and opened. Like net/http/httptest it serves on 127.0.0.1.
 //
 // The fake is strict where GitHub is: it checks each request's method, path,
 // Accept, X-GitHub-Api-Version, bearer token and JSON body, refuses bodies
@@ -33,6 +33,9 @@ type Request struct {
 	Method, Path, Query string
 	// Body is the "body" field of a POST or PATCH.
 	Body string
+	// Title and Labels are the fields of a POST that opens an issue.
+	Title  string
+	Labels []string
 	// Status is what the fake answered.
 	Status int
 }
@@ -67,6 +70,7 @@ type Server struct {
 	mu       sync.Mutex
 	comments map[int][]githubapi.Comment
 	nextID   int64
+	issues   []githubapi.Issue
 	failures []Failure
 	log      []Request
 }
@@ -96,6 +100,37 @@ func (s *Server) add(number int, user githubapi.User, body string) githubapi.Com
 	return c
 }
 
+// AddIssue stores an open issue (a pull request when pr is set) and
+// returns it; issues and pull requests share their numbers, from 1.
+func (s *Server) AddIssue(title, body string, labels []string, pr bool) githubapi.Issue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addIssue(title, body, labels, pr)
+}
+
+func (s *Server) addIssue(title, body string, labels []string, pr bool) githubapi.Issue {
+	n := len(s.issues) + 1
+	is := githubapi.Issue{Number: n, Title: title, Body: body, State: "open",
+		HTMLURL: fmt.Sprintf("https://github.com/%s/%s/issues/%d", s.Owner, s.Repo, n)}
+	for _, l := range labels {
+		is.Labels = append(is.Labels, githubapi.Label{Name: l})
+	}
+	if pr {
+		is.PullRequest = &struct {
+			URL string `json:"url"`
+		}{URL: fmt.Sprintf("https://api.github.com/repos/%s/%s/pulls/%d", s.Owner, s.Repo, n)}
+	}
+	s.issues = append(s.issues, is)
+	return is
+}
+
+// Issues returns a copy of the issues and pull requests, oldest first.
+func (s *Server) Issues() []githubapi.Issue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]githubapi.Issue(nil), s.issues...)
+}
+
 // Comments returns a copy of the comments on issue number.
 func (s *Server) Comments(number int) []githubapi.Comment {
 	s.mu.Lock()
@@ -119,9 +154,10 @@ func (s *Server) Log() []Request {
 }
 
 var (
-	listPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/([0-9]+)/comments$`)
-	editPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/([0-9]+)$`)
-	pullPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/([0-9]+)$`)
+	listPath   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/([0-9]+)/comments$`)
+	editPath   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/([0-9]+)$`)
+	issuesPath = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues$`)
+	pullPath   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/([0-9]+)$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -161,19 +197,35 @@ func (s *Server) handle(r *http.Request, rec *Request) (int, any, http.Header) {
 		return http.StatusForbidden, apiError{Message: "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"}, nil
 	}
 	if r.Method == http.MethodPost || r.Method == http.MethodPatch {
+		// Opening an issue takes a title and labels beside the body;
+		// a comment takes only the body.
+		opening := r.Method == http.MethodPost && issuesPath.MatchString(r.URL.Path)
 		var in struct {
-			Body *string `json:"body"`
+			Body   *string  `json:"body"`
+			Title  *string  `json:"title,omitempty"`
+			Labels []string `json:"labels,omitempty"`
 		}
 		dec := json.NewDecoder(r.Body)
 		dec.DisallowUnknownFields()
 		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 			s.t.Errorf("%s %s: Content-Type = %q, want application/json", r.Method, r.URL.Path, ct)
 		}
-		if err := dec.Decode(&in); err != nil || in.Body == nil {
-			s.t.Errorf("%s %s: body is not {\"body\": string}: %v", r.Method, r.URL.Path, err)
+		err := dec.Decode(&in)
+		switch {
+		case err != nil || in.Body == nil:
+			s.t.Errorf("%s %s: body is not {\"body\": string, ...}: %v", r.Method, r.URL.Path, err)
+			return http.StatusUnprocessableEntity, apiError{Message: "Invalid request"}, nil
+		case opening && (in.Title == nil || *in.Title == ""):
+			s.t.Errorf("%s %s: opening an issue without a title", r.Method, r.URL.Path)
+			return http.StatusUnprocessableEntity, apiError{Message: "Invalid request: title wasn't supplied"}, nil
+		case !opening && (in.Title != nil || in.Labels != nil):
+			s.t.Errorf("%s %s: a comment takes only a body, got title %v labels %v", r.Method, r.URL.Path, in.Title, in.Labels)
 			return http.StatusUnprocessableEntity, apiError{Message: "Invalid request"}, nil
 		}
-		rec.Body = *in.Body
+		rec.Body, rec.Labels = *in.Body, in.Labels
+		if in.Title != nil {
+			rec.Title = *in.Title
+		}
 		if n := utf8.RuneCountInString(*in.Body); n > githubapi.MaxCommentChars {
 			return http.StatusUnprocessableEntity, apiError{Message: fmt.Sprintf("Body is too long (maximum is %d characters)", githubapi.MaxCommentChars)}, nil
 		}
@@ -194,6 +246,18 @@ func (s *Server) handle(r *http.Request, rec *Request) (int, any, http.Header) {
 				return http.StatusForbidden, apiError{Message: "Resource not accessible by integration"}, nil
 			}
 			return http.StatusCreated, s.add(n, Bot, rec.Body), nil
+		}
+		return http.StatusMethodNotAllowed, apiError{Message: "method not allowed"}, nil
+	}
+	if m := issuesPath.FindStringSubmatch(r.URL.Path); m != nil && m[1] == s.Owner && m[2] == s.Repo {
+		switch r.Method {
+		case http.MethodGet:
+			return s.listIssues(r)
+		case http.MethodPost:
+			if s.ReadOnly {
+				return http.StatusForbidden, apiError{Message: "Resource not accessible by integration"}, nil
+			}
+			return http.StatusCreated, s.addIssue(rec.Title, rec.Body, rec.Labels, false), nil
 		}
 		return http.StatusMethodNotAllowed, apiError{Message: "method not allowed"}, nil
 	}
@@ -266,4 +330,43 @@ func (s *Server) list(r *http.Request, n int) (int, any, http.Header) {
 		hdr.Set("Link", strings.Join(links, ", "))
 	}
 	return http.StatusOK, out, hdr
+}
+
+// listIssues serves GET /repos/{owner}/{repo}/issues as GitHub does for the
+// parameters perfgate sends: state (open by default) and labels (a comma
+// list, all required), newest first, pull requests included, one page of
+// up to per_page.
+func (s *Server) listIssues(r *http.Request) (int, any, http.Header) {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var want []string
+	if l := q.Get("labels"); l != "" {
+		want = strings.Split(l, ",")
+	}
+	per, err := strconv.Atoi(q.Get("per_page"))
+	if err != nil || per <= 0 {
+		per = 30
+	}
+	out := []githubapi.Issue{}
+	for i := len(s.issues) - 1; i >= 0 && len(out) < min(per, 100); i-- {
+		is := s.issues[i]
+		if state != "all" && is.State != state {
+			continue
+		}
+		has := map[string]bool{}
+		for _, l := range is.Labels {
+			has[l.Name] = true
+		}
+		ok := true
+		for _, w := range want {
+			ok = ok && has[strings.TrimSpace(w)]
+		}
+		if ok {
+			out = append(out, is)
+		}
+	}
+	return http.StatusOK, out, nil
 }
