@@ -39,10 +39,25 @@ scenarios:
 		return exitCode(runAction(context.Background(), e, nil, real), &r.stderr)
 	}
 
-	rel := newActionRun(t, srv, "pull_request")
-	rel.vars["INPUT_MODE"] = "baseline"
-	rel.vars["INPUT_CONFIG"] = cfg
-	if code := runIn(rel); code != exitPass {
+	// The generator shares this process with the target: on a busy host
+	// its run can be rightly invalid (it lagged its schedule or waited to
+	// run), and baseline mode then stores nothing and exits 3. That is the
+	// host, not the pipeline: three attempts, then a skip naming it.
+	for attempt := 1; ; attempt++ {
+		rel := newActionRun(t, srv, "pull_request")
+		rel.vars["INPUT_MODE"] = "baseline"
+		rel.vars["INPUT_CONFIG"] = cfg
+		code := runIn(rel)
+		if code == exitPass {
+			break
+		}
+		if code == exitRunFailed && strings.Contains(rel.stderr.String(), "invalid") {
+			if attempt < 3 {
+				t.Logf("baseline mode: attempt %d: the run was invalid on this host (exit 3), again", attempt)
+				continue
+			}
+			t.Skipf("baseline mode: the run was invalid in 3 attempts (a busy host: the generator shares this process with the target):\n%s", rel.stderr.String())
+		}
 		t.Fatalf("baseline mode: exit %d\nstdout:\n%s\nstderr:\n%s", code, rel.stdout.String(), rel.stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(work, "perfgate", "baselines", "api.json")); err != nil {
