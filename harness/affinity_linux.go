@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,7 +18,7 @@ const affinitySupported = true
 
 // AllowedCPUs returns the CPUs this process may run on (its main
 // thread's affinity mask): where a CPU set can be applied at all.
-func AllowedCPUs() (CPUSet, error) {
+func AllowedCPUs() (cpuset.Set, error) {
 	var m unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &m); err != nil {
 		return nil, fmt.Errorf("reading perfgate's CPU affinity: %w", err)
@@ -32,7 +33,7 @@ func AllowedCPUs() (CPUSet, error) {
 // thread created later inherits its creator's mask, which is then set.
 // The Go runtime sizes GOMAXPROCS from the mask only at start: the
 // caller sets it to len(set).
-func PinProcess(set CPUSet) error {
+func PinProcess(set cpuset.Set) error {
 	m := toMask(set)
 	for range 2 {
 		ents, err := os.ReadDir("/proc/self/task")
@@ -63,7 +64,7 @@ func PinProcess(set CPUSet) error {
 // thread's own mask is restored. No other goroutine runs on a locked
 // thread meanwhile. If the mask cannot be restored, the goroutine exits
 // still locked, and the runtime then ends the thread rather than reuse it.
-func startOnCPUs(cmd *exec.Cmd, set CPUSet) error {
+func startOnCPUs(cmd *exec.Cmd, set cpuset.Set) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -88,7 +89,7 @@ func startOnCPUs(cmd *exec.Cmd, set CPUSet) error {
 }
 
 // ProcessCPUs returns the CPUs process pid may run on, from the kernel.
-func ProcessCPUs(pid int) (CPUSet, error) {
+func ProcessCPUs(pid int) (cpuset.Set, error) {
 	var m unix.CPUSet
 	if err := unix.SchedGetaffinity(pid, &m); err != nil {
 		return nil, fmt.Errorf("reading the CPU affinity of process %d: %w", pid, err)
@@ -96,7 +97,7 @@ func ProcessCPUs(pid int) (CPUSet, error) {
 	return fromMask(&m), nil
 }
 
-func toMask(set CPUSet) *unix.CPUSet {
+func toMask(set cpuset.Set) *unix.CPUSet {
 	var m unix.CPUSet
 	m.Zero()
 	for _, c := range set {
@@ -105,9 +106,9 @@ func toMask(set CPUSet) *unix.CPUSet {
 	return &m
 }
 
-func fromMask(m *unix.CPUSet) CPUSet {
-	var out CPUSet
-	for c := range maxCPU {
+func fromMask(m *unix.CPUSet) cpuset.Set {
+	var out cpuset.Set
+	for c := range cpuset.Max {
 		if m.IsSet(c) {
 			out = append(out, c)
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/cpuset"
 )
 
 // A target started with CPUs runs on that set only, every thread of it
@@ -22,7 +24,7 @@ func TestStartTargetOnCPUs(t *testing.T) {
 	if len(allowed) < 2 {
 		t.Skipf("this process may run on CPUs %s only: pinning a target to a subset needs two", allowed)
 	}
-	one := CPUSet{allowed[len(allowed)-1]} // "1" on a two-core machine
+	one := cpuset.Set{allowed[len(allowed)-1]} // "1" on a two-core machine
 	before := threadCPUs(t, "self")
 
 	// The shell starts the test server as a child and waits: the child

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/sameorigin"
 	"io"
 	"net"
 	"net/http"
@@ -15,11 +14,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/cpuset"
+	"github.com/perfgate/perfgate/internal/defaults"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 )
 
 // Defaults for TargetSpec.ReadyTimeout and Target.Stop's grace period.
 const (
-	DefaultReadyTimeout = 60 * time.Second
+	DefaultReadyTimeout = defaults.ReadyTimeout
 	DefaultStopGrace    = 5 * time.Second
 )
 
@@ -85,7 +88,7 @@ type TargetSpec struct {
 	// CPUs, if set, is the CPU set the target runs on (Linux): its main
 	// process, and every thread and process it starts, from the first
 	// instruction (see startOnCPUs). Elsewhere StartTarget refuses it.
-	CPUs CPUSet
+	CPUs cpuset.Set
 	// LogPath is the file that receives the target's stdout and stderr
 	// (created or truncated). Empty means a new temporary file, which is
 	// kept after Stop for the user to read; LogPath reports its name.

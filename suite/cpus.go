@@ -5,6 +5,7 @@ import (
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -15,9 +16,9 @@ type CPUIsolation struct {
 	// Host is the CPUs perfgate could run on before it pinned itself:
 	// where a target's set may lie, and the set a target without one
 	// runs on (not the generator's, which it would otherwise inherit).
-	Host harness.CPUSet
+	Host cpuset.Set
 	// Generator is the set perfgate pinned itself to; nil if none.
-	Generator harness.CPUSet
+	Generator cpuset.Set
 	// NotApplied says why a set asked for was not applied.
 	NotApplied []string
 }
@@ -27,12 +28,12 @@ type CPUIsolation struct {
 // CPUs host: the set to pin to, or nil with the reason in iso.NotApplied.
 // A list that names CPUs the host lacks is not applied, so that one
 // config runs on a small runner too.
-func PlanGenerator(list string, host harness.CPUSet) (*CPUIsolation, error) {
+func PlanGenerator(list string, host cpuset.Set) (*CPUIsolation, error) {
 	iso := &CPUIsolation{Host: host}
 	if list == "" {
 		return iso, nil
 	}
-	set, err := harness.ParseCPUList(list)
+	set, err := cpuset.Parse(list)
 	if err != nil {
 		return nil, fmt.Errorf("generator_cpus: %w", err)
 	}
@@ -52,18 +53,18 @@ func PlanGenerator(list string, host harness.CPUSet) (*CPUIsolation, error) {
 // for was not applied: its cpus when the host has them; else, when
 // perfgate pinned itself, the host's CPUs (so that the target does not
 // inherit the generator's); else none.
-func targetCPUs(t *config.Target, iso *CPUIsolation) (harness.CPUSet, string) {
+func targetCPUs(t *config.Target, iso *CPUIsolation) (cpuset.Set, string) {
 	if iso == nil {
 		iso = &CPUIsolation{}
 	}
-	fallback := harness.CPUSet(nil)
+	fallback := cpuset.Set(nil)
 	if len(iso.Generator) > 0 {
 		fallback = iso.Host
 	}
 	if t == nil || t.CPUs == "" {
 		return fallback, ""
 	}
-	set, err := harness.ParseCPUList(t.CPUs) // checked by config
+	set, err := cpuset.Parse(t.CPUs) // checked by config
 	if err != nil {
 		return fallback, fmt.Sprintf("targets.%s.cpus: %v", t.Name, err)
 	}

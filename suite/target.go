@@ -3,14 +3,16 @@ package suite
 import (
 	"context"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/capread"
-	"github.com/perfgate/perfgate/internal/sameorigin"
 	"maps"
 	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/capread"
+	"github.com/perfgate/perfgate/internal/sameorigin"
+	"github.com/perfgate/perfgate/protocol/traits"
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
@@ -112,7 +114,7 @@ const SimulatedHeader = "X-Perfgate-Simulated"
 // simulated asks the target's model endpoint whether its timing is
 // simulated. Any failure means "not declared".
 func simulated(ctx context.Context, httpBase, proto, model string) bool {
-	tr, _ := protocol.Lookup(proto)
+	tr, _ := traits.Lookup(proto)
 	path := tr.MetadataPath(model)
 	if path == "" || httpBase == "" {
 		return false
@@ -133,8 +135,8 @@ func simulated(ctx context.Context, httpBase, proto, model string) bool {
 
 // traitsOf is what the scenario's protocol declares of itself (config
 // has checked that it is one).
-func traitsOf(s *config.Scenario) protocol.Traits {
-	tr, _ := protocol.Lookup(s.Protocol)
+func traitsOf(s *config.Scenario) traits.Protocol {
+	tr, _ := traits.Lookup(s.Protocol)
 	return tr
 }
 
