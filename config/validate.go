@@ -239,6 +239,9 @@ func (c *Config) validate() error {
 	if c.SLO.MaxErrorRate > 1 {
 		return c.errAt("slo.max_error_rate", "cannot exceed 100%% (got %v%%)", float64(c.SLO.MaxErrorRate)*100)
 	}
+	if c.Engine != "" && !slices.Contains(Engines, c.Engine) {
+		return c.errAt("engine", "%q: want %s (left out: the event loop where it can run)", c.Engine, strings.Join(Engines, " or "))
+	}
 	if err := c.validateCPUs(); err != nil {
 		return err
 	}

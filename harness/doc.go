@@ -23,7 +23,9 @@
 // epoll of its own and non-blocking sockets, waking for due hits at most
 // once a millisecond and sending all that are due, reading responses with
 // h1.Parser as they arrive. The timing and accounting rules are the same.
-// PERFGATE_ENGINE=workers keeps the workers; see docs/event-loop.md.
+// Options.Engine (EngineSettings, filled in by the command line from
+// perfgate.yaml, its flags and PERFGATE_ENGINE) can keep the workers; see
+// docs/event-loop.md.
 //
 // # Timing
 //

@@ -57,6 +57,9 @@ type Options struct {
 	// not pinned, and a target's cpus are checked against the CPUs this
 	// process may use.
 	CPUs *CPUIsolation
+	// Engine chooses and tunes the load generator's open-loop engine for
+	// every scenario (the zero value: the event loop where it can run).
+	Engine harness.EngineSettings
 }
 
 // Outcome is one scenario's result or failure.
@@ -355,7 +358,7 @@ func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, clie
 		Client: client, Mode: l.Mode, Rate: l.Rate, Arrival: l.Arrival, Seed: l.Seed,
 		Concurrency: l.Concurrency, Warmup: l.Warmup.D(), Duration: l.Duration.D(), Trials: trials,
 		MaxConns: l.Connections, SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(),
-		Observer: obs,
+		Observer: obs, Engine: o.Engine,
 	}
 	if o.Progress != nil {
 		ho.Progress = func(p harness.Progress) { o.Progress(s.Name, p) }

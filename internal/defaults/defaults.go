@@ -14,3 +14,14 @@ const ReadyTimeout = 60 * time.Second
 // peak × headroom (capacity.headroom, --headroom; sizing.Input.Headroom's
 // zero).
 const Headroom = 1.3
+
+// The load generator's open-loop engines, as perfgate.yaml's engine, the
+// flag --engine, PERFGATE_ENGINE and a result's load.engine name them.
+const (
+	EngineEventLoop = "event-loop"
+	EngineWorkers   = "workers"
+)
+
+// LoopBatch is the event loop's least time between two bursts of sends
+// (loop_batch, --loop-batch, PERFGATE_LOOP_BATCH); see docs/event-loop.md.
+const LoopBatch = time.Millisecond
