@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/protocol"
+	"github.com/perfgate/perfgate/provenance"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/runnerspeed"
 )
@@ -116,7 +117,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 		}
 	}
 	env := harness.Environment(ctx, o.Version, gpuEnvironment(o.GPU))
-	git := harness.GitInfo(ctx, filepath.Dir(cfg.Path), o.getenv)
+	git := provenance.Git(ctx, filepath.Dir(cfg.Path), o.getenv)
 	var outs []Outcome
 	for _, s := range selected {
 		if ctx.Err() != nil {
