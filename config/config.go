@@ -144,7 +144,7 @@ type Target struct {
 	// EnvPassthrough names variables of perfgate's environment that the
 	// target may inherit although they look secret (a token, a password,
 	// the Action's INPUT_* and ACTIONS_* variables): by default they are
-	// withheld. See harness.SensitiveEnv.
+	// withheld. See targetproc.SensitiveEnv.
 	EnvPassthrough []string `yaml:"env_passthrough,omitempty"`
 	// Build is an argv run in the target's dir before it starts, in each
 	// checkout of an A/B run (`gate --ab`); see AB.

@@ -44,7 +44,7 @@ type DefaultValues struct {
 // Those the engines share are taken from package defaults (one source
 // each, which this package and the engines import): the headroom
 // (sizing.DefaultHeadroom) and the target's ready timeout
-// (harness.DefaultReadyTimeout). The gate's thresholds and
+// (targetproc.DefaultReadyTimeout). The gate's thresholds and
 // confidence are compare.DefaultSettings' (written out here, because
 // compare's tests read this package; TestDefaultsInStep holds them equal).
 // The command line's defaults are these too.

@@ -4,13 +4,12 @@ import (
 	"fmt"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/result"
 )
 
 // CPUIsolation is the CPU sets of a run (generator_cpus, a target's
-// cpus). cmd/perfgate pins its own process (harness.PinProcess) to
+// cpus). cmd/perfgate pins its own process (cpuset.Pin) to
 // Generator, as PlanGenerator decides, and passes this in Options.CPUs.
 type CPUIsolation struct {
 	// Host is the CPUs perfgate could run on before it pinned itself:
@@ -91,7 +90,7 @@ func cpuRecord(cfg *config.Config, s *config.Scenario, o Options) *result.CPUs {
 	iso := o.CPUs
 	if iso == nil {
 		iso = &CPUIsolation{}
-		if host, err := harness.AllowedCPUs(); err == nil {
+		if host, err := cpuset.Allowed(); err == nil {
 			iso.Host = host
 		}
 	}

@@ -51,7 +51,7 @@ type Options struct {
 	// partitioned suite that measured it (see Partition).
 	Part *result.Part
 	// Supervisor is the command that supervises each target perfgate
-	// starts (harness.TargetSpec.Supervisor: perfgate target-supervisor);
+	// starts (targetproc.Spec.Supervisor: perfgate target-supervisor);
 	// empty starts targets directly.
 	Supervisor []string
 	// CPUs is the run's CPU isolation (PlanGenerator); nil: perfgate is

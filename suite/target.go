@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/internal/capread"
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/internal/sameorigin"
 	"github.com/perfgate/perfgate/protocol/traits"
+	"github.com/perfgate/perfgate/targetproc"
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
@@ -59,7 +61,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 	for i, a := range command {
 		command[i] = strings.ReplaceAll(a, "{perfgate}", o.Self)
 	}
-	spec := harness.TargetSpec{
+	spec := targetproc.Spec{
 		Name:         s.Target,
 		Command:      command,
 		Env:          env,
@@ -75,7 +77,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 	iso := o.CPUs
 	if iso == nil && t.CPUs != "" {
 		iso = &CPUIsolation{}
-		iso.Host, _ = harness.AllowedCPUs() // none: not applied, and recorded so
+		iso.Host, _ = cpuset.Allowed() // none: not applied, and recorded so
 	}
 	spec.CPUs, _ = targetCPUs(t, iso) // why not: recorded by cpuRecord
 	if o.OutDir != "" {
@@ -84,7 +86,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 	if logPath != "" {
 		spec.LogPath = logPath
 	}
-	tg, err := harness.StartTarget(ctx, spec)
+	tg, err := targetproc.Start(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ package defaults
 import "time"
 
 // ReadyTimeout is how long a target perfgate starts has to become ready
-// (targets.NAME.ready_timeout; harness.TargetSpec.ReadyTimeout's zero).
+// (targets.NAME.ready_timeout; targetproc.Spec.ReadyTimeout's zero).
 const ReadyTimeout = 60 * time.Second
 
 // Headroom is the safety margin instances are sized with: sized for
