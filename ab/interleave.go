@@ -3,7 +3,6 @@ package ab
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -174,8 +173,8 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 	if run.Pairs > 0 {
 		run.FixedRunnerS = run.RunnerS / float64(run.Pairs) * float64(p.Design.MaxPairs)
 	}
-	run.BaseDriftPct = driftPct(aTimes, aP99)
-	run.UnpairedDeltaPct = unpaired(out.Pairs)
+	run.BaseDriftPct = compare.DriftPct(aTimes, aP99)
+	run.UnpairedDeltaPct = compare.UnpairedDeltaPct(p99s(out.Pairs))
 	if run.Processes[0] < 2 || run.Processes[1] < 2 {
 		out.Comparison.Warnings = append(out.Comparison.Warnings, fmt.Sprintf(
 			"each side ran in fewer than two processes (base %d, head %d): one unlucky process could read as the change; raise ab.max_trials",
@@ -217,44 +216,11 @@ func (p Plan) logLook(sc compare.ScenarioComparison, look, pairs int, level floa
 	p.logf("a/b: %s: look %d after %d pairs (level %.3g): %s; %s", p.Scenario, look, pairs, level, strings.Join(ms, "; "), eta)
 }
 
-// driftPct is how far y moved over the span of x: the least-squares slope
-// of ln y on x, times the span, as a percentage change.
-func driftPct(x, y []float64) float64 {
-	n := float64(len(x))
-	if len(x) < 2 {
-		return 0
-	}
-	var sx, sy, sxx, sxy float64
-	for i := range x {
-		ly := math.Log(y[i])
-		sx += x[i]
-		sy += ly
-		sxx += x[i] * x[i]
-		sxy += x[i] * ly
-	}
-	den := n*sxx - sx*sx
-	if den == 0 {
-		return 0
-	}
-	slope := (n*sxy - sx*sy) / den
-	return 100 * (math.Exp(slope*(x[len(x)-1]-x[0])) - 1)
-}
-
-// unpaired is the P99 change an unpaired reading of the pairs would give:
-// the ratio of the sides' geometric means, in percent.
-func unpaired(p compare.Pairs) float64 {
-	var lb, lh float64
-	n := 0
+// p99s are the pairs' P99s, base and head, for compare.UnpairedDeltaPct.
+func p99s(p compare.Pairs) (base, head []float64) {
 	for i := range p.Len() {
-		b, h := p.Base[i].Latency.P99, p.Head[i].Latency.P99
-		if b > 0 && h > 0 {
-			lb += math.Log(b)
-			lh += math.Log(h)
-			n++
-		}
+		base = append(base, p.Base[i].Latency.P99)
+		head = append(head, p.Head[i].Latency.P99)
 	}
-	if n == 0 {
-		return 0
-	}
-	return 100 * (math.Exp((lh-lb)/float64(n)) - 1)
+	return base, head
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
+	"github.com/perfgate/perfgate/targetproc"
 )
 
 // ErrRefused marks a configuration A/B cannot measure: a scenario whose
@@ -304,13 +305,13 @@ func short(sha string) string {
 	return sha
 }
 
-// scrubbed is environ without the variables harness.SensitiveEnv marks,
+// scrubbed is environ without the variables targetproc.SensitiveEnv marks,
 // except those named in keep (the target's env_passthrough).
 func scrubbed(environ, keep []string) []string {
 	var out []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if harness.SensitiveEnv(name) && !slices.Contains(keep, name) {
+		if targetproc.SensitiveEnv(name) && !slices.Contains(keep, name) {
 			continue
 		}
 		out = append(out, kv)

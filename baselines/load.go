@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/perfgate/perfgate/internal/capread"
 
 	"github.com/perfgate/perfgate/result"
 )

@@ -2,75 +2,11 @@ package baselines
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 
+	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/result"
 )
-
-// Metric names of the noise floor, as compare names them.
-const (
-	floorP99     = "p99_ms"
-	floorMaxQPS  = "max_qps"
-	floorTTFTP99 = "ttft_p99_ms"
-	floorTPOTP99 = "tpot_p99_ms"
-)
-
-// NoiseFloor is the run-to-run disagreement of one scenario measured in
-// independent runs of the same code, per metric, in percent: for each
-// metric the largest |a/b − 1| over pairs of runs, where a and b are the
-// runs' P99 (of their merged trials), their max QPS (the geometric mean of
-// their knee estimates, else the knee), and for streaming their TTFT and
-// TPOT P99. It is what the same code shows between two runs, so the gate
-// calls a regression only beyond it. Metrics a run lacks are left out.
-func NoiseFloor(runs []*result.Result) map[string]float64 {
-	out := map[string]float64{}
-	vals := map[string][]float64{}
-	for _, r := range runs {
-		if r.Load.Mode != "sweep" && r.Summary.Latency.P99 > 0 {
-			vals[floorP99] = append(vals[floorP99], r.Summary.Latency.P99)
-		}
-		if c := r.Capacity; c != nil && c.Found {
-			vals[floorMaxQPS] = append(vals[floorMaxQPS], kneeOf(c))
-		}
-		if l := r.LLM; l != nil && r.Load.Mode != "sweep" {
-			if l.TTFT.P99 > 0 {
-				vals[floorTTFTP99] = append(vals[floorTTFTP99], l.TTFT.P99)
-			}
-			if l.TPOT != nil && l.TPOT.P99 > 0 {
-				vals[floorTPOTP99] = append(vals[floorTPOTP99], l.TPOT.P99)
-			}
-		}
-	}
-	for m, v := range vals {
-		if len(v) < 2 {
-			continue
-		}
-		worst := 0.0
-		for i := range v {
-			for j := range v {
-				if i != j && v[j] > 0 {
-					worst = math.Max(worst, 100*math.Abs(v[i]/v[j]-1))
-				}
-			}
-		}
-		out[m] = math.Round(worst*10) / 10
-	}
-	return out
-}
-
-// kneeOf is a capacity's max QPS: the geometric mean of its estimates, or
-// the knee.
-func kneeOf(c *result.Capacity) float64 {
-	if len(c.Estimates) == 0 {
-		return c.MaxQPS
-	}
-	s := 0.0
-	for _, e := range c.Estimates {
-		s += math.Log(e)
-	}
-	return math.Exp(s / float64(len(c.Estimates)))
-}
 
 // CombineRuns folds independent runs of the same configuration into the
 // first run's folder, ready for Update: each scenario measured in every
@@ -106,7 +42,7 @@ func CombineRuns(dirs []string) ([]string, error) {
 			continue
 		}
 		runs := append([]*result.Result{r}, more...)
-		r.NoiseFloorPct = NoiseFloor(runs)
+		r.NoiseFloorPct = compare.NoiseFloor(runs)
 		combine(r, more)
 		path := filepath.Join(dirs[0], result.FileName(r.Scenario))
 		if err := r.WriteFile(path); err != nil {

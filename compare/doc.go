@@ -56,4 +56,14 @@
 // is inconclusive and says why. A baseline from another environment (GPU
 // model, count, driver, CUDA, MIG mode, CPU model, cores) makes the whole
 // comparison incomparable unless Settings.AllowEnvMismatch.
+//
+// # Statistics other packages read
+//
+// The statistics that other stages report, but do not decide with, live
+// here too, so that each has one implementation: GeoMean (the centre of
+// figures whose changes are ratios), KneeQPS (a sweep's knee from its
+// estimates) and NoiseFloor (the run-to-run disagreement of a baseline
+// combined from runs; baselines.CombineRuns records it), DriftPct and
+// UnpairedDeltaPct (what an A/B run's interleaving and pairing removed;
+// package ab reports them).
 package compare

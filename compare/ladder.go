@@ -109,7 +109,7 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 	}
 	if byProcess {
 		for i := range k {
-			point[i] = geomean(perProc[i])
+			point[i] = GeoMean(perProc[i])
 		}
 	}
 	stepReps := make([][]float64, k-1)

@@ -113,9 +113,9 @@ func p99Change(points []float64, reps [][]float64, s Settings) *Change {
 		for k, r := range reps {
 			col[k] = r[i]
 		}
-		deltas[i] = 100 * (geomean(col) - 1)
+		deltas[i] = 100 * (GeoMean(col) - 1)
 	}
-	return &Change{DeltaPct: 100 * (geomean(points) - 1), CIPct: percentileInterval(deltas, s.Confidence)}
+	return &Change{DeltaPct: 100 * (GeoMean(points) - 1), CIPct: percentileInterval(deltas, s.Confidence)}
 }
 
 // qpsChange combines max QPS ratios [point, low, high] by geometric mean;
@@ -125,24 +125,12 @@ func qpsChange(qps [][3]float64, s Settings) *Change {
 	for _, q := range qps {
 		pt, lo, hi = append(pt, q[0]), append(lo, q[1]), append(hi, q[2])
 	}
-	ch := &Change{DeltaPct: 100 * (geomean(pt) - 1),
-		CIPct: [2]float64{100 * (geomean(lo) - 1), 100 * (geomean(hi) - 1)}}
+	ch := &Change{DeltaPct: 100 * (GeoMean(pt) - 1),
+		CIPct: [2]float64{100 * (GeoMean(lo) - 1), 100 * (GeoMean(hi) - 1)}}
 	if math.IsInf(ch.CIPct[1], 1) {
 		// JSON has no infinity: flag the open top, as Metric does.
 		ch.CIOpenHigh = true
 		ch.CIPct[1] = math.Max(ch.DeltaPct, ch.CIPct[0])
 	}
 	return ch
-}
-
-// geomean is the geometric mean of positive values; a zero gives zero.
-func geomean(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		if x <= 0 {
-			return 0
-		}
-		s += math.Log(x)
-	}
-	return math.Exp(s / float64(len(v)))
 }

@@ -322,7 +322,7 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, 
 	}
 	if c.Found && len(b.Estimates) >= 2 && len(c.Estimates) >= 2 {
 		if p, ci, ok := welchLogDF(b.Estimates, c.Estimates, s.Confidence, runVar, runDF); ok {
-			base, cand := geomean(b.Estimates), geomean(c.Estimates)
+			base, cand := GeoMean(b.Estimates), GeoMean(c.Estimates)
 			m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
 				CIPct: ci, PValue: ptr(p), ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
 				Gated: true, Method: MethodKneeEstimates, NBase: len(b.Estimates), NCand: len(c.Estimates), RunToRunVar: runVar}

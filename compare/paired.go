@@ -160,7 +160,7 @@ func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf float64) 
 		m.ThresholdPct = 100 * s.ErrorRateIncrease
 		m.Baseline, m.Candidate = mean(bv), mean(hv)
 	} else {
-		m.Baseline, m.Candidate = geomean(bv), geomean(hv)
+		m.Baseline, m.Candidate = GeoMean(bv), GeoMean(hv)
 	}
 	p, lo, mid, hi := pairedT(d, conf)
 	m.PValue = ptr(p)

@@ -37,7 +37,7 @@ func runnerShift(b, c *result.Result, s Settings) (pct float64, measured, moved 
 	if !tested {
 		return 0, false, false
 	}
-	pct = 100 * (geomean(y)/geomean(x) - 1)
+	pct = 100 * (GeoMean(y)/GeoMean(x) - 1)
 	return pct, true, p < s.alpha() && math.Abs(pct) >= RunnerShiftPct
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/knee"
@@ -128,7 +127,7 @@ func simulateRunToRun(t *testing.T, seed uint64, n int, scale, shift float64, cf
 			for r := 1; r < cfg.baseRuns; r++ {
 				runs = append(runs, simRun(rng, 1, shift, cfg.trials, cfg.restarts))
 			}
-			floor := baselines.NoiseFloor(runs)
+			floor := NoiseFloor(runs)
 			for r, b := range runs[1:] {
 				for i := range b.Trials {
 					b.Trials[i].Process += (r + 1) * cfg.restarts

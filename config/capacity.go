@@ -37,7 +37,7 @@ func (c *Config) validatePlanKeys(sp string, s *Scenario) error {
 	}
 	if s.Repeat > 0 {
 		switch {
-		case !protocolTraits[s.Protocol].variesInputs:
+		case !protocolTraits(s.Protocol).VariesInputs:
 			return c.errAt(sp+".repeat", "protocol %s: perfgate varies the inputs of kserve-http and kserve-grpc (random tensors) and openai (synthetic prompts) only", s.Protocol)
 		case s.Body != "":
 			return c.errAt(sp+".repeat", "scenario %q sends one body file: every request repeats it; drop body to send random inputs, a fraction of them repeated", s.Name)

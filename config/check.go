@@ -32,6 +32,9 @@ func (c *Config) validateRanges() error {
 		{"ab.max_trials", "ab.max_trials", float64(c.AB.MaxTrials)},
 		{"ab.budget", "ab.budget", float64(c.AB.Budget)},
 	}
+	if c.LoopBatch != nil {
+		checks = append(checks, check{"loop_batch", "loop_batch", float64(*c.LoopBatch)})
+	}
 	names := make([]string, 0, len(c.Targets))
 	for n := range c.Targets {
 		names = append(names, n)

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/perfgate/perfgate/internal/defaults"
+)
 
 // Version is the only configuration version this perfgate reads.
 const Version = 1
@@ -39,7 +43,22 @@ type Config struct {
 	// flag --generator-cpus overrides it. Empty: every CPU. On a host
 	// without those CPUs the run goes on unpinned and its results say so.
 	GeneratorCPUs string `yaml:"generator_cpus,omitempty"`
+	// Engine is the load generator's open-loop engine: workers (goroutine
+	// workers, always) or event-loop; empty: the event loop where it can
+	// run (an open loop over HTTP/1.1 on Linux). The flag --engine and
+	// the variable PERFGATE_ENGINE override it. See docs/event-loop.md.
+	Engine string `yaml:"engine,omitempty"`
+	// LoopBatch is the event loop's least time between two bursts of
+	// sends (nil: 1ms; 0s sends each hit when due). The flag --loop-batch
+	// and the variable PERFGATE_LOOP_BATCH override it.
+	LoopBatch *Duration `yaml:"loop_batch,omitempty"`
 }
+
+// Engines lists the values of engine.
+var Engines = []string{defaults.EngineEventLoop, defaults.EngineWorkers}
+
+// MaxLoopBatch bounds loop_batch (and --loop-batch).
+const MaxLoopBatch = time.Second
 
 // SLO is the service-level objective the knee search and sizing use.
 type SLO struct {
@@ -125,7 +144,7 @@ type Target struct {
 	// EnvPassthrough names variables of perfgate's environment that the
 	// target may inherit although they look secret (a token, a password,
 	// the Action's INPUT_* and ACTIONS_* variables): by default they are
-	// withheld. See harness.SensitiveEnv.
+	// withheld. See targetproc.SensitiveEnv.
 	EnvPassthrough []string `yaml:"env_passthrough,omitempty"`
 	// Build is an argv run in the target's dir before it starts, in each
 	// checkout of an A/B run (`gate --ab`); see AB.

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/harness"
-	"github.com/perfgate/perfgate/sizing"
+	"github.com/perfgate/perfgate/internal/cpuset"
+	"github.com/perfgate/perfgate/internal/defaults"
+	"github.com/perfgate/perfgate/protocol/traits"
 )
 
 // DefaultFile is the configuration file commands read when not told
@@ -40,22 +41,23 @@ type DefaultValues struct {
 }
 
 // Defaults returns the values Parse gives fields left out of the file.
-// Those of the packages that use them are taken from there (one source
-// each): the headroom from sizing.DefaultHeadroom, the target's ready
-// timeout from harness.DefaultReadyTimeout. The gate's thresholds and
+// Those the engines share are taken from package defaults (one source
+// each, which this package and the engines import): the headroom
+// (sizing.DefaultHeadroom) and the target's ready timeout
+// (targetproc.DefaultReadyTimeout). The gate's thresholds and
 // confidence are compare.DefaultSettings' (written out here, because
 // compare's tests read this package; TestDefaultsInStep holds them equal).
 // The command line's defaults are these too.
 func Defaults() DefaultValues {
 	return DefaultValues{
 		MaxErrorRate:     0.001,
-		Headroom:         sizing.DefaultHeadroom,
+		Headroom:         defaults.Headroom,
 		P99Regression:    0.05,
 		MaxQPSRegression: 0.05,
 		Confidence:       0.95,
 		RunToRun:         0.15,
 		Baselines:        "perfgate/baselines",
-		ReadyTimeout:     harness.DefaultReadyTimeout,
+		ReadyTimeout:     defaults.ReadyTimeout,
 		Protocol:         "http",
 		Duration:         30 * time.Second,
 		Warmup:           5 * time.Second,
@@ -68,23 +70,15 @@ func Defaults() DefaultValues {
 	}
 }
 
-// Protocols lists the protocols perfgate speaks.
-var Protocols = []string{"http", "kserve-http", "kserve-grpc", "openai"}
+// Protocols lists the protocols perfgate speaks (package traits declares
+// them and what each one is).
+var Protocols = traits.Names()
 
-// protocolTraits is what the checks below need to know of each protocol:
-// a copy of what package protocol declares (protocol.Traits), kept in step
-// by TestProtocolTraitsInStep, so that this package stays free of the
-// clients.
-var protocolTraits = map[string]struct {
-	needsModel   bool // requests name a model
-	grpc         bool // the address is host:port, not a URL
-	streaming    bool // SLOs on TTFT and TPOT
-	variesInputs bool // inputs generated, so repeat applies
-}{
-	"http":        {},
-	"kserve-http": {needsModel: true, variesInputs: true},
-	"kserve-grpc": {needsModel: true, grpc: true, variesInputs: true},
-	"openai":      {needsModel: true, streaming: true, variesInputs: true},
+// protocolTraits is what protocol name declares of itself; the zero
+// Protocol for a name that is none (checked first).
+func protocolTraits(name string) traits.Protocol {
+	tr, _ := traits.Lookup(name)
+	return tr
 }
 
 // Modes lists the load modes.
@@ -245,6 +239,9 @@ func (c *Config) validate() error {
 	if c.SLO.MaxErrorRate > 1 {
 		return c.errAt("slo.max_error_rate", "cannot exceed 100%% (got %v%%)", float64(c.SLO.MaxErrorRate)*100)
 	}
+	if c.Engine != "" && !slices.Contains(Engines, c.Engine) {
+		return c.errAt("engine", "%q: want %s (left out: the event loop where it can run)", c.Engine, strings.Join(Engines, " or "))
+	}
 	if err := c.validateCPUs(); err != nil {
 		return err
 	}
@@ -327,7 +324,7 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 			return c.errAt(sp+".target", "no target is named %q (defined: %s)", s.Target, strings.Join(names, ", "))
 		}
 	case s.URL != "":
-		if !protocolTraits[s.Protocol].grpc {
+		if !protocolTraits(s.Protocol).GRPC {
 			if err := checkURL(s.URL); err != nil {
 				return c.errAt(sp+".url", "%v", err)
 			}
@@ -336,7 +333,7 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 	if !slices.Contains(Protocols, s.Protocol) {
 		return c.errAt(sp+".protocol", "%q is not a protocol: want one of %s", s.Protocol, strings.Join(Protocols, ", "))
 	}
-	if protocolTraits[s.Protocol].needsModel && s.Model == "" {
+	if protocolTraits(s.Protocol).NeedsModel && s.Model == "" {
 		return c.errAt(sp+".model", "missing: protocol %s needs the model's name", s.Protocol)
 	}
 	if s.Client != "" && s.Client != "fast" && s.Client != "std" {
@@ -357,7 +354,7 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 				return c.errAt(sp+".tls."+f.key, "%q: %v", f.path, err)
 			}
 		}
-		if !protocolTraits[s.Protocol].grpc && s.URL != "" && !strings.HasPrefix(s.URL, "https://") {
+		if !protocolTraits(s.Protocol).GRPC && s.URL != "" && !strings.HasPrefix(s.URL, "https://") {
 			return c.errAt(sp+".tls", "url %q is not https: tls applies to https:// URLs and kserve-grpc", s.URL)
 		}
 	}
@@ -378,7 +375,7 @@ func (c *Config) validateScenario(sp string, s *Scenario) error {
 			return c.errAt(lp+".concurrency", "must be >= 1 for mode concurrency (got %d)", l.Concurrency)
 		}
 	case "sweep":
-		streaming := protocolTraits[s.Protocol].streaming
+		streaming := protocolTraits(s.Protocol).Streaming
 		if c.SLO.P99 <= 0 && !streaming {
 			return c.errAt("slo.p99", "missing: scenario %q sweeps for the knee, which needs slo.p99", s.Name)
 		}
@@ -456,10 +453,10 @@ func CheckOnInconclusive(v string) error {
 // validateCPUs checks the CPU lists (generator_cpus, targets.NAME.cpus):
 // each must parse, and no target may share a CPU with the generator.
 func (c *Config) validateCPUs() error {
-	var gen harness.CPUSet
+	var gen cpuset.Set
 	if c.GeneratorCPUs != "" {
 		var err error
-		if gen, err = harness.ParseCPUList(c.GeneratorCPUs); err != nil {
+		if gen, err = cpuset.Parse(c.GeneratorCPUs); err != nil {
 			return c.errAt("generator_cpus", "%v", err)
 		}
 	}
@@ -473,7 +470,7 @@ func (c *Config) validateCPUs() error {
 		if t == nil || t.CPUs == "" {
 			continue
 		}
-		set, err := harness.ParseCPUList(t.CPUs)
+		set, err := cpuset.Parse(t.CPUs)
 		if err != nil {
 			return c.errAt("targets."+n+".cpus", "%v", err)
 		}

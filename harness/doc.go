@@ -23,7 +23,9 @@
 // epoll of its own and non-blocking sockets, waking for due hits at most
 // once a millisecond and sending all that are due, reading responses with
 // h1.Parser as they arrive. The timing and accounting rules are the same.
-// PERFGATE_ENGINE=workers keeps the workers; see docs/event-loop.md.
+// Options.Engine (EngineSettings, filled in by the command line from
+// perfgate.yaml, its flags and PERFGATE_ENGINE) can keep the workers; see
+// docs/event-loop.md.
 //
 // # Timing
 //
@@ -66,12 +68,14 @@
 // generator was busy is generator-bound (its timestamps are late); see
 // docs/streaming.md.
 //
-// # Targets
+// # What is not here
 //
-// StartTarget starts a service in its own process group with {port} (and
-// {grpc_port}) filled by free ports, waits for its readiness URL, keeps its
-// log, and stops the whole group with SIGTERM then SIGKILL, also when the
-// context is cancelled (perfgate interrupted).
+// Starting, supervising and stopping the target processes is package
+// targetproc; the CPU sets perfgate and its targets run on are
+// internal/cpuset; the commit a run measured is package provenance; the
+// /proc reading behind the host-load sampler (HostSampler) is
+// internal/procfs. This package takes its engine settings
+// (EngineSettings) from its caller and reads no environment.
 //
 // The knee search that drives this engine probe by probe is package knee.
 package harness

@@ -96,6 +96,9 @@ type Options struct {
 	// Progress, if set, is called about four times a second and at each
 	// phase change, from one goroutine.
 	Progress func(Progress)
+	// Engine chooses and tunes the open-loop engine (the zero value: the
+	// event loop where it can run, with its default burst).
+	Engine EngineSettings
 	// Start, if set, is the wall-clock instant the warm-up begins and the
 	// schedule's offsets count from, so that generators on several
 	// machines cover the same windows; zero starts now.
@@ -155,7 +158,7 @@ func (o *Options) Validate() error {
 	if o.Trials < 1 {
 		return fmt.Errorf("trials %d: must be >= 1", o.Trials)
 	}
-	return checkEngineEnv()
+	return o.Engine.Validate()
 }
 
 // openLoop reports whether o sends on a schedule.

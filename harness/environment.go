@@ -4,16 +4,11 @@ import (
 	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/perfgate/perfgate/result"
 )
-
-// gitTimeout bounds each git command GitInfo runs.
-const gitTimeout = 2 * time.Second
 
 // Environment fingerprints the machine a run happens on: host name, OS
 // ("linux/amd64 6.1.0-18-amd64 (Debian GNU/Linux 12 (bookworm))": GOOS/GOARCH,
@@ -108,47 +103,4 @@ func cpuModel(cpuinfo string) string {
 		return "CPU implementer " + impl + " part " + part
 	}
 	return ""
-}
-
-// GitInfo identifies the commit a run measured: the sha of HEAD and the
-// branch checked out in dir, from git itself (each command bounded by 2 s).
-// git is preferred to the GITHUB_* variables because on a pull request
-// GITHUB_SHA is the merge commit GitHub made, which may not be what was
-// checked out and built. When HEAD is detached (as in most CI checkouts) the
-// ref comes from GITHUB_HEAD_REF, GITHUB_REF_NAME or GITHUB_REF, in that
-// order. When git cannot answer (not installed, or the checkout has no .git)
-// the sha comes from GITHUB_SHA. GitInfo returns nil when dir is not in a
-// repository and GITHUB_SHA is not set. getenv may be nil.
-func GitInfo(ctx context.Context, dir string, getenv func(string) string) *result.Git {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	g := &result.Git{}
-	if sha, err := gitOutput(ctx, dir, "rev-parse", "--verify", "-q", "HEAD"); err == nil && sha != "" {
-		g.SHA = sha
-		g.Ref, _ = gitOutput(ctx, dir, "symbolic-ref", "-q", "--short", "HEAD")
-	} else if sha := getenv("GITHUB_SHA"); sha != "" {
-		g.SHA = sha
-	} else {
-		return nil
-	}
-	if g.Ref == "" {
-		for _, k := range []string{"GITHUB_HEAD_REF", "GITHUB_REF_NAME", "GITHUB_REF"} {
-			if v := getenv(k); v != "" {
-				g.Ref = v
-				break
-			}
-		}
-	}
-	return g
-}
-
-// gitOutput runs git with args in dir and returns its trimmed stdout.
-func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	return strings.TrimSpace(string(out)), err
 }

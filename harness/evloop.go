@@ -3,48 +3,67 @@ package harness
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/perfgate/perfgate/harness/h1"
-)
-
-// EngineEnv names the environment variable that chooses the open-loop
-// engine: "workers" forces the goroutine workers (openWorker) where the
-// event loop would run; "event-loop", or unset, lets the event loop run
-// where it can. BatchEnv and SpinEnv (Go durations) set the event loop's
-// least time between bursts of sends (default 1ms; 0 sends each hit when
-// due) and its response polling (default off).
-const (
-	EngineEnv = "PERFGATE_ENGINE"
-	BatchEnv  = "PERFGATE_LOOP_BATCH"
-	SpinEnv   = "PERFGATE_LOOP_SPIN"
+	"github.com/perfgate/perfgate/internal/defaults"
 )
 
 // Engines, as a result's load.engine names them.
 const (
-	EngineEventLoop = "event-loop"
-	EngineWorkers   = "workers"
+	EngineEventLoop = defaults.EngineEventLoop
+	EngineWorkers   = defaults.EngineWorkers
 )
 
-// checkEngineEnv is CheckEngineEnv on the process's environment.
-func checkEngineEnv() error { return CheckEngineEnv(os.Getenv) }
+// DefaultLoopBatch is the event loop's least time between two bursts of
+// sends when EngineSettings.LoopBatch is zero (see evBatch).
+const DefaultLoopBatch = defaults.LoopBatch
 
-// CheckEngineEnv reports a value of EngineEnv, BatchEnv or SpinEnv in
-// getenv's environment that means nothing, rather than running with a
-// default the user did not ask for.
-func CheckEngineEnv(getenv func(string) string) error {
-	if v := getenv(EngineEnv); v != "" && v != EngineWorkers && v != EngineEventLoop {
-		return fmt.Errorf("environment %s=%q: want %s or %s (unset: the event loop where it can run)", EngineEnv, v, EngineWorkers, EngineEventLoop)
+// NoLoopBatch, as EngineSettings.LoopBatch, sends each hit when due
+// (perfgate.yaml's loop_batch: 0).
+const NoLoopBatch time.Duration = -1
+
+// EngineSettings choose and tune the open-loop engine. The command line
+// fills them in (perfgate.yaml's engine and loop_batch, the flags
+// --engine and --loop-batch, the variables PERFGATE_ENGINE,
+// PERFGATE_LOOP_BATCH and PERFGATE_LOOP_SPIN); this package reads no
+// environment. The zero value runs the event loop where it can, with the
+// default burst and no polling. See docs/event-loop.md.
+type EngineSettings struct {
+	// Engine is EngineWorkers (the goroutine workers, always),
+	// EngineEventLoop or "" (the event loop where it can run: an open
+	// loop over HTTP/1.1 on Linux).
+	Engine string
+	// LoopBatch is the event loop's least time between two bursts of
+	// sends: 0 is DefaultLoopBatch (1ms), NoLoopBatch (any negative)
+	// sends each hit when due.
+	LoopBatch time.Duration
+	// LoopSpin is how long a busy loop polls for responses before it
+	// parks (0: off, the default).
+	LoopSpin time.Duration
+}
+
+// Validate reports an engine that is none of the two, or a negative
+// LoopSpin.
+func (s EngineSettings) Validate() error {
+	if s.Engine != "" && s.Engine != EngineWorkers && s.Engine != EngineEventLoop {
+		return fmt.Errorf("engine %q: want %s or %s (empty: the event loop where it can run)", s.Engine, EngineWorkers, EngineEventLoop)
 	}
-	for _, name := range []string{BatchEnv, SpinEnv} {
-		if v := getenv(name); v != "" {
-			if d, err := time.ParseDuration(v); err != nil || d < 0 {
-				return fmt.Errorf("environment %s=%q: want a duration of 0 or more, such as 1ms, 250us or 0", name, v)
-			}
-		}
+	if s.LoopSpin < 0 {
+		return fmt.Errorf("loop spin %v: want a duration of 0 or more, such as 0 or 50us", s.LoopSpin)
 	}
 	return nil
+}
+
+// batch is the event loop's least time between bursts that s asks for.
+func (s EngineSettings) batch() time.Duration {
+	switch {
+	case s.LoopBatch < 0:
+		return 0
+	case s.LoopBatch == 0:
+		return DefaultLoopBatch
+	}
+	return s.LoopBatch
 }
 
 // eventLooper is a Client whose open loop the engine may run on event
@@ -61,10 +80,11 @@ func (c *HTTPClient) leanClient() *h1.Client { return c.lean }
 
 // loopClient returns the h1 client an open loop may run on event loops,
 // or nil when it must use the goroutine workers: a client that is not an
-// HTTPClient on h1, a platform without epoll, or PERFGATE_ENGINE=workers.
-func loopClient(c Client) *h1.Client {
+// HTTPClient on h1, a platform without epoll, or the engine set to
+// EngineWorkers.
+func loopClient(c Client, s EngineSettings) *h1.Client {
 	el, ok := c.(eventLooper)
-	if !ok || !evLoopSupported || os.Getenv(EngineEnv) == EngineWorkers {
+	if !ok || !evLoopSupported || s.Engine == EngineWorkers {
 		return nil
 	}
 	return el.leanClient()
@@ -73,7 +93,7 @@ func loopClient(c Client) *h1.Client {
 // eventLoops runs the open loop on event loops when o's client allows it,
 // and reports whether it did.
 func (e *engine) eventLoops(ctx, reqCtx context.Context, sched Schedule) bool {
-	cl := loopClient(e.o.Client)
+	cl := loopClient(e.o.Client, e.o.Engine)
 	if cl == nil {
 		return false
 	}

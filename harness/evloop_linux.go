@@ -67,30 +67,18 @@ const (
 // one send, whose response wakes it again. A hit waits up to evBatch past
 // its intended time, which latency (counted from the intended time) and
 // the schedule lag show; at rates below 1/evBatch per loop hits are sent
-// on time. PERFGATE_LOOP_BATCH (a Go duration) overrides it: 0 sends each
-// hit when due.
-const evBatch = time.Millisecond
+// on time. EngineSettings.LoopBatch (PERFGATE_LOOP_BATCH, loop_batch)
+// overrides it: NoLoopBatch sends each hit when due.
+const evBatch = DefaultLoopBatch
 
-// evSpin is how long a loop with at least evSpinBusy responses
+// EngineSettings.LoopSpin is how long a loop with at least evSpinBusy responses
 // outstanding polls for them (epoll_wait with no timeout) before it
 // parks: a response that arrives within it costs a system call rather
 // than a sleep and a wake. Off by default: with sends in bursts (evBatch)
 // a loop parks about once per burst already, and polling measured no
-// cheaper at 20k req/s and dearer at low rates. PERFGATE_LOOP_SPIN (a Go
-// duration) sets it.
-const (
-	evSpin     = 0
-	evSpinBusy = 2
-)
-
-// envDuration is the duration in the environment variable name, or def
-// when it is unset or not a duration >= 0.
-func envDuration(name string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d >= 0 {
-		return d
-	}
-	return def
-}
+// cheaper at 20k req/s and dearer at low rates. EngineSettings.LoopSpin
+// (PERFGATE_LOOP_SPIN) sets it.
+const evSpinBusy = 2
 
 // evMaxDialing bounds a loop's connections being opened at once: while
 // that many connects are in progress, due hits wait for the first
@@ -212,7 +200,7 @@ func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *h1.Client)
 	loops := make([]*evLoop, 0, n)
 	for i := range n {
 		l := &evLoop{e: e, f: f, cl: cl, reqCtx: reqCtx, sa: ownSockaddr(sa), domain: domain,
-			timeout: timeout, scan: scan, events: make([]unix.EpollEvent, evEvents), batch: envDuration(BatchEnv, evBatch), spin: envDuration(SpinEnv, evSpin)}
+			timeout: timeout, scan: scan, events: make([]unix.EpollEvent, evEvents), batch: e.o.Engine.batch(), spin: e.o.Engine.LoopSpin}
 		size := e.o.MaxConns / n
 		if i < e.o.MaxConns%n {
 			size++

@@ -329,35 +329,31 @@ func TestEvLoopRefused(t *testing.T) {
 	}
 }
 
-// The engine and its settings come from the environment: the result says
+// The engine and its settings come from Options.Engine: the result says
 // which engine ran and its burst, and a value that means nothing is an
-// error naming the variable, not a silent default.
-func TestEngineEnv(t *testing.T) {
+// error naming it, not a silent default.
+func TestEngineSettings(t *testing.T) {
 	tests := []struct {
 		name      string
-		env       map[string]string
+		set       EngineSettings
 		mode      string
 		engine    string
 		burstMs   float64
 		wantError string
 	}{
 		{name: "default open loop", engine: EngineEventLoop, burstMs: 1},
-		{name: "event-loop named", env: map[string]string{EngineEnv: "event-loop"}, engine: EngineEventLoop, burstMs: 1},
-		{name: "workers", env: map[string]string{EngineEnv: "workers"}, engine: EngineWorkers},
-		{name: "bursts of 250us", env: map[string]string{BatchEnv: "250us"}, engine: EngineEventLoop, burstMs: 0.25},
-		{name: "each hit when due", env: map[string]string{BatchEnv: "0"}, engine: EngineEventLoop},
+		{name: "event-loop named", set: EngineSettings{Engine: EngineEventLoop}, engine: EngineEventLoop, burstMs: 1},
+		{name: "workers", set: EngineSettings{Engine: EngineWorkers}, engine: EngineWorkers},
+		{name: "bursts of 250us", set: EngineSettings{LoopBatch: 250 * time.Microsecond}, engine: EngineEventLoop, burstMs: 0.25},
+		{name: "each hit when due", set: EngineSettings{LoopBatch: NoLoopBatch}, engine: EngineEventLoop},
 		{name: "closed loop runs on workers", mode: ModeConcurrency, engine: EngineWorkers},
-		{name: "unknown engine", env: map[string]string{EngineEnv: "epoll"}, wantError: `PERFGATE_ENGINE="epoll": want workers or event-loop`},
-		{name: "bad batch", env: map[string]string{BatchEnv: "1 ms"}, wantError: `PERFGATE_LOOP_BATCH="1 ms": want a duration`},
-		{name: "negative spin", env: map[string]string{SpinEnv: "-5us"}, wantError: `PERFGATE_LOOP_SPIN="-5us"`},
+		{name: "unknown engine", set: EngineSettings{Engine: "epoll"}, wantError: `engine "epoll": want workers or event-loop`},
+		{name: "negative spin", set: EngineSettings{LoopSpin: -5 * time.Microsecond}, wantError: `loop spin -5µs`},
 	}
 	srv := hangServer(t, 0, 0)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for k, v := range tt.env {
-				t.Setenv(k, v)
-			}
-			o := runLoop(t, srv.URL, 5*time.Second, Options{Mode: tt.mode, Rate: 100, Concurrency: 2, Duration: 200 * time.Millisecond, Trials: 1})
+			o := runLoop(t, srv.URL, 5*time.Second, Options{Mode: tt.mode, Rate: 100, Concurrency: 2, Duration: 200 * time.Millisecond, Trials: 1, Engine: tt.set})
 			before := evLoopRuns.Load()
 			res, err := Run(context.Background(), *o)
 			if tt.wantError != "" {

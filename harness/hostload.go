@@ -1,16 +1,14 @@
 package harness
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/procfs"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -25,10 +23,6 @@ const (
 	BusyOtherShare = 0.25
 	BusyStealPct   = 5.0
 )
-
-// clockTicks is USER_HZ, the unit of /proc/stat and /proc/[pid]/stat CPU
-// times; 100 on every Linux architecture Go supports.
-const clockTicks = 100
 
 // HostSampler wraps a TrialObserver (nil allowed) and measures, per trial,
 // how busy the host was apart from perfgate's own process and the
@@ -104,7 +98,7 @@ func loadBetween(a, b hostSnap, cores int) *result.HostLoad {
 		return nil
 	}
 	other := (b.busy - a.busy) - (b.steal - a.steal) - (b.own - a.own)
-	l := &result.HostLoad{OtherCPUCores: max(other, 0) / clockTicks / wall}
+	l := &result.HostLoad{OtherCPUCores: max(other, 0) / procfs.ClockTicks / wall}
 	if dt := b.total - a.total; dt > 0 {
 		l.StealPct = 100 * (b.steal - a.steal) / dt
 	}
@@ -125,84 +119,34 @@ func judgeHost(l *result.HostLoad, cores int) {
 	l.Busy, l.Why = len(why) > 0, strings.Join(why, "; ")
 }
 
-// snap reads the host's counters and the own tree's CPU time.
+// snap reads the host's counters and the own tree's CPU time, through
+// package procfs.
 func (h *HostSampler) snap() hostSnap {
 	s := hostSnap{at: time.Now()}
-	b, err := os.ReadFile(filepath.Join(h.proc, "stat"))
-	if err != nil {
+	ct, ok := procfs.ReadCPUTimes(h.proc)
+	if !ok {
 		return s
 	}
-	s.busy, s.steal, s.total, s.ok = parseHostStat(b)
-	if !s.ok {
-		return s
-	}
+	s.busy, s.steal, s.total, s.ok = ct.Busy, ct.Steal, ct.Total, true
 	self := os.Getpid()
-	s.own = procTicks(filepath.Join(h.proc, strconv.Itoa(self), "stat"))
+	s.own = procTicks(h.proc, self)
 	if h.pgid > 0 {
-		ents, _ := os.ReadDir(h.proc)
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == self {
-				continue
-			}
-			if f := procStatFields(filepath.Join(h.proc, e.Name(), "stat")); len(f) > 14 {
-				if pg, _ := strconv.Atoi(f[4]); pg == h.pgid {
-					s.own += ticksOf(f)
-				}
+		procs, _ := procfs.Group(h.proc, h.pgid) // what could be read
+		for _, p := range procs {
+			if p.PID != self {
+				s.own += float64(p.Ticks)
 			}
 		}
 	}
 	return s
 }
 
-// parseHostStat reads the aggregate "cpu" line of /proc/stat: user nice
-// system idle iowait irq softirq steal (guest time is already in user).
-// busy is everything but idle and iowait; total is all eight.
-func parseHostStat(b []byte) (busy, steal, total float64, ok bool) {
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	f := strings.Fields(string(line))
-	if len(f) < 9 || f[0] != "cpu" {
-		return 0, 0, 0, false
-	}
-	var v [8]float64
-	for i := range v {
-		x, err := strconv.ParseFloat(f[i+1], 64)
-		if err != nil {
-			return 0, 0, 0, false
-		}
-		v[i] = x
-	}
-	for _, x := range v {
-		total += x
-	}
-	return total - v[3] - v[4], v[7], total, true
-}
-
-// procStatFields returns the fields of /proc/[pid]/stat after the command
-// name (which may hold spaces), with the pid and name as fields 0 and 1.
-func procStatFields(path string) []string {
-	b, err := os.ReadFile(path)
+// procTicks is a process's utime + stime under root (/proc), 0 when
+// unreadable.
+func procTicks(root string, pid int) float64 {
+	st, err := procfs.ReadStat(root, pid)
 	if err != nil {
-		return nil
+		return 0
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return nil
-	}
-	return append([]string{"", ""}, strings.Fields(string(b[i+1:]))...)
-}
-
-// ticksOf is utime + stime (fields 14 and 15, 1-based) of parsed fields.
-func ticksOf(f []string) float64 {
-	u, _ := strconv.ParseFloat(f[13], 64)
-	s, _ := strconv.ParseFloat(f[14], 64)
-	return u + s
-}
-
-// procTicks is a process's utime + stime, 0 when unreadable.
-func procTicks(path string) float64 {
-	if f := procStatFields(path); len(f) > 14 {
-		return ticksOf(f)
-	}
-	return 0
+	return float64(st.Ticks)
 }

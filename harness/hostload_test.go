@@ -5,11 +5,11 @@ package harness
 import (
 	"os"
 	"os/exec"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/procfs"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -28,11 +28,10 @@ func TestHostSamplerSeesHog(t *testing.T) {
 	}
 	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
 	pid := hog.Process.Pid
-	hogStat := "/proc/" + strconv.Itoa(pid) + "/stat"
 
 	outside := NewHostSampler(nil, 0)
 	asTarget := NewHostSampler(nil, pid) // the hog is its own group leader
-	before := procTicks(hogStat)
+	before := procTicks("/proc", pid)
 	outside.BeginTrial(0)
 	asTarget.BeginTrial(0)
 	t0 := time.Now()
@@ -40,7 +39,7 @@ func TestHostSamplerSeesHog(t *testing.T) {
 	outside.EndTrial(0)
 	asTarget.EndTrial(0)
 	wall := time.Since(t0).Seconds()
-	hogTicks := procTicks(hogStat) - before
+	hogTicks := procTicks("/proc", pid) - before
 	a, b := outside.Load(0), asTarget.Load(0)
 	if a == nil || b == nil {
 		t.Fatalf("no load measured: outside %v, as target %v", a, b)
@@ -48,8 +47,8 @@ func TestHostSamplerSeesHog(t *testing.T) {
 	if hogTicks < 5 {
 		t.Skipf("the hog got %v ticks in %.1fs: too few to tell apart", hogTicks, wall)
 	}
-	otherA := a.OtherCPUCores * wall * clockTicks
-	otherB := b.OtherCPUCores * wall * clockTicks
+	otherA := a.OtherCPUCores * wall * procfs.ClockTicks
+	otherB := b.OtherCPUCores * wall * procfs.ClockTicks
 	// Both samplers read the host within microseconds of each other; the
 	// slack covers tick rounding and other processes between the reads.
 	slack := 0.25*hogTicks + 10
@@ -59,8 +58,8 @@ func TestHostSamplerSeesHog(t *testing.T) {
 	if d := otherA - otherB; d < hogTicks-slack || d > hogTicks+slack {
 		t.Errorf("as the target's group: other load fell by %.0f ticks, want the hog's %.0f ± %.0f", d, hogTicks, slack)
 	}
-	if hogTicks/clockTicks/wall > 0.6 && !a.Busy {
-		t.Errorf("a hog using %.2f cores did not flag the trial busy: %+v", hogTicks/clockTicks/wall, a)
+	if hogTicks/procfs.ClockTicks/wall > 0.6 && !a.Busy {
+		t.Errorf("a hog using %.2f cores did not flag the trial busy: %+v", hogTicks/procfs.ClockTicks/wall, a)
 	}
 }
 
@@ -84,15 +83,5 @@ func TestJudgeHost(t *testing.T) {
 		if l.Busy != tt.busy || (l.Busy && l.Why == "") {
 			t.Errorf("%s: judgeHost(%+v, %d) = busy %v (%q), want %v", tt.name, tt.load, tt.cores, l.Busy, l.Why, tt.busy)
 		}
-	}
-}
-
-func TestParseHostStat(t *testing.T) {
-	busy, steal, total, ok := parseHostStat([]byte("cpu  100 5 50 800 20 3 2 10 0 0\ncpu0 1 2 3\n"))
-	if !ok || busy != 170 || steal != 10 || total != 990 {
-		t.Errorf("parseHostStat = %v %v %v %v, want busy 170 steal 10 total 990", busy, steal, total, ok)
-	}
-	if _, _, _, ok := parseHostStat([]byte("intr 1 2 3\n")); ok {
-		t.Error("parseHostStat accepted a file without the cpu line")
 	}
 }

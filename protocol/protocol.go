@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/protocol/traits"
 )
 
-// Protocol names accepted by [New].
+// Protocol names accepted by [New]: those package traits lists.
 const (
-	HTTP       = "http"
-	KServeHTTP = "kserve-http"
-	KServeGRPC = "kserve-grpc"
-	OpenAI     = "openai"
+	HTTP       = traits.HTTP
+	KServeHTTP = traits.KServeHTTP
+	KServeGRPC = traits.KServeGRPC
+	OpenAI     = traits.OpenAI
 )
 
 // Error classes of streaming requests, beside harness's.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/defaults"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -13,7 +14,7 @@ import (
 const Schema = "perfgate.sizing/v1"
 
 // DefaultHeadroom is the safety margin used when Input.Headroom is zero.
-const DefaultHeadroom = 1.3
+const DefaultHeadroom = defaults.Headroom
 
 // HoursPerMonth is the number of hours a month is billed for (365 × 24 / 12).
 const HoursPerMonth = 730

@@ -87,7 +87,7 @@ func Probe(ctx context.Context, cfg *config.Config, s *config.Scenario, client h
 	var hs *harness.HostSampler
 	p := knee.RateProbe{
 		Options: func(rate float64) harness.Options {
-			ho := probeOptions(cfg, s, client, rate)
+			ho := probeOptions(cfg, s, client, rate, o.Engine)
 			hs = harness.NewHostSampler(nil, pgid)
 			ho.Observer = hs
 			return ho

@@ -38,7 +38,7 @@ func TestReferenceServer(t *testing.T) {
 // probe found nothing, and why.
 func TestMetricsNotFound(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "target")
-	if out, err := exec.Command("go", "build", "-o", bin, "../harness/testdata/target").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../targetproc/testdata/target").CombinedOutput(); err != nil {
 		t.Fatalf("building the test target: %v\n%s", err, out)
 	}
 	cfg := parse(t, `version: 1

@@ -4,20 +4,20 @@ import (
 	"fmt"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/result"
 )
 
 // CPUIsolation is the CPU sets of a run (generator_cpus, a target's
-// cpus). cmd/perfgate pins its own process (harness.PinProcess) to
+// cpus). cmd/perfgate pins its own process (cpuset.Pin) to
 // Generator, as PlanGenerator decides, and passes this in Options.CPUs.
 type CPUIsolation struct {
 	// Host is the CPUs perfgate could run on before it pinned itself:
 	// where a target's set may lie, and the set a target without one
 	// runs on (not the generator's, which it would otherwise inherit).
-	Host harness.CPUSet
+	Host cpuset.Set
 	// Generator is the set perfgate pinned itself to; nil if none.
-	Generator harness.CPUSet
+	Generator cpuset.Set
 	// NotApplied says why a set asked for was not applied.
 	NotApplied []string
 }
@@ -27,12 +27,12 @@ type CPUIsolation struct {
 // CPUs host: the set to pin to, or nil with the reason in iso.NotApplied.
 // A list that names CPUs the host lacks is not applied, so that one
 // config runs on a small runner too.
-func PlanGenerator(list string, host harness.CPUSet) (*CPUIsolation, error) {
+func PlanGenerator(list string, host cpuset.Set) (*CPUIsolation, error) {
 	iso := &CPUIsolation{Host: host}
 	if list == "" {
 		return iso, nil
 	}
-	set, err := harness.ParseCPUList(list)
+	set, err := cpuset.Parse(list)
 	if err != nil {
 		return nil, fmt.Errorf("generator_cpus: %w", err)
 	}
@@ -52,18 +52,18 @@ func PlanGenerator(list string, host harness.CPUSet) (*CPUIsolation, error) {
 // for was not applied: its cpus when the host has them; else, when
 // perfgate pinned itself, the host's CPUs (so that the target does not
 // inherit the generator's); else none.
-func targetCPUs(t *config.Target, iso *CPUIsolation) (harness.CPUSet, string) {
+func targetCPUs(t *config.Target, iso *CPUIsolation) (cpuset.Set, string) {
 	if iso == nil {
 		iso = &CPUIsolation{}
 	}
-	fallback := harness.CPUSet(nil)
+	fallback := cpuset.Set(nil)
 	if len(iso.Generator) > 0 {
 		fallback = iso.Host
 	}
 	if t == nil || t.CPUs == "" {
 		return fallback, ""
 	}
-	set, err := harness.ParseCPUList(t.CPUs) // checked by config
+	set, err := cpuset.Parse(t.CPUs) // checked by config
 	if err != nil {
 		return fallback, fmt.Sprintf("targets.%s.cpus: %v", t.Name, err)
 	}
@@ -90,7 +90,7 @@ func cpuRecord(cfg *config.Config, s *config.Scenario, o Options) *result.CPUs {
 	iso := o.CPUs
 	if iso == nil {
 		iso = &CPUIsolation{}
-		if host, err := harness.AllowedCPUs(); err == nil {
+		if host, err := cpuset.Allowed(); err == nil {
 			iso.Host = host
 		}
 	}

@@ -6,20 +6,20 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/internal/cpuset"
 )
 
 func TestPlanGenerator(t *testing.T) {
-	host := harness.CPUSet{0, 1}
+	host := cpuset.Set{0, 1}
 	tests := []struct {
 		name    string
 		list    string
-		host    harness.CPUSet
-		want    harness.CPUSet
+		host    cpuset.Set
+		want    cpuset.Set
 		whyPart string
 	}{
 		{"none asked", "", host, nil, ""},
-		{"applied", "0", host, harness.CPUSet{0}, ""},
+		{"applied", "0", host, cpuset.Set{0}, ""},
 		// A config written for a bigger runner still runs here, unpinned.
 		{"host lacks the CPUs", "4-7", host, nil, "no 4-7"},
 		{"not Linux", "0", nil, nil, "Linux only"},
@@ -45,19 +45,19 @@ func TestPlanGenerator(t *testing.T) {
 }
 
 func TestTargetCPUs(t *testing.T) {
-	pinned := &CPUIsolation{Host: harness.CPUSet{0, 1, 2, 3}, Generator: harness.CPUSet{0}}
-	unpinned := &CPUIsolation{Host: harness.CPUSet{0, 1}}
+	pinned := &CPUIsolation{Host: cpuset.Set{0, 1, 2, 3}, Generator: cpuset.Set{0}}
+	unpinned := &CPUIsolation{Host: cpuset.Set{0, 1}}
 	tests := []struct {
 		name    string
 		cpus    string
 		iso     *CPUIsolation
-		want    harness.CPUSet
+		want    cpuset.Set
 		whyPart string
 	}{
-		{"own set", "2-3", pinned, harness.CPUSet{2, 3}, ""},
+		{"own set", "2-3", pinned, cpuset.Set{2, 3}, ""},
 		// Without cpus, a target of a pinned perfgate gets the host's
 		// CPUs back, not the generator's it would inherit.
-		{"none, generator pinned", "", pinned, harness.CPUSet{0, 1, 2, 3}, ""},
+		{"none, generator pinned", "", pinned, cpuset.Set{0, 1, 2, 3}, ""},
 		{"none, unpinned", "", unpinned, nil, ""},
 		{"host lacks the CPUs", "2-3", unpinned, nil, "no 2-3"},
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/protocol"
+	"github.com/perfgate/perfgate/provenance"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/runnerspeed"
 )
@@ -50,13 +51,16 @@ type Options struct {
 	// partitioned suite that measured it (see Partition).
 	Part *result.Part
 	// Supervisor is the command that supervises each target perfgate
-	// starts (harness.TargetSpec.Supervisor: perfgate target-supervisor);
+	// starts (targetproc.Spec.Supervisor: perfgate target-supervisor);
 	// empty starts targets directly.
 	Supervisor []string
 	// CPUs is the run's CPU isolation (PlanGenerator); nil: perfgate is
 	// not pinned, and a target's cpus are checked against the CPUs this
 	// process may use.
 	CPUs *CPUIsolation
+	// Engine chooses and tunes the load generator's open-loop engine for
+	// every scenario (the zero value: the event loop where it can run).
+	Engine harness.EngineSettings
 }
 
 // Outcome is one scenario's result or failure.
@@ -113,7 +117,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 		}
 	}
 	env := harness.Environment(ctx, o.Version, gpuEnvironment(o.GPU))
-	git := harness.GitInfo(ctx, filepath.Dir(cfg.Path), o.getenv)
+	git := provenance.Git(ctx, filepath.Dir(cfg.Path), o.getenv)
 	var outs []Outcome
 	for _, s := range selected {
 		if ctx.Err() != nil {
@@ -355,7 +359,7 @@ func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, clie
 		Client: client, Mode: l.Mode, Rate: l.Rate, Arrival: l.Arrival, Seed: l.Seed,
 		Concurrency: l.Concurrency, Warmup: l.Warmup.D(), Duration: l.Duration.D(), Trials: trials,
 		MaxConns: l.Connections, SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(),
-		Observer: obs,
+		Observer: obs, Engine: o.Engine,
 	}
 	if o.Progress != nil {
 		ho.Progress = func(p harness.Progress) { o.Progress(s.Name, p) }

@@ -126,7 +126,7 @@ scenarios:
 // behind afterwards.
 func TestStartedTarget(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "target")
-	if out, err := exec.Command("go", "build", "-o", bin, "../harness/testdata/target").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../targetproc/testdata/target").CombinedOutput(); err != nil {
 		t.Fatalf("building the test target: %v\n%s", err, out)
 	}
 	cfg := parse(t, `version: 1
@@ -190,7 +190,7 @@ func TestTargetCores(t *testing.T) {
 // load.
 func TestRestarts(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "target")
-	if out, err := exec.Command("go", "build", "-o", bin, "../harness/testdata/target").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../targetproc/testdata/target").CombinedOutput(); err != nil {
 		t.Fatalf("building the test target: %v\n%s", err, out)
 	}
 	cfg := parse(t, `version: 1

@@ -40,7 +40,7 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 	var hs *harness.HostSampler
 	probe := knee.RateProbe{
 		Options: func(rate float64) harness.Options {
-			ho := probeOptions(cfg, s, ss.client, rate)
+			ho := probeOptions(cfg, s, ss.client, rate, o.Engine)
 			if o.Progress != nil {
 				ho.Progress = func(p harness.Progress) { o.Progress(fmt.Sprintf("%s @ %.0f rps", s.Name, rate), p) }
 			}
@@ -183,11 +183,11 @@ func probeWindow(d time.Duration, rate float64) time.Duration {
 
 // probeOptions are the engine's options of one knee-search probe of
 // scenario s at rate: one open-loop window after the scenario's warm-up
-// (knee.RateProbe sets the mode, rate and trial count).
-func probeOptions(cfg *config.Config, s *config.Scenario, client harness.Client, rate float64) harness.Options {
+// (knee.RateProbe sets the mode, rate and trial count), on engine eng.
+func probeOptions(cfg *config.Config, s *config.Scenario, client harness.Client, rate float64, eng harness.EngineSettings) harness.Options {
 	l := s.Load
 	return harness.Options{
-		Client: client, Arrival: l.Arrival, Seed: l.Seed,
+		Client: client, Arrival: l.Arrival, Seed: l.Seed, Engine: eng,
 		Warmup: l.Warmup.D(), Duration: probeWindow(l.Duration.D(), rate), MaxConns: l.Connections,
 		SLOTTFT: cfg.SLO.TTFT.D(), SLOTPOT: cfg.SLO.TPOT.D(), Drain: 5 * time.Second,
 	}

@@ -3,14 +3,18 @@ package suite
 import (
 	"context"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/capread"
-	"github.com/perfgate/perfgate/internal/sameorigin"
 	"maps"
 	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/capread"
+	"github.com/perfgate/perfgate/internal/cpuset"
+	"github.com/perfgate/perfgate/internal/sameorigin"
+	"github.com/perfgate/perfgate/protocol/traits"
+	"github.com/perfgate/perfgate/targetproc"
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
@@ -57,7 +61,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 	for i, a := range command {
 		command[i] = strings.ReplaceAll(a, "{perfgate}", o.Self)
 	}
-	spec := harness.TargetSpec{
+	spec := targetproc.Spec{
 		Name:         s.Target,
 		Command:      command,
 		Env:          env,
@@ -73,7 +77,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 	iso := o.CPUs
 	if iso == nil && t.CPUs != "" {
 		iso = &CPUIsolation{}
-		iso.Host, _ = harness.AllowedCPUs() // none: not applied, and recorded so
+		iso.Host, _ = cpuset.Allowed() // none: not applied, and recorded so
 	}
 	spec.CPUs, _ = targetCPUs(t, iso) // why not: recorded by cpuRecord
 	if o.OutDir != "" {
@@ -82,7 +86,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 	if logPath != "" {
 		spec.LogPath = logPath
 	}
-	tg, err := harness.StartTarget(ctx, spec)
+	tg, err := targetproc.Start(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +116,7 @@ const SimulatedHeader = "X-Perfgate-Simulated"
 // simulated asks the target's model endpoint whether its timing is
 // simulated. Any failure means "not declared".
 func simulated(ctx context.Context, httpBase, proto, model string) bool {
-	tr, _ := protocol.Lookup(proto)
+	tr, _ := traits.Lookup(proto)
 	path := tr.MetadataPath(model)
 	if path == "" || httpBase == "" {
 		return false
@@ -133,8 +137,8 @@ func simulated(ctx context.Context, httpBase, proto, model string) bool {
 
 // traitsOf is what the scenario's protocol declares of itself (config
 // has checked that it is one).
-func traitsOf(s *config.Scenario) protocol.Traits {
-	tr, _ := protocol.Lookup(s.Protocol)
+func traitsOf(s *config.Scenario) traits.Protocol {
+	tr, _ := traits.Lookup(s.Protocol)
 	return tr
 }
 

@@ -64,7 +64,7 @@ func cmdBisect(ctx context.Context, e *env, args []string) error {
 	prog := newProgress(e)
 	m := &bisect.AB{Repo: repo.Root, Config: rel, OutDir: outDir,
 		Settings: func(c *config.Config) compare.Settings { return gate.Settings(c, *allowEnv) },
-		Suite:    suite.Options{Scenarios: scenarios, Environ: os.Environ(), Getenv: e.getenv, Version: version, Log: prog, Supervisor: e.supervisor}}
+		Suite:    suite.Options{Scenarios: scenarios, Environ: os.Environ(), Getenv: e.getenv, Version: version, Log: prog, Supervisor: e.supervisor, Engine: e.engineSettings(nil)}}
 	fmt.Fprintf(e.stderr, "perfgate bisect: %d commits after %s; about %d A/B steps\n", len(commits)-1, *good, bits(len(commits)-1)+2)
 	res, err := bisect.Run(ctx, commits, m, scenarios)
 	prog.close()

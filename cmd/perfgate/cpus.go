@@ -6,7 +6,7 @@ import (
 	"runtime"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -20,13 +20,13 @@ func pinGenerator(cfg *config.Config, list string, log io.Writer) (*suite.CPUIso
 	if list == "" {
 		list = cfg.GeneratorCPUs
 	}
-	host, _ := harness.AllowedCPUs() // none off Linux: PlanGenerator says so
+	host, _ := cpuset.Allowed() // none off Linux: PlanGenerator says so
 	iso, err := suite.PlanGenerator(list, host)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
 	if len(iso.Generator) > 0 {
-		if err := harness.PinProcess(iso.Generator); err != nil {
+		if err := cpuset.Pin(iso.Generator); err != nil {
 			iso.NotApplied = append(iso.NotApplied, err.Error())
 			iso.Generator = nil
 		} else {

@@ -64,7 +64,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	resultsDir := filepath.Join(*out, "results")
 	prog := newProgress(e)
 	outs, err := suite.Run(ctx, cfg, suite.Options{Scenarios: scenarios, OutDir: resultsDir, Environ: e.environ(),
-		Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor})
+		Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, Engine: e.engineSettings(cfg)})
 	prog.close()
 	if err != nil {
 		return withCode(exitUsage, err)

@@ -30,6 +30,8 @@ func flagRanges() []flagRange {
 		case "":
 		case "peak-qps", "headroom", "cost-per-hour", "lead-time", "scale-in-after":
 			out = append(out, flagRange{"size", b.Flag, b.Range})
+		case "loop-batch":
+			out = append(out, flagRange{"run", b.Flag, b.Range}, flagRange{"gate", b.Flag, b.Range})
 		default:
 			out = append(out, flagRange{"run", b.Flag, b.Range})
 		}

@@ -39,8 +39,15 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		scenarios stringList
 	)
 	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
+	e.engine.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageErr("gate: %v", err)
+	}
+	if err := checkFlagRanges("gate", fs); err != nil {
+		return err
+	}
+	if err := e.engine.check("gate"); err != nil {
+		return err
 	}
 	outFormat, err := report.ParseFormat(*format)
 	if err != nil {
@@ -152,7 +159,7 @@ func gatePipelineWith(ctx context.Context, e *env, cfgPath, baseDir, out string,
 	gopts := gate.Options{
 		Baselines: baseDir, AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
 		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: e.environ(),
-			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso},
+			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso, Engine: e.engineSettings(cfg)},
 	}
 	if historySpec != "" {
 		if gopts.History, err = history.Open(ctx, historySpec, e.workdir); err != nil {

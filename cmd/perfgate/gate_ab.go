@@ -32,7 +32,7 @@ func gateABPipeline(ctx context.Context, e *env, cfgPath, ref, out string, scena
 	prog := newProgress(e)
 	gopts := gate.Options{AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
 		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: e.environ(),
-			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso}}
+			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso, Engine: e.engineSettings(cfg)}}
 	res, err := gate.RunAB(ctx, cfg, gate.ABOptions{Ref: ref, OutDir: out, Options: gopts})
 	prog.close()
 	switch {

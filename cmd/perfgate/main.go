@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/perfgate/perfgate/harness"
 	"io"
 	"os"
 	"os/signal"
@@ -43,6 +42,9 @@ type env struct {
 	// included (main removed them from the process: see lockSecrets);
 	// nil in tests, where targets start from os.Environ.
 	initialEnv []string
+	// engine holds --engine and --loop-batch of the command that sends
+	// load (see engineSettings).
+	engine engineFlags
 }
 
 // exitError carries an exit code with its error.
@@ -130,7 +132,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	case "demo", "run", "gate", "action":
 		// They send load: an engine setting that means nothing is bad
 		// input, found before anything starts.
-		if err := harness.CheckEngineEnv(e.getenv); err != nil {
+		if _, err := engineFromEnv(e.getenv); err != nil {
 			return usageErr("%v", err)
 		}
 	}

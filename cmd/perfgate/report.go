@@ -7,10 +7,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/perfgate/perfgate/internal/capread"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"

@@ -37,6 +37,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")
 	q.register(fs)
 	sc.register(fs)
+	e.engine.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageErr("run: %v", err)
 	}
@@ -44,6 +45,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return usageErr("run: unexpected argument %q", fs.Arg(0))
 	}
 	if err := checkFlagRanges("run", fs); err != nil {
+		return err
+	}
+	if err := e.engine.check("run"); err != nil {
 		return err
 	}
 	switch {
@@ -104,6 +108,7 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	so := suite.Options{
 		Scenarios: names, OutDir: outDir, Environ: e.environ(), Getenv: e.getenv,
 		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor,
+		Engine: e.engineSettings(cfg),
 	}
 	for _, opt := range opts {
 		opt(&so)

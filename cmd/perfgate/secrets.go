@@ -4,11 +4,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/targetproc"
 )
 
 // lockSecrets takes the process environment as it was at start, removes
-// every variable harness.SensitiveEnv marks (the Action's INPUT_*
+// every variable targetproc.SensitiveEnv marks (the Action's INPUT_*
 // github-token, the runner's ACTIONS_* OIDC pair, GITHUB_TOKEN, any
 // *_TOKEN, *_SECRET, …) from perfgate's own environment, and closes the
 // process to other processes of the same user (see closeProcess).
@@ -20,14 +20,14 @@ import (
 //
 // Why: a target runs as the same user as perfgate and can walk its
 // ancestors' /proc/PID/environ. Scrubbing the target's own environment
-// (harness.scrubEnv) does not help if the parent still shows the token.
+// (targetproc.scrubEnv) does not help if the parent still shows the token.
 // The warning, if any, says what could not be closed.
 func lockSecrets() (environ []string, warning error) {
 	environ = os.Environ()
 	var secret []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if harness.SensitiveEnv(name) {
+		if targetproc.SensitiveEnv(name) {
 			secret = append(secret, name)
 			os.Unsetenv(name)
 		}

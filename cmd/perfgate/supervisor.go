@@ -8,15 +8,15 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/targetproc"
 )
 
 // supervisorCommand is the hidden subcommand that supervises a target
-// (harness.Supervise): `perfgate target-supervisor PARENT-PID COMMAND...`.
+// (targetproc.Supervise): `perfgate target-supervisor PARENT-PID COMMAND...`.
 // perfgate starts it itself; it is not for people.
 const supervisorCommand = "target-supervisor"
 
-// cmdTargetSupervisor runs a target under harness.Supervise and ends as
+// cmdTargetSupervisor runs a target under targetproc.Supervise and ends as
 // the target ended: with its exit status, or killed by its signal.
 func cmdTargetSupervisor(_ context.Context, e *env, args []string) error {
 	if len(args) < 2 {
@@ -26,7 +26,7 @@ func cmdTargetSupervisor(_ context.Context, e *env, args []string) error {
 	if err != nil || parent <= 1 {
 		return usageErr("%s: parent pid %q: want a number > 1", supervisorCommand, args[0])
 	}
-	ws, err := harness.Supervise(parent, args[1:])
+	ws, err := targetproc.Supervise(parent, args[1:])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "perfgate: %v\n", err)
 		return withCode(exitRunFailed, errSilentFail)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package harness
+package targetproc
 
 import (
 	"context"
@@ -69,8 +69,8 @@ func targetProgram(t *testing.T) string {
 
 // targetSpec is a spec that runs the test program with args after
 // --port {port}, logging into the test's temporary folder.
-func targetSpec(t *testing.T, args ...string) TargetSpec {
-	return TargetSpec{
+func targetSpec(t *testing.T, args ...string) Spec {
+	return Spec{
 		Name:         "server",
 		Command:      append([]string{targetProgram(t), "--port", "{port}"}, args...),
 		Ready:        "http://127.0.0.1:{port}/ready",
@@ -80,7 +80,7 @@ func targetSpec(t *testing.T, args ...string) TargetSpec {
 }
 
 // shellSpec runs script under sh; "$T" in it is the test program.
-func shellSpec(t *testing.T, script string) TargetSpec {
+func shellSpec(t *testing.T, script string) Spec {
 	s := targetSpec(t)
 	s.Command = []string{"sh", "-c", script}
 	s.BaseEnv = []string{"PATH=" + os.Getenv("PATH"), "T=" + targetProgram(t)}
@@ -88,11 +88,11 @@ func shellSpec(t *testing.T, script string) TargetSpec {
 }
 
 // startTarget starts s and registers a Stop for the end of the test.
-func startTarget(t *testing.T, ctx context.Context, s TargetSpec) *Target {
+func startTarget(t *testing.T, ctx context.Context, s Spec) *Target {
 	t.Helper()
-	tg, err := StartTarget(ctx, s)
+	tg, err := Start(ctx, s)
 	if err != nil {
-		t.Fatalf("StartTarget: %v", err)
+		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() { tg.Stop(time.Second) })
 	return tg
@@ -340,18 +340,18 @@ func TestStartTargetFails(t *testing.T) {
 					}
 				}()
 			}
-			tg, err := StartTarget(ctx, s)
+			tg, err := Start(ctx, s)
 			if err == nil {
 				tg.Stop(time.Second)
-				t.Fatal("StartTarget succeeded, want an error")
+				t.Fatal("Start succeeded, want an error")
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
-					t.Errorf("StartTarget error = %q, want it to contain %q", err, w)
+					t.Errorf("Start error = %q, want it to contain %q", err, w)
 				}
 			}
 			if tt.wantIs != nil && !errors.Is(err, tt.wantIs) {
-				t.Errorf("StartTarget error = %v, want errors.Is %v", err, tt.wantIs)
+				t.Errorf("Start error = %v, want errors.Is %v", err, tt.wantIs)
 			}
 			pid := logPID(t, s.LogPath)
 			checkGone(t, pid, map[int]string{pid: "target"})
@@ -362,18 +362,18 @@ func TestStartTargetFails(t *testing.T) {
 func TestStartTargetBadSpec(t *testing.T) {
 	tests := []struct {
 		name string
-		spec TargetSpec
+		spec Spec
 		want string
 	}{
-		{name: "empty command", spec: TargetSpec{Name: "x"}, want: `target "x": empty command`},
-		{name: "missing program", spec: TargetSpec{Name: "x", Command: []string{"/nonexistent/perfgate-target"}}, want: `starting target "x"`},
-		{name: "unwritable log", spec: TargetSpec{Name: "x", Command: []string{"true"}, LogPath: "/nonexistent/x.log"}, want: `target "x": creating its log`},
+		{name: "empty command", spec: Spec{Name: "x"}, want: `target "x": empty command`},
+		{name: "missing program", spec: Spec{Name: "x", Command: []string{"/nonexistent/perfgate-target"}}, want: `starting target "x"`},
+		{name: "unwritable log", spec: Spec{Name: "x", Command: []string{"true"}, LogPath: "/nonexistent/x.log"}, want: `target "x": creating its log`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := StartTarget(t.Context(), tt.spec)
+			_, err := Start(t.Context(), tt.spec)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("StartTarget error = %v, want it to contain %q", err, tt.want)
+				t.Errorf("Start error = %v, want it to contain %q", err, tt.want)
 			}
 		})
 	}
@@ -587,7 +587,7 @@ func TestStartTargetRetriesTakenPort(t *testing.T) {
 if [ $n -le `+strconv.Itoa(tt.failures)+` ]; then echo "listen tcp 127.0.0.1:$1: `+tt.message+`"; exit 3; fi
 exec "$T" --port "$1"`)
 			s.Command = append(s.Command, "sh", "{port}", count)
-			tg, err := StartTarget(t.Context(), s)
+			tg, err := Start(t.Context(), s)
 			if tg != nil {
 				t.Cleanup(func() { tg.Stop(time.Second) })
 			}
@@ -597,9 +597,9 @@ exec "$T" --port "$1"`)
 			}
 			switch {
 			case tt.wantErr == "" && err != nil:
-				t.Errorf("StartTarget: %v", err)
+				t.Errorf("Start: %v", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Errorf("StartTarget error %v, want one containing %q", err, tt.wantErr)
+				t.Errorf("Start error %v, want one containing %q", err, tt.wantErr)
 			}
 		})
 	}

@@ -1,4 +1,8 @@
-package harness
+// Package cpuset parses and prints Linux CPU lists ("0", "2-3", "0,4-7"),
+// the format of taskset -c, cpuset.cpus and /proc/PID/status's
+// Cpus_allowed_list. It is a leaf: package config checks perfgate.yaml's
+// CPU lists with it, and the harness pins processes to the sets.
+package cpuset
 
 import (
 	"fmt"
@@ -16,16 +20,16 @@ import (
 // interference, which is part of the run-to-run noise the gate must see
 // through.
 
-// CPUSet is a set of CPU numbers, sorted and without duplicates.
-type CPUSet []int
+// Set is a set of CPU numbers, sorted and without duplicates.
+type Set []int
 
-// ParseCPUList parses a Linux CPU list ("0", "2-3", "0,4-7"), the format
+// Parse parses a Linux CPU list ("0", "2-3", "0,4-7"), the format
 // of taskset -c, cpuset.cpus and /proc/PID/status's Cpus_allowed_list.
-func ParseCPUList(s string) (CPUSet, error) {
+func Parse(s string) (Set, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("cpu list %q is empty: write CPU numbers such as \"1\", \"2-3\" or \"0,4-7\"", s)
 	}
-	var set CPUSet
+	var set Set
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
@@ -34,8 +38,8 @@ func ParseCPUList(s string) (CPUSet, error) {
 		if err == nil && isRange {
 			b, err = strconv.Atoi(strings.TrimSpace(hi))
 		}
-		if err != nil || a < 0 || b < a || b >= maxCPU {
-			return nil, fmt.Errorf("cpu list %q: %q is not a CPU number or range (want numbers from 0 to %d such as \"1\", \"2-3\" or \"0,4-7\")", s, part, maxCPU-1)
+		if err != nil || a < 0 || b < a || b >= Max {
+			return nil, fmt.Errorf("cpu list %q: %q is not a CPU number or range (want numbers from 0 to %d such as \"1\", \"2-3\" or \"0,4-7\")", s, part, Max-1)
 		}
 		for c := a; c <= b; c++ {
 			set = append(set, c)
@@ -45,12 +49,12 @@ func ParseCPUList(s string) (CPUSet, error) {
 	return slices.Compact(set), nil
 }
 
-// maxCPU bounds CPU numbers (the kernel's CPU_SETSIZE of 1024, as in
-// golang.org/x/sys/unix.CPUSet).
-const maxCPU = 1024
+// Max bounds CPU numbers (they run from 0 to Max-1) (the kernel's CPU_SETSIZE of 1024, as in
+// golang.org/x/sys/unix.Set).
+const Max = 1024
 
 // String writes s as a CPU list with ranges: "0,2-3".
-func (s CPUSet) String() string {
+func (s Set) String() string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		j := i
@@ -71,8 +75,8 @@ func (s CPUSet) String() string {
 }
 
 // Overlap returns the CPUs s and o share.
-func (s CPUSet) Overlap(o CPUSet) CPUSet {
-	var out CPUSet
+func (s Set) Overlap(o Set) Set {
+	var out Set
 	for _, c := range s {
 		if slices.Contains(o, c) {
 			out = append(out, c)
@@ -82,8 +86,8 @@ func (s CPUSet) Overlap(o CPUSet) CPUSet {
 }
 
 // Missing returns the CPUs of s that are not in avail.
-func (s CPUSet) Missing(avail CPUSet) CPUSet {
-	var out CPUSet
+func (s Set) Missing(avail Set) Set {
+	var out Set
 	for _, c := range s {
 		if !slices.Contains(avail, c) {
 			out = append(out, c)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package harness
+package targetproc
 
 import (
 	"context"
@@ -10,19 +10,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/cpuset"
 )
 
 // A target started with CPUs runs on that set only, every thread of it
 // and every process it starts, and perfgate's own threads keep theirs.
 func TestStartTargetOnCPUs(t *testing.T) {
-	allowed, err := AllowedCPUs()
+	allowed, err := cpuset.Allowed()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(allowed) < 2 {
 		t.Skipf("this process may run on CPUs %s only: pinning a target to a subset needs two", allowed)
 	}
-	one := CPUSet{allowed[len(allowed)-1]} // "1" on a two-core machine
+	one := cpuset.Set{allowed[len(allowed)-1]} // "1" on a two-core machine
 	before := threadCPUs(t, "self")
 
 	// The shell starts the test server as a child and waits: the child
@@ -43,12 +45,12 @@ func TestStartTargetOnCPUs(t *testing.T) {
 			}
 		}
 	}
-	got, err := ProcessCPUs(tg.PGID())
+	got, err := cpuset.OfProcess(tg.PGID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != one.String() {
-		t.Errorf("ProcessCPUs(target) = %s, want %s", got, one)
+		t.Errorf("cpuset.OfProcess(target) = %s, want %s", got, one)
 	}
 	// No thread of this process is left pinned to the target's set.
 	after := threadCPUs(t, "self")

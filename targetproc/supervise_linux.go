@@ -1,6 +1,6 @@
 //go:build linux
 
-package harness
+package targetproc
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// supervisorSupported reports whether TargetSpec.Supervisor is used here.
+// supervisorSupported reports whether Spec.Supervisor is used here.
 const supervisorSupported = true
 
 // Timing of the supervisor's checks and of its cleanup.
@@ -30,8 +30,8 @@ const (
 
 // Supervise runs argv as a target's main process and keeps its whole
 // process tree tied to perfgate: it is the body of the hidden command
-// `perfgate target-supervisor`, which StartTarget puts between perfgate
-// and the target when TargetSpec.Supervisor is set. parent is perfgate's
+// `perfgate target-supervisor`, which Start puts between perfgate
+// and the target when Spec.Supervisor is set. parent is perfgate's
 // pid.
 //
 // On Linux the supervisor asks for a parent-death signal, so the kernel

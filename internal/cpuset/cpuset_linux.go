@@ -1,6 +1,6 @@
 //go:build linux
 
-package harness
+package cpuset
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 // affinitySupported reports whether CPU sets are applied on this platform.
 const affinitySupported = true
 
-// AllowedCPUs returns the CPUs this process may run on (its main
+// Allowed returns the CPUs this process may run on (its main
 // thread's affinity mask): where a CPU set can be applied at all.
-func AllowedCPUs() (CPUSet, error) {
+func Allowed() (Set, error) {
 	var m unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &m); err != nil {
 		return nil, fmt.Errorf("reading perfgate's CPU affinity: %w", err)
@@ -25,14 +25,14 @@ func AllowedCPUs() (CPUSet, error) {
 	return fromMask(&m), nil
 }
 
-// PinProcess restricts every thread of the calling process to set:
+// Pin restricts every thread of the calling process to set:
 // perfgate's own CPUs (generator_cpus), called by cmd/perfgate before
 // any load is sent. Linux sets affinity per thread, so each thread in
 // /proc/self/task is set, twice over in case one was being created; a
 // thread created later inherits its creator's mask, which is then set.
 // The Go runtime sizes GOMAXPROCS from the mask only at start: the
 // caller sets it to len(set).
-func PinProcess(set CPUSet) error {
+func Pin(set Set) error {
 	m := toMask(set)
 	for range 2 {
 		ents, err := os.ReadDir("/proc/self/task")
@@ -52,7 +52,7 @@ func PinProcess(set CPUSet) error {
 	return nil
 }
 
-// startOnCPUs starts cmd with its affinity set to set from its very
+// StartOn starts cmd with its affinity set to set from its very
 // first instruction, so that every thread and process it creates inherits
 // it (no window in which it runs, or spawns workers, elsewhere).
 //
@@ -63,7 +63,7 @@ func PinProcess(set CPUSet) error {
 // thread's own mask is restored. No other goroutine runs on a locked
 // thread meanwhile. If the mask cannot be restored, the goroutine exits
 // still locked, and the runtime then ends the thread rather than reuse it.
-func startOnCPUs(cmd *exec.Cmd, set CPUSet) error {
+func StartOn(cmd *exec.Cmd, set Set) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -87,8 +87,8 @@ func startOnCPUs(cmd *exec.Cmd, set CPUSet) error {
 	return <-errc
 }
 
-// ProcessCPUs returns the CPUs process pid may run on, from the kernel.
-func ProcessCPUs(pid int) (CPUSet, error) {
+// OfProcess returns the CPUs process pid may run on, from the kernel.
+func OfProcess(pid int) (Set, error) {
 	var m unix.CPUSet
 	if err := unix.SchedGetaffinity(pid, &m); err != nil {
 		return nil, fmt.Errorf("reading the CPU affinity of process %d: %w", pid, err)
@@ -96,7 +96,7 @@ func ProcessCPUs(pid int) (CPUSet, error) {
 	return fromMask(&m), nil
 }
 
-func toMask(set CPUSet) *unix.CPUSet {
+func toMask(set Set) *unix.CPUSet {
 	var m unix.CPUSet
 	m.Zero()
 	for _, c := range set {
@@ -105,9 +105,9 @@ func toMask(set CPUSet) *unix.CPUSet {
 	return &m
 }
 
-func fromMask(m *unix.CPUSet) CPUSet {
-	var out CPUSet
-	for c := range maxCPU {
+func fromMask(m *unix.CPUSet) Set {
+	var out Set
+	for c := range Max {
 		if m.IsSet(c) {
 			out = append(out, c)
 		}

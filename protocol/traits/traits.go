@@ -1,13 +1,27 @@
-package protocol
+// Package traits declares the protocols perfgate speaks and what each one
+// is (needs a model, speaks gRPC, streams tokens, generates its inputs),
+// so that the config checks, the suite and the clients ask one list
+// instead of naming protocols. It imports nothing of perfgate's: package
+// config reads it without depending on the clients (package protocol).
+package traits
 
 import (
 	"net/url"
 	"strings"
 )
 
-// Traits is what a protocol declares about itself, so that the config
+// Protocol names, as perfgate.yaml's scenarios.protocol and the flag
+// --protocol take them.
+const (
+	HTTP       = "http"
+	KServeHTTP = "kserve-http"
+	KServeGRPC = "kserve-grpc"
+	OpenAI     = "openai"
+)
+
+// Protocol is what a protocol declares about itself, so that the config
 // checks and the suite ask it instead of naming protocols.
-type Traits struct {
+type Protocol struct {
 	// Name is the protocol's name (HTTP, KServeHTTP, KServeGRPC, OpenAI).
 	Name string
 	// NeedsModel: requests name a model, so a scenario must give one.
@@ -33,7 +47,7 @@ type Traits struct {
 }
 
 // traits are the protocols perfgate speaks, in the order they are listed.
-var traits = []Traits{
+var traits = []Protocol{
 	{Name: HTTP, WholeURL: true},
 	{Name: KServeHTTP, NeedsModel: true, Metadata: "/v2/models/{model}", VariesInputs: true},
 	{Name: KServeGRPC, NeedsModel: true, GRPC: true, Metadata: "/v2/models/{model}", VariesInputs: true},
@@ -41,7 +55,7 @@ var traits = []Traits{
 }
 
 // All returns every protocol's traits, in the order they are listed.
-func All() []Traits { return append([]Traits(nil), traits...) }
+func All() []Protocol { return append([]Protocol(nil), traits...) }
 
 // Names returns the protocols' names, in the order they are listed.
 func Names() []string {
@@ -54,7 +68,7 @@ func Names() []string {
 
 // Lookup returns the traits of the protocol named name ("" is http), and
 // whether it is one.
-func Lookup(name string) (Traits, bool) {
+func Lookup(name string) (Protocol, bool) {
 	if name == "" {
 		name = HTTP
 	}
@@ -63,12 +77,12 @@ func Lookup(name string) (Traits, bool) {
 			return t, true
 		}
 	}
-	return Traits{}, false
+	return Protocol{}, false
 }
 
 // MetadataPath is the path of model's metadata, or "" when the protocol has
 // none.
-func (t Traits) MetadataPath(model string) string {
+func (t Protocol) MetadataPath(model string) string {
 	if t.Metadata == "" {
 		return ""
 	}

@@ -1,13 +1,13 @@
 //go:build !linux
 
-package harness
+package targetproc
 
 import (
 	"errors"
 	"syscall"
 )
 
-// supervisorSupported reports whether TargetSpec.Supervisor is used here:
+// supervisorSupported reports whether Spec.Supervisor is used here:
 // without a parent-death signal and child subreapers, a target started on
 // this platform is stopped with its process group by Stop and by the
 // cancellation of its context, but outlives a perfgate killed with

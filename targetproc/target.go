@@ -1,10 +1,9 @@
-package harness
+package targetproc
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/sameorigin"
 	"io"
 	"net"
 	"net/http"
@@ -15,11 +14,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/cpuset"
+	"github.com/perfgate/perfgate/internal/defaults"
+	"github.com/perfgate/perfgate/internal/sameorigin"
 )
 
-// Defaults for TargetSpec.ReadyTimeout and Target.Stop's grace period.
+// Defaults for Spec.ReadyTimeout and Target.Stop's grace period.
 const (
-	DefaultReadyTimeout = 60 * time.Second
+	DefaultReadyTimeout = defaults.ReadyTimeout
 	DefaultStopGrace    = 5 * time.Second
 )
 
@@ -38,13 +41,13 @@ const (
 	readyProbeTimeout = 2 * time.Second
 )
 
-// TargetSpec describes a process perfgate starts, waits for and stops: the
+// Spec describes a process perfgate starts, waits for and stops: the
 // `targets:` entries of perfgate.yaml.
 //
 // Command arguments, Env values, Ready and Metrics may contain "{port}",
 // replaced by a free port on 127.0.0.1, and "{grpc_port}", replaced by a
 // second one (picked when GRPCPort is set or "{grpc_port}" appears anywhere).
-type TargetSpec struct {
+type Spec struct {
 	// Name names the target in errors and in the default log file name.
 	Name string
 	// Command is the program and its arguments; it must not be empty. The
@@ -84,8 +87,8 @@ type TargetSpec struct {
 	GRPCPort bool
 	// CPUs, if set, is the CPU set the target runs on (Linux): its main
 	// process, and every thread and process it starts, from the first
-	// instruction (see startOnCPUs). Elsewhere StartTarget refuses it.
-	CPUs CPUSet
+	// instruction (see startOnCPUs). Elsewhere Start refuses it.
+	CPUs cpuset.Set
 	// LogPath is the file that receives the target's stdout and stderr
 	// (created or truncated). Empty means a new temporary file, which is
 	// kept after Stop for the user to read; LogPath reports its name.
@@ -146,8 +149,8 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// StartTarget starts the target s describes and waits until it is ready.
-// On any failure the target is stopped before StartTarget returns; the error
+// Start starts the target s describes and waits until it is ready.
+// On any failure the target is stopped before Start returns; the error
 // names the target and quotes the end of its log when it exited or was not
 // ready in time. When ctx is cancelled, during the start or later, the
 // target is stopped with DefaultStopGrace: so an interrupted perfgate leaves
@@ -157,7 +160,7 @@ func freePorts(n int) ([]int, error) {
 // before the target started, and another process may take one first: a
 // target that exits before it is ready saying "address already in use" is
 // started again on fresh ports, up to PortAttempts times in all.
-func StartTarget(ctx context.Context, s TargetSpec) (*Target, error) {
+func Start(ctx context.Context, s Spec) (*Target, error) {
 	var err error
 	for attempt := 1; ; attempt++ {
 		var t *Target
@@ -171,7 +174,7 @@ func StartTarget(ctx context.Context, s TargetSpec) (*Target, error) {
 	}
 }
 
-// PortAttempts is how many times StartTarget starts a target whose port
+// PortAttempts is how many times Start starts a target whose port
 // was taken by another process before it could bind it.
 const PortAttempts = 3
 
@@ -181,8 +184,8 @@ type portTaken struct{ error }
 
 func (p portTaken) Unwrap() error { return p.error }
 
-// startOnce is one attempt of StartTarget.
-func startOnce(ctx context.Context, s TargetSpec) (*Target, error) {
+// startOnce is one attempt of Start.
+func startOnce(ctx context.Context, s Spec) (*Target, error) {
 	if len(s.Command) == 0 {
 		return nil, fmt.Errorf("target %q: empty command", s.Name)
 	}
@@ -231,7 +234,7 @@ func startOnce(ctx context.Context, s TargetSpec) (*Target, error) {
 	cmd.SysProcAttr = sysProcAttr()
 	start := cmd.Start
 	if len(s.CPUs) > 0 {
-		start = func() error { return startOnCPUs(cmd, s.CPUs) }
+		start = func() error { return cpuset.StartOn(cmd, s.CPUs) }
 	}
 	if err := start(); err != nil {
 		t.log.Close()
@@ -268,7 +271,7 @@ func startOnce(ctx context.Context, s TargetSpec) (*Target, error) {
 }
 
 // specMentions reports whether a placeholder appears anywhere in s.
-func specMentions(s TargetSpec, placeholder string) bool {
+func specMentions(s Spec, placeholder string) bool {
 	all := append([]string{s.Ready, s.Metrics}, s.Command...)
 	for _, v := range s.Env {
 		all = append(all, v)
