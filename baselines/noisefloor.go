@@ -2,6 +2,7 @@ package baselines
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/compare"
@@ -9,16 +10,26 @@ import (
 )
 
 // CombineRuns folds independent runs of the same configuration into the
-// first run's folder, ready for Update: each scenario measured in every
-// run gets the trials of all runs (numbered by process across runs), the
-// knee estimates of all runs, and the runs' NoiseFloor. A scenario missing
-// from a later run keeps its first run's result without a floor. It
-// returns the scenarios combined.
-func CombineRuns(dirs []string) ([]string, error) {
+// folder into (created, and empty: a new temporary folder), ready for
+// Update; the runs' own folders are left as they were measured (they are
+// results, and a failed update must not lose them). Each scenario
+// measured in every run gets the trials of all runs (numbered by process
+// across runs), the knee estimates of all runs, and the runs' NoiseFloor;
+// a scenario missing from a later run keeps its first run's result
+// without a floor. into gets a run manifest listing every scenario of the
+// first run. It returns the scenarios combined.
+func CombineRuns(dirs []string, into string) ([]string, error) {
 	if len(dirs) < 2 {
 		return nil, nil
 	}
+	if into == "" || filepath.Clean(into) == filepath.Clean(dirs[0]) {
+		return nil, fmt.Errorf("combining runs: want a folder of its own to write into, not the first run's %q", dirs[0])
+	}
 	first, _, err := readRun(dirs[0], false)
+	if err != nil {
+		return nil, err
+	}
+	m, err := result.ReadManifest(dirs[0])
 	if err != nil {
 		return nil, err
 	}
@@ -32,33 +43,27 @@ func CombineRuns(dirs []string) ([]string, error) {
 			others[r.Scenario] = append(others[r.Scenario], r)
 		}
 	}
-	// The combined files replace the first run's: its manifest (when it
-	// has one) is brought in step, so Update still promotes them.
-	m, merr := result.ReadManifest(dirs[0])
+	if err := os.MkdirAll(into, 0o755); err != nil {
+		return nil, fmt.Errorf("combining runs: %w", err)
+	}
 	var done []string
 	for _, r := range first {
-		more := others[r.Scenario]
-		if len(more) == 0 {
-			continue
+		if more := others[r.Scenario]; len(more) > 0 {
+			runs := append([]*result.Result{r}, more...)
+			r.NoiseFloorPct = compare.NoiseFloor(runs)
+			combine(r, more)
+			done = append(done, r.Scenario)
 		}
-		runs := append([]*result.Result{r}, more...)
-		r.NoiseFloorPct = compare.NoiseFloor(runs)
-		combine(r, more)
-		path := filepath.Join(dirs[0], result.FileName(r.Scenario))
+		path := filepath.Join(into, result.FileName(r.Scenario))
 		if err := r.WriteFile(path); err != nil {
 			return nil, fmt.Errorf("combining runs: %w", err)
 		}
-		if merr == nil {
-			if err := m.Add(r.Scenario, path); err != nil {
-				return nil, fmt.Errorf("combining runs: %w", err)
-			}
-		}
-		done = append(done, r.Scenario)
-	}
-	if merr == nil && len(done) > 0 {
-		if err := m.Write(dirs[0]); err != nil {
+		if err := m.Add(r.Scenario, path); err != nil {
 			return nil, fmt.Errorf("combining runs: %w", err)
 		}
+	}
+	if err := m.Write(into); err != nil {
+		return nil, fmt.Errorf("combining runs: %w", err)
 	}
 	return done, nil
 }

@@ -58,14 +58,22 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		}
 		dirs = append(dirs, d)
 	}
+	from := dirs[0]
 	if len(dirs) > 1 {
 		// Independent runs: their disagreement is the noise floor, stored
-		// with the combined trials in the first run's folder.
-		combined, err := baselines.CombineRuns(dirs)
+		// with the combined trials. They are combined in a folder of their
+		// own: the runs' folders stay as measured.
+		tmp, err := os.MkdirTemp("", "perfgate-combined-")
+		if err != nil {
+			return withCode(exitRunFailed, fmt.Errorf("baseline update: %w", err))
+		}
+		defer os.RemoveAll(tmp)
+		combined, err := baselines.CombineRuns(dirs, tmp)
 		if err != nil {
 			return withCode(exitRunFailed, err)
 		}
 		fmt.Fprintf(e.stderr, "noise floor measured over %d runs for %d scenario(s)\n", len(dirs), len(combined))
+		from = tmp
 	}
 	cfgPath := *cfg
 	if cfgPath != "" {
@@ -81,7 +89,7 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	if *sha != "" {
 		prov.GitSHA = *sha
 	}
-	written, err := baselines.Update(dirs[0], absPath(e, *to), prov)
+	written, err := baselines.Update(from, absPath(e, *to), prov)
 	if err != nil {
 		return withCode(exitRunFailed, err)
 	}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/result"
@@ -78,5 +80,45 @@ func TestBaselineUpdateRefusesInvalid(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(to, "api.json")); err == nil {
 		t.Error("an invalid run was written as a baseline")
+	}
+}
+
+// baseline update --from A --from B stores the combined runs and leaves
+// both runs' folders as they were measured (it once rewrote A's results
+// with the combined ones, so A could no longer be gated or stored alone).
+func TestBaselineUpdateKeepsRuns(t *testing.T) {
+	dir := t.TempDir()
+	var runs []string
+	for i, name := range []string{"a", "b"} {
+		d := filepath.Join(dir, name)
+		os.MkdirAll(d, 0o755)
+		p := filepath.Join(d, "api.json")
+		writeResult(t, p, comparetest.Spec{Scenario: "api", Layer: "service"}, uint64(10+i))
+		m := result.NewManifest("run-"+name, time.Now())
+		if err := m.Add("api", p); err != nil {
+			t.Fatal(err)
+		}
+		m.Complete = true
+		if err := m.Write(d); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, d)
+	}
+	before, _ := os.ReadFile(filepath.Join(runs[0], "api.json"))
+	to := filepath.Join(dir, "baselines")
+	if code, _, stderr := runCLI(t, "baseline", "update", "--from", runs[0], "--from", runs[1], "--to", to); code != exitPass {
+		t.Fatalf("baseline update: exit %d\n%s", code, stderr)
+	}
+	after, _ := os.ReadFile(filepath.Join(runs[0], "api.json"))
+	if !bytes.Equal(before, after) {
+		t.Error("the first run's result was rewritten by baseline update")
+	}
+	stored, err := result.ReadFile(filepath.Join(to, "api.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := result.ReadFile(filepath.Join(runs[0], "api.json"))
+	if len(stored.Trials) != 2*len(one.Trials) || stored.NoiseFloorPct == nil {
+		t.Errorf("stored baseline: %d trials, floor %v; want %d trials and a noise floor", len(stored.Trials), stored.NoiseFloorPct, 2*len(one.Trials))
 	}
 }

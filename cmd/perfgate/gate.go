@@ -254,10 +254,15 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 		}
 		dirs = append(dirs, dir)
 	}
-	if _, err := baselines.CombineRuns(dirs); err != nil {
+	// The runs are combined in a folder of their own: each run's results
+	// stay as measured in perfgate-out.
+	resultsDir := filepath.Join(e.workdir, defaultOutDir, resultsSubdir+"-combined")
+	if err := os.RemoveAll(resultsDir); err != nil {
 		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
 	}
-	resultsDir := dirs[0]
+	if _, err := baselines.CombineRuns(dirs, resultsDir); err != nil {
+		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
+	}
 	prov, err := storedProvenance(e, cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
