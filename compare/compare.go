@@ -234,6 +234,15 @@ func intervalsText(sc ScenarioComparison) string {
 		if m.CIOpenHigh {
 			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, ∞) leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.ThresholdPct, unit)
 		}
+		if c := m.ConfiguredThresholdPct; c > 0 && !beyond(m) {
+			// Not a regression (inside the baseline's noise floor), and
+			// not unchanged either: the configured threshold is the one
+			// the interval left.
+			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s (inside the baseline's noise floor of %.3g%s: no regression is called there; store the baseline from runs that agree, or use perfgate gate --ab)",
+				m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, c, unit, m.ThresholdPct, unit)
+			ms = append(ms, t)
+			continue
+		}
 		switch {
 		case m.MDELimit != "" && m.RunToRunVar > 0:
 			t += fmt.Sprintf(" (run-to-run noise %.0f%% a run)", 100*math.Sqrt(m.RunToRunVar/2))

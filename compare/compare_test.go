@@ -59,6 +59,9 @@ func TestCompareVerdicts(t *testing.T) {
 		want        string
 		wantScen    string
 		wantWarning string
+		// floorOnly: undecided only because the noise floor raised the
+		// regression threshold; no count of trials would decide it.
+		floorOnly bool
 	}{
 		{name: "regression", scale: 1.3, want: Fail, wantScen: Regressed},
 		{name: "improvement", scale: 0.7, want: Pass, wantScen: Improved},
@@ -121,9 +124,13 @@ func TestCompareVerdicts(t *testing.T) {
 			edit: func(b, c *result.Result) {
 				c.Trials[1].Host = &result.HostLoad{OtherCPUCores: 1.2, Busy: true, Why: "other processes used 1.20 cores"}
 			}},
-		// The baseline's measured run-to-run noise raises the bar: a 30%
-		// change inside a 40% floor is not a regression.
-		{name: "inside the noise floor", scale: 1.3, want: Pass, wantScen: Unchanged,
+		// The baseline's measured run-to-run noise raises the bar for a
+		// regression: a 30% change inside a 40% floor is not one; nor is
+		// it unchanged, which still means within the configured 5% (it
+		// once passed).
+		{name: "inside the noise floor", scale: 1.3, want: Undecided, wantScen: Inconclusive, floorOnly: true,
+			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP99: 40} }, wantWarning: "unchanged still means within 5%"},
+		{name: "no change, noise floor", scale: 1, want: Pass, wantScen: Unchanged,
 			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP99: 40} }},
 		{name: "error rate up", scale: 1, want: Fail, wantScen: Regressed,
 			edit: func(b, c *result.Result) {
@@ -153,7 +160,7 @@ func TestCompareVerdicts(t *testing.T) {
 			if tt.wantWarning != "" && !hasWarning(all, tt.wantWarning) {
 				t.Errorf("warnings %q lack %q", all, tt.wantWarning)
 			}
-			if tt.want == Undecided && got.Scenarios[0].TrialsNeeded == 0 && !got.Scenarios[0].HostBusy && !got.Scenarios[0].Invalid {
+			if tt.want == Undecided && !tt.floorOnly && got.Scenarios[0].TrialsNeeded == 0 && !got.Scenarios[0].HostBusy && !got.Scenarios[0].Invalid {
 				t.Errorf("undecided scenario says no trials needed: %+v", got.Scenarios[0])
 			}
 			if (got.Verdict == Fail) != errors.Is(got.Err(), ErrRegression) {

@@ -232,6 +232,10 @@ type Metric struct {
 	// this metric (result.Result.NoiseFloorPct) when it exceeded the
 	// configured threshold: ThresholdPct was then raised to it.
 	NoiseFloorPct float64 `json:"noise_floor_pct,omitempty"`
+	// ConfiguredThresholdPct is the threshold the noise floor raised
+	// (set only then): the floor guards against calling a regression,
+	// but `unchanged` still means within this one.
+	ConfiguredThresholdPct float64 `json:"configured_threshold_pct,omitempty"`
 	// TrialsNeeded is set on a gated metric left Inconclusive with a point
 	// change beyond its threshold: about how many trials (knee estimates
 	// for max QPS, target processes for MethodProcesses) per side would

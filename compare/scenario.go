@@ -214,6 +214,13 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 				p = *m.PValue
 			}
 			m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, alpha)
+			if thr := m.ConfiguredThresholdPct; thr > 0 && m.Verdict == Unchanged {
+				// Inside the noise floor is not inside the threshold the
+				// user set: a PASS must not hide a change beyond it.
+				if eq := m.equivalenceCI(); eq[0] < -thr || eq[1] > thr {
+					m.Verdict = Inconclusive
+				}
+			}
 			if m.Method == MethodBracket && (m.Verdict == Regressed || m.Verdict == Improved) {
 				m.Verdict = Inconclusive // one knee a side: no test
 			}
@@ -295,12 +302,14 @@ const MinProcesses = 5
 // the same code shows between two runs is not a regression. This holds
 // for metrics tested over processes too: the processes of one run share
 // its machine state, so their spread does not hold the candidate run's own
-// shift, which the floor measures.
+// shift, which the floor measures. The threshold it raised stays in
+// ConfiguredThresholdPct: `unchanged` is still judged against it.
 func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) {
 	for i := range ms {
 		m := &ms[i]
 		if f, ok := floor[m.Metric]; ok && !m.Absolute && f > m.ThresholdPct {
-			warnings = append(warnings, fmt.Sprintf("%s: threshold raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed)", m.Metric, m.ThresholdPct, f))
+			warnings = append(warnings, fmt.Sprintf("%s: threshold for a regression raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed); unchanged still means within %.3g%%", m.Metric, m.ThresholdPct, f, m.ThresholdPct))
+			m.ConfiguredThresholdPct = m.ThresholdPct
 			m.ThresholdPct, m.NoiseFloorPct = f, f
 			if m.Method == MethodBracket {
 				m.Verdict = "" // re-decided against the floor below
