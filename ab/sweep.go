@@ -217,14 +217,7 @@ func sweepAB(ctx context.Context, cfg *config.Config, s *config.Scenario, base, 
 	for i := range 2 {
 		rs[i] = kneeResult(s, caps[i], p.runs[i])
 	}
-	// Both knees are this session's, their probes interleaved pair by
-	// pair: the between-run noise a stored one-run baseline cannot show
-	// (Settings.RunToRun, assumed) is not between them, and the knee
-	// estimates' own spread (each confirmation round in fresh processes)
-	// is in the test.
-	st := o.Settings
-	st.RunToRun, st.Learned = 0, nil
-	c, err := compare.Compare([]*result.Result{rs[0]}, []*result.Result{rs[1]}, st)
+	c, err := compare.Compare([]*result.Result{rs[0]}, []*result.Result{rs[1]}, o.Settings)
 	if err != nil {
 		return nil, run, rs[0], rs[1], err
 	}
