@@ -160,7 +160,56 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 	} else {
 		la.Warnings = append(la.Warnings, "not every rung ran a sweep that found a knee: max QPS is not attributed")
 	}
+	if !s.IgnoreHostLoad {
+		for i := range la.Steps {
+			la.Warnings = append(la.Warnings, ladderHostBusy(&la.Steps[i], rungs[i], rungs[i+1])...)
+		}
+		la.Warnings = append(la.Warnings, ladderHostBusy(&la.Whole, rungs[0], rungs[k-1])...)
+	}
 	return la, nil
+}
+
+// ladderHostBusy makes a step's regressed or improved inconclusive when
+// either rung was measured while the host was busy with other work, as a
+// scenario's verdict is (hostBusy): the neighbour, not the layer, may
+// explain it. It returns the warnings saying so.
+func ladderHostBusy(st *LadderStep, a, b *result.Result) []string {
+	busy := func(r *result.Result, probes bool) (n, of int) {
+		for _, t := range r.Trials {
+			of++
+			if t.Host != nil && t.Host.Busy {
+				n++
+			}
+		}
+		if probes && r.Capacity != nil {
+			for _, p := range r.Capacity.Points {
+				of++
+				if p.Host != nil && p.Host.Busy {
+					n++
+				}
+			}
+		}
+		return n, of
+	}
+	var out []string
+	for _, ch := range []struct {
+		c      *Change
+		what   string
+		probes bool
+	}{{&st.P99, "P99", false}, {st.MaxQPS, "max QPS", true}} {
+		if ch.c == nil || (ch.c.Verdict != Regressed && ch.c.Verdict != Improved) {
+			continue
+		}
+		na, oa := busy(a, ch.probes)
+		nb, ob := busy(b, ch.probes)
+		if na+nb == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("ladder step %s → %s: its %s %s rests on %d of %d measurements taken while the host was busy with other work: inconclusive (host busy)",
+			st.From, st.To, ch.what, ch.c.Verdict, na+nb, oa+ob))
+		ch.c.Verdict = Inconclusive
+	}
+	return out
 }
 
 // qpsStep is the max QPS change between two knees, tested as a scenario's

@@ -106,3 +106,35 @@ func TestLadderErrors(t *testing.T) {
 		})
 	}
 }
+
+// A ladder step measured while the host was busy with other work is not
+// credited to its layer, as a scenario's verdict is not (the demo beside
+// a CPU hog printed `int8 → int8-batched +91.1% regressed`); with
+// gate.ignore_host_load it stands.
+func TestLadderHostBusy(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(42, 1))
+		rung := func(name, layer string, scale float64) *result.Result {
+			return comparetest.Result(comparetest.Spec{Scenario: name, Layer: layer, Trials: 5, Requests: 5000,
+				MedianMs: 4, Noise: 0.02, Scale: scale}, rng)
+		}
+		rungs := []*result.Result{rung("fp16", "model", 1), rung("int8", "model", 1.2)}
+		rungs[1].Trials[2].Host = &result.HostLoad{OtherCPUCores: 1.1, Busy: true, Why: "other processes used 1.10 cores"}
+		s := DefaultSettings()
+		s.IgnoreHostLoad = ignore
+		la, err := Ladder(rungs, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Inconclusive
+		if ignore {
+			want = Regressed
+		}
+		if got := la.Steps[0].P99.Verdict; got != want {
+			t.Errorf("ignore_host_load %v: step verdict %s, want %s (warnings %q)", ignore, got, want, la.Warnings)
+		}
+		if !ignore && !hasWarning(la.Warnings, "inconclusive (host busy)") {
+			t.Errorf("warnings %q do not say the host was busy", la.Warnings)
+		}
+	}
+}
