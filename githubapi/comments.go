@@ -73,12 +73,20 @@ func (c *Client) ListIssueComments(ctx context.Context, repo Repo, number int) (
 		query:      url.Values{"per_page": {"100"}},
 		idempotent: true,
 	}
-	var all []Comment
+	return listPages[Comment](ctx, c, req, fmt.Sprintf("listing comments of %s#%d", repo, number))
+}
+
+// listPages gets req and every page after it that the Link header's
+// rel="next" names (at most maxPages, and only on the API's own host,
+// where the token may go), and returns their items in order. what names
+// the listing in errors.
+func listPages[T any](ctx context.Context, c *Client, req request, what string) ([]T, error) {
+	var all []T
 	for page := 1; ; page++ {
-		var batch []Comment
+		var batch []T
 		h, err := c.do(ctx, req, &batch)
 		if err != nil {
-			return nil, fmt.Errorf("listing comments of %s#%d: %w", repo, number, err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		all = append(all, batch...)
 		next := nextLink(h.Values("Link"))
@@ -86,15 +94,15 @@ func (c *Client) ListIssueComments(ctx context.Context, repo Repo, number int) (
 			return all, nil
 		}
 		if page >= maxPages {
-			return nil, fmt.Errorf("listing comments of %s#%d: more than %d pages", repo, number, maxPages)
+			return nil, fmt.Errorf("%s: more than %d pages", what, maxPages)
 		}
 		u, err := c.base.Parse(next)
 		if err != nil {
-			return nil, fmt.Errorf("listing comments of %s#%d: next page %q: %w", repo, number, next, err)
+			return nil, fmt.Errorf("%s: next page %q: %w", what, next, err)
 		}
 		// The token goes only to the API's own host.
 		if u.Scheme != c.base.Scheme || u.Host != c.base.Host {
-			return nil, fmt.Errorf("listing comments of %s#%d: next page %q is not on %s", repo, number, next, c.base.Host)
+			return nil, fmt.Errorf("%s: next page %q is not on %s", what, next, c.base.Host)
 		}
 		req.url = u
 	}

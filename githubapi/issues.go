@@ -55,31 +55,17 @@ func (c *Client) ListOpenIssues(ctx context.Context, repo Repo, label string) ([
 		query:      url.Values{"state": {"open"}, "labels": {label}, "per_page": {"100"}},
 		idempotent: true,
 	}
-	var all []Issue
-	for page := 1; ; page++ {
-		var batch []Issue
-		h, err := c.do(ctx, req, &batch)
-		if err != nil {
-			return nil, fmt.Errorf("listing the open issues of %s labelled %s: %w", repo, label, err)
-		}
-		for _, is := range batch {
-			if is.PullRequest == nil {
-				all = append(all, is)
-			}
-		}
-		next := nextLink(h.Values("Link"))
-		if next == "" {
-			return all, nil
-		}
-		if page >= maxPages {
-			return nil, fmt.Errorf("listing the open issues of %s: more than %d pages", repo, maxPages)
-		}
-		u, err := c.base.Parse(next)
-		if err != nil || u.Scheme != c.base.Scheme || u.Host != c.base.Host {
-			return nil, fmt.Errorf("listing the open issues of %s: next page %q is not on %s", repo, next, c.base.Host)
-		}
-		req.url = u
+	list, err := listPages[Issue](ctx, c, req, fmt.Sprintf("listing the open issues of %s labelled %s", repo, label))
+	if err != nil {
+		return nil, err
 	}
+	var issues []Issue
+	for _, is := range list {
+		if is.PullRequest == nil {
+			issues = append(issues, is)
+		}
+	}
+	return issues, nil
 }
 
 // CreateIssue opens an issue. It is not retried after a server error (the
