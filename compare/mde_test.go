@@ -163,3 +163,32 @@ func names(n int) []string {
 	}
 	return v
 }
+
+// movedOf reads how far a scenario moved between the runs only from a
+// test it can trust: a P99 resting on too few requests a unit (its
+// slowest request) is left out of the pooled run-to-run estimate, which
+// it would otherwise widen for every other scenario.
+func TestMovedOfSparse(t *testing.T) {
+	m := Metric{Metric: MetricP99, Method: MethodProcesses, DeltaPct: 80, CIPct: [2]float64{10, 190}}
+	sc := ScenarioComparison{Scenario: "llm", Metrics: []Metric{m}}
+	tests := []struct {
+		name   string
+		need   int
+		wantOK bool
+	}{
+		{"enough requests a unit", 0, true},
+		{"5 requests a unit", 100, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc.Metrics[0].RequestsNeeded = tt.need
+			got := movedOf(sc, MetricP99, MethodProcesses, 0.95)
+			if got.ok != tt.wantOK {
+				t.Fatalf("movedOf ok = %v, want %v", got.ok, tt.wantOK)
+			}
+			if got.ok && math.Abs(got.d-math.Log(1.8)) > 1e-9 {
+				t.Errorf("d = %v, want log 1.8", got.d)
+			}
+		})
+	}
+}

@@ -134,7 +134,8 @@ func tauSquared(d, v []float64) float64 {
 
 // movedOf reads a scenario's change and its sampling variance in metric
 // name from a comparison made with no run-to-run term: the interval's
-// half-width on the log scale over the test's critical value.
+// half-width on the log scale over the test's critical value. A sparse
+// quantile (Metric.RequestsNeeded set) tells nothing of the run.
 func movedOf(sc ScenarioComparison, name, method string, conf float64) moved {
 	if sc.Invalid || sc.Verdict == NoBaseline {
 		return moved{}
@@ -142,6 +143,13 @@ func movedOf(sc ScenarioComparison, name, method string, conf float64) moved {
 	for _, m := range sc.Metrics {
 		if m.Metric != name || m.Method != method || m.CIOpenHigh {
 			continue
+		}
+		// A quantile resting on too few requests a unit (the P99 of 5
+		// requests is the slowest one) moves by its sampling alone far
+		// more than its interval, made from a handful of maxima, says:
+		// read as run-to-run noise it would widen every other test.
+		if m.RequestsNeeded > 0 {
+			return moved{}
 		}
 		lo, hi := m.CIPct[0], m.CIPct[1]
 		if !(lo > -100) || math.IsNaN(hi) || math.IsInf(hi, 0) || m.DeltaPct <= -100 {
