@@ -32,6 +32,7 @@ const (
 type HostSampler struct {
 	inner TrialObserver
 	pgid  int
+	tree  int
 	cores int
 	proc  string
 
@@ -47,6 +48,14 @@ var _ TrialObserver = (*HostSampler)(nil)
 func NewHostSampler(inner TrialObserver, pgid int) *HostSampler {
 	return &HostSampler{inner: inner, pgid: pgid, cores: runtime.NumCPU(), proc: "/proc",
 		start: map[int]hostSnap{}, loads: map[int]*result.HostLoad{}}
+}
+
+// WithTargetTree counts process pid and its descendants as the target's,
+// not other work: a service on this host that perfgate did not start (a
+// url: on loopback, whose listener the suite found). It returns h.
+func (h *HostSampler) WithTargetTree(pid int) *HostSampler {
+	h.tree = pid
+	return h
 }
 
 // hostSnap is one reading: the host's busy and steal ticks and total
@@ -134,6 +143,14 @@ func (h *HostSampler) snap() hostSnap {
 		procs, _ := procfs.Group(h.proc, h.pgid) // what could be read
 		for _, p := range procs {
 			if p.PID != self {
+				s.own += float64(p.Ticks)
+			}
+		}
+	}
+	if h.tree > 0 {
+		procs, _ := procfs.Tree(h.proc, h.tree) // what could be read
+		for _, p := range procs {
+			if p.PID != self && (h.pgid <= 0 || p.PGrp != h.pgid) {
 				s.own += float64(p.Ticks)
 			}
 		}

@@ -16,33 +16,47 @@ import (
 // A deliberate CPU hog outside perfgate's tree is counted as other load;
 // the same hog given as the target's process group is not. The check is
 // on CPU time, so it holds on a loaded machine: whatever the hog got, the
-// sampler must attribute it.
+// sampler must attribute it. Given as the target's tree (a url: service
+// found by its listening socket), its worker child is the target's too.
 func TestHostSamplerSeesHog(t *testing.T) {
 	if _, err := os.Stat("/proc/stat"); err != nil {
 		t.Skip("no /proc: host load is not measured here")
 	}
-	hog := exec.Command("sh", "-c", "while :; do :; done")
+	// The hog is a child of the group leader, as a forked worker is.
+	hog := exec.Command("sh", "-c", "sh -c 'while :; do :; done' & wait")
 	hog.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := hog.Start(); err != nil {
 		t.Skipf("starting a CPU hog: %v", err)
 	}
-	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
+	t.Cleanup(func() { syscall.Kill(-hog.Process.Pid, syscall.SIGKILL); hog.Wait() }) // the group: the worker too
 	pid := hog.Process.Pid
 
 	outside := NewHostSampler(nil, 0)
-	asTarget := NewHostSampler(nil, pid) // the hog is its own group leader
-	before := procTicks("/proc", pid)
+	asTarget := NewHostSampler(nil, pid) // the hog's parent leads its group
+	asTree := NewHostSampler(nil, 0).WithTargetTree(pid)
+	treeTicks := func() float64 {
+		procs, _ := procfs.Tree("/proc", pid)
+		var n float64
+		for _, p := range procs {
+			n += float64(p.Ticks)
+		}
+		return n
+	}
+	time.Sleep(100 * time.Millisecond) // the worker child started
+	before := treeTicks()
 	outside.BeginTrial(0)
 	asTarget.BeginTrial(0)
+	asTree.BeginTrial(0)
 	t0 := time.Now()
 	time.Sleep(1500 * time.Millisecond)
 	outside.EndTrial(0)
 	asTarget.EndTrial(0)
+	asTree.EndTrial(0)
 	wall := time.Since(t0).Seconds()
-	hogTicks := procTicks("/proc", pid) - before
-	a, b := outside.Load(0), asTarget.Load(0)
-	if a == nil || b == nil {
-		t.Fatalf("no load measured: outside %v, as target %v", a, b)
+	hogTicks := treeTicks() - before
+	a, b, c := outside.Load(0), asTarget.Load(0), asTree.Load(0)
+	if a == nil || b == nil || c == nil {
+		t.Fatalf("no load measured: outside %v, as target %v, as tree %v", a, b, c)
 	}
 	if hogTicks < 5 {
 		t.Skipf("the hog got %v ticks in %.1fs: too few to tell apart", hogTicks, wall)
@@ -57,6 +71,10 @@ func TestHostSamplerSeesHog(t *testing.T) {
 	}
 	if d := otherA - otherB; d < hogTicks-slack || d > hogTicks+slack {
 		t.Errorf("as the target's group: other load fell by %.0f ticks, want the hog's %.0f ± %.0f", d, hogTicks, slack)
+	}
+	otherC := c.OtherCPUCores * wall * procfs.ClockTicks
+	if d := otherA - otherC; d < hogTicks-slack || d > hogTicks+slack {
+		t.Errorf("as the target's tree: other load fell by %.0f ticks, want the hog's %.0f ± %.0f", d, hogTicks, slack)
 	}
 	if hogTicks/procfs.ClockTicks/wall > 0.6 && !a.Busy {
 		t.Errorf("a hog using %.2f cores did not flag the trial busy: %+v", hogTicks/procfs.ClockTicks/wall, a)

@@ -75,10 +75,10 @@ func targetCores(env ...map[string]string) int {
 	return min(limit, n)
 }
 
-// withHostLoad wraps obs with a host-load sampler for the target's
-// process group.
-func withHostLoad(obs harness.TrialObserver, pgid int) *harness.HostSampler {
-	return harness.NewHostSampler(obs, pgid)
+// withHostLoad wraps obs with a host-load sampler for the target: the
+// process group perfgate started, or the process serving a url: here.
+func withHostLoad(obs harness.TrialObserver, r *running) *harness.HostSampler {
+	return harness.NewHostSampler(obs, r.pgid).WithTargetTree(r.urlPID)
 }
 
 // stampHostLoad copies the sampler's per-trial host load into res.

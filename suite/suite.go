@@ -324,7 +324,7 @@ func runProcess(ctx context.Context, cfg *config.Config, s *config.Scenario, o O
 	cacheBefore, cacheOK := cacheScrape(ctx, metricsURL)
 	obs, closeObs := newObserver(ctx, o.GPU, ss.tg.pgid, ss.tg.metrics)
 	defer closeObs()
-	hs := withHostLoad(obs, ss.tg.pgid)
+	hs := withHostLoad(obs, ss.tg)
 	res, err := fixedLoad(ctx, cfg, s, ss.client, hs, o, trials)
 	if res != nil {
 		stampHostLoad(res, hs)

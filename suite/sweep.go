@@ -44,7 +44,7 @@ func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opt
 			if o.Progress != nil {
 				ho.Progress = func(p harness.Progress) { o.Progress(fmt.Sprintf("%s @ %.0f rps", s.Name, rate), p) }
 			}
-			hs = harness.NewHostSampler(nil, ss.tg.pgid)
+			hs = withHostLoad(nil, ss.tg)
 			ho.Observer = hs
 			return ho
 		},

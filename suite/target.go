@@ -28,7 +28,10 @@ type running struct {
 	base, httpBase string
 	metrics        string
 	pgid           int
-	stop           func()
+	// urlPID is the process serving a url: target on this host, found by
+	// its listening socket (0: not found, or not on this host).
+	urlPID int
+	stop   func()
 	// done is closed when a started target's process ends; err says how,
 	// logPath and logTail show its log. All unset for a given URL.
 	done    <-chan struct{}
@@ -49,6 +52,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 		if !traitsOf(s).GRPC {
 			r.httpBase = s.URL
 		}
+		r.urlPID = urlTargetPID(s.URL, o.Log)
 		return r, nil
 	}
 	t := cfg.Targets[s.Target]

@@ -25,6 +25,8 @@ const ClockTicks = 100
 
 // Stat is what perfgate reads from one /proc/PID/stat line.
 type Stat struct {
+	// PPID is the parent's process ID (field 4).
+	PPID int
 	// PGrp is the process group (field 5).
 	PGrp int
 	// Ticks is utime + stime (fields 14 and 15), in ClockTicks.
@@ -44,7 +46,7 @@ func ParseStat(line []byte) (Stat, error) {
 	}
 	f := bytes.Fields(line[end+1:])
 	// f[0] is field 3 (state); field n is f[n-3].
-	const pgrp, utime, stime, start = 5 - 3, 14 - 3, 15 - 3, 22 - 3
+	const ppid, pgrp, utime, stime, start = 4 - 3, 5 - 3, 14 - 3, 15 - 3, 22 - 3
 	if len(f) <= start {
 		return Stat{}, fmt.Errorf("%d fields after the command name, want at least %d", len(f), start+1)
 	}
@@ -62,6 +64,9 @@ func ParseStat(line []byte) (Stat, error) {
 		return Stat{}, fmt.Errorf("field 5 (pgrp): %w", e)
 	}
 	s.PGrp = g
+	if s.PPID, e = strconv.Atoi(string(f[ppid])); e != nil {
+		return Stat{}, fmt.Errorf("field 4 (ppid): %w", e)
+	}
 	s.Ticks = num(utime) + num(stime)
 	s.StartTime = num(start)
 	return s, err

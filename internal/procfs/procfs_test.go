@@ -20,23 +20,24 @@ func TestParseStat(t *testing.T) {
 		{
 			name: "plain",
 			line: "4242 (python3) R 1 4242 4242 0 -1 4194304 1234 0 0 0 850 150 0 0 20 0 9 0 777 0 0",
-			want: Stat{PGrp: 4242, Ticks: 1000, StartTime: 777},
+			want: Stat{PPID: 1, PGrp: 4242, Ticks: 1000, StartTime: 777},
 		},
 		{
 			// The command name may hold spaces and parentheses.
 			name: "odd command name",
 			line: "17 (tritonserver (x) 1) S 1 99 99 0 -1 0 0 0 0 0 3 4 10 10 20 0 1 0 55 0 0",
-			want: Stat{PGrp: 99, Ticks: 7, StartTime: 55},
+			want: Stat{PPID: 1, PGrp: 99, Ticks: 7, StartTime: 55},
 		},
 		{
 			// A name that looks like the fields after it: only the last
 			// ')' ends it.
 			name: "name holding a stat line",
 			line: "8 (a) R 1 5 5 0 -1 0 0 0 0 0 9 9 0 0 20 0 1 0 1) S 1 3 3 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 4 0 0",
-			want: Stat{PGrp: 3, Ticks: 3, StartTime: 4},
+			want: Stat{PPID: 1, PGrp: 3, Ticks: 3, StartTime: 4},
 		},
 		{name: "truncated", line: "17 (sh) S 1 99 99", wantErr: true},
 		{name: "no name", line: "17 sh S 1 99", wantErr: true},
+		{name: "bad ppid", line: "1 (a) S z 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 5 0 0", wantErr: true},
 		{name: "bad pgrp", line: "1 (a) S 1 x 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 5 0 0", wantErr: true},
 		{name: "bad utime", line: "1 (a) S 1 1 1 0 -1 0 0 0 0 0 y 1 0 0 20 0 1 0 5 0 0", wantErr: true},
 	}
@@ -66,8 +67,8 @@ func FuzzParseStat(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ParseStat(%q): %v", clean, err)
 		}
-		if got != (Stat{PGrp: 7, Ticks: 5, StartTime: 9}) {
-			t.Errorf("ParseStat(%q) = %+v, want pgrp 7, ticks 5, start 9", clean, got)
+		if got != (Stat{PPID: 1, PGrp: 7, Ticks: 5, StartTime: 9}) {
+			t.Errorf("ParseStat(%q) = %+v, want ppid 1, pgrp 7, ticks 5, start 9", clean, got)
 		}
 	})
 }
@@ -120,7 +121,7 @@ func TestGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Proc{{PID: 10, Stat: Stat{PGrp: 10, Ticks: 42, StartTime: 100}}, {PID: 11, Stat: Stat{PGrp: 10, Ticks: 10, StartTime: 120}}}
+	want := []Proc{{PID: 10, Stat: Stat{PPID: 1, PGrp: 10, Ticks: 42, StartTime: 100}}, {PID: 11, Stat: Stat{PPID: 10, PGrp: 10, Ticks: 10, StartTime: 120}}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Group(root, 10) (-want +got):\n%s", d)
 	}
