@@ -4,16 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
@@ -145,49 +142,16 @@ func pick(rs []*result.Result, names []string) (picked []*result.Result, missing
 	return picked, missing
 }
 
-// Options control Run.
-type Options struct {
-	// Baselines overrides the config's baselines folder.
-	Baselines        string
-	AllowEnvMismatch bool
-	// Suite runs the scenarios; its OutDir receives the results.
-	Suite suite.Options
-	// OnInconclusive overrides the config's gate.on_inconclusive.
-	OnInconclusive string
-	// History, when set, is where the run-to-run noise of each scenario
-	// is learned from (LearnNoise) into Learned, instead of assumed.
-	History history.Source
-	// Learned is the learned noise by scenario (set by Run from History).
-	Learned map[string]compare.LearnedNoise
-}
-
-// Outcome is what a gate run produced.
-type Outcome struct {
-	Report   *report.Report
-	Outcomes []suite.Outcome
-	// RunErr joins the scenarios' failures (the run itself failed: exit 3).
-	RunErr error
-	// Rerun is what gate.on_inconclusive: rerun did, nil when it did not
-	// run.
-	Rerun *Rerun
-}
-
-// onInconclusive is the gate's on_inconclusive setting: the option's,
-// else the config's, else pass.
-func onInconclusive(cfg *config.Config, o Options) string {
-	if o.OnInconclusive != "" {
-		return o.OnInconclusive
+// onInconclusive is the gate's on_inconclusive setting: the request's
+// (flag or input), else the config's, else pass.
+func onInconclusive(cfg *config.Config, requested string) string {
+	if requested != "" {
+		return requested
 	}
 	if cfg.Gate.OnInconclusive != "" {
 		return cfg.Gate.OnInconclusive
 	}
 	return config.OnInconclusivePass
-}
-
-// FailsOnInconclusive reports whether an inconclusive verdict fails the
-// gate (exit 1) under cfg and o.
-func FailsOnInconclusive(cfg *config.Config, o Options) bool {
-	return onInconclusive(cfg, o) == config.OnInconclusiveFail
 }
 
 // ErrBadBaselines wraps a baseline folder that exists but cannot be read:
@@ -222,14 +186,15 @@ func CheckPower(cfg *config.Config, names []string) error {
 	return nil
 }
 
-// Run loads the baselines, runs the scenarios, and evaluates them. A
-// missing or empty baseline folder is not an error (the verdict is then
-// no-baseline); a damaged baseline is, before anything runs.
-func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
+// measureStored is Gate's Measure against Stored: it loads the
+// baselines, runs the scenarios, and evaluates them. A missing or empty
+// baseline folder is not an error (the verdict is then no-baseline); a
+// damaged baseline is, before anything runs.
+func measureStored(ctx context.Context, cfg *config.Config, o Request, st Stored) (*Outcome, error) {
 	if err := CheckPower(cfg, o.Suite.Scenarios); err != nil {
 		return nil, err
 	}
-	dir := o.Baselines
+	dir := st.Dir
 	if dir == "" {
 		dir = cfg.Resolve(cfg.Baselines)
 	}
@@ -237,13 +202,13 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
 		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
 	}
-	notes, trend, err := o.withHistory(ctx, base)
+	learned, notes, trend, err := withHistory(ctx, st.History, base)
 	if err != nil {
 		return nil, err
 	}
 	outs, err := suite.Run(ctx, cfg, o.Suite)
 	if err != nil {
-		return nil, err
+		return nil, SuiteErr(err, outs)
 	}
 	var cand []*result.Result
 	var runErrs []error
@@ -255,30 +220,21 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 			cand = append(cand, out.Result)
 		}
 	}
-	rep, err := EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, o.Learned)
+	rep, err := EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, learned)
 	if err != nil {
 		return nil, err
 	}
 	rep.Warnings = append(rep.Warnings, notes...)
 	rep.Trend = trend
 	var rr *Rerun
-	if onInconclusive(cfg, o) == config.OnInconclusiveRerun && len(runErrs) == 0 && rep.Comparison.Verdict == compare.Undecided {
-		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, base, cand, rep, suiteMeasure(cfg, o)); err != nil {
+	if onInconclusive(cfg, o.OnInconclusive) == config.OnInconclusiveRerun && len(runErrs) == 0 && rep.Comparison.Verdict == compare.Undecided {
+		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, learned, base, cand, rep, suiteMeasure(cfg, o.Suite)); err != nil {
 			return nil, err
 		}
 		rep.Trend = trend
 		rep.Warnings = append(rep.Warnings, notes...)
 	}
 	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...), Rerun: rr}, nil
-}
-
-// WriteComparison writes the comparison JSON (report.ComparisonJSON, as
-// `perfgate compare --format json` prints it) to path atomically.
-func WriteComparison(path string, c *compare.Comparison) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return result.WriteFileAtomic(path, func(w io.Writer) error { return report.ComparisonJSON(w, c) })
 }
 
 // MaxSizedIntervalPct is the widest interval (in percentage points, top

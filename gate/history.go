@@ -50,34 +50,33 @@ func learnFrom(recs []history.Record, base []*result.Result) (map[string]compare
 	return learned, notes, nil
 }
 
-// withHistory reads o.History and learns o.Learned from it for base,
-// once; it returns the notes to add to the report and the trend to draw
-// (nil without a history).
-func (o *Options) withHistory(ctx context.Context, base []*result.Result) ([]string, *report.Trend, error) {
-	if o.History == nil || o.Learned != nil {
-		return nil, nil, nil
+// withHistory reads the history src (none when nil) and learns the
+// run-to-run noise of base's scenarios from it; it returns the noise
+// learned, the notes to add to the report and the trend to draw (nil
+// without a history).
+func withHistory(ctx context.Context, src history.Source, base []*result.Result) (map[string]compare.LearnedNoise, []string, *report.Trend, error) {
+	if src == nil {
+		return nil, nil, nil, nil
 	}
-	recs, err := o.History.Read(ctx)
+	recs, err := src.Read(ctx)
 	if errors.Is(err, history.ErrNoHistory) {
-		o.Learned = map[string]compare.LearnedNoise{}
-		return []string{fmt.Sprintf("history %s holds no runs yet: run-to-run noise assumed (gate.run_to_run)", o.History)}, nil, nil
+		return map[string]compare.LearnedNoise{}, []string{fmt.Sprintf("history %s holds no runs yet: run-to-run noise assumed (gate.run_to_run)", src)}, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("history %s: %w", o.History, err)
+		return nil, nil, nil, fmt.Errorf("history %s: %w", src, err)
 	}
-	l, notes, err := learnFrom(recs, base)
+	learned, notes, err := learnFrom(recs, base)
 	if err != nil {
-		return nil, nil, fmt.Errorf("history %s: %w", o.History, err)
+		return nil, nil, nil, fmt.Errorf("history %s: %w", src, err)
 	}
-	o.Learned = l
-	if o.Learned == nil {
-		o.Learned = map[string]compare.LearnedNoise{}
+	if learned == nil {
+		learned = map[string]compare.LearnedNoise{}
 	}
 	tr, err := TrendOf(recs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("history %s: %w", o.History, err)
+		return nil, nil, nil, fmt.Errorf("history %s: %w", src, err)
 	}
-	return notes, tr, nil
+	return learned, notes, tr, nil
 }
 
 // TrendOf is the report's trend of recs: every series and its change

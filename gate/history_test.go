@@ -91,7 +91,7 @@ func TestHistoryNoise(t *testing.T) {
 }
 
 // TestFromResultsHistory: gating results measured elsewhere (gate
-// --results) with a history learns the noise as Run does: the same
+// --results) with a history learns the noise as a measured gate does: the same
 // verdict, source and notes as EvaluateLearned with LearnNoise, and the
 // trend; without one the noise is assumed.
 func TestFromResultsHistory(t *testing.T) {
@@ -141,7 +141,7 @@ func TestFromResultsHistory(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := FromResults(context.Background(), c, resDir, ResultsOptions{Baselines: baseDir, Scenarios: []string{"fp32"}, History: tt.history})
+			out, err := Gate(context.Background(), c, Request{Candidate: Results{Dir: resDir}, Base: Stored{Dir: baseDir, History: tt.history}, Scenarios: []string{"fp32"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,7 +58,7 @@ func undecided(c *compare.Comparison, cand []*result.Result, maxTrials func(stri
 //
 // measure runs the named scenarios once more (suite.Run in a gate; a test
 // gives its own).
-func rerunUndecided(ctx context.Context, cfg *config.Config, o Options, base, cand []*result.Result, rep *report.Report,
+func rerunUndecided(ctx context.Context, cfg *config.Config, o Request, learned map[string]compare.LearnedNoise, base, cand []*result.Result, rep *report.Report,
 	measure func(ctx context.Context, names []string) ([]*result.Result, error)) (*report.Report, []*result.Result, *Rerun, error) {
 	budget := cfg.Gate.RerunBudget.D()
 	if budget <= 0 {
@@ -116,7 +116,7 @@ func rerunUndecided(ctx context.Context, cfg *config.Config, o Options, base, ca
 				return rep, cand, rr, err
 			}
 		}
-		if rep, err = EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, o.Learned); err != nil {
+		if rep, err = EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, learned); err != nil {
 			return rep, cand, rr, err
 		}
 	}
@@ -128,9 +128,9 @@ func rerunUndecided(ctx context.Context, cfg *config.Config, o Options, base, ca
 // suiteMeasure is rerunUndecided's measure in a gate: the scenarios run
 // by the suite as the gate ran them, results kept in memory (the merged
 // ones are written by rerunUndecided).
-func suiteMeasure(cfg *config.Config, o Options) func(context.Context, []string) ([]*result.Result, error) {
+func suiteMeasure(cfg *config.Config, o suite.Options) func(context.Context, []string) ([]*result.Result, error) {
 	return func(ctx context.Context, names []string) ([]*result.Result, error) {
-		so := o.Suite
+		so := o
 		so.Scenarios, so.OutDir = names, ""
 		outs, err := suite.Run(ctx, cfg, so)
 		if err != nil {

@@ -52,9 +52,9 @@ func TestRerunDecidesAnUndecidedScenario(t *testing.T) {
 		}
 		return []*result.Result{gen(uint64(100+rounds), quiet)}, nil
 	}
-	o := Options{}
+	o := Request{}
 	o.Suite.OutDir = dir
-	rep, cand, rr, err := rerunUndecided(context.Background(), c, o, base, cand, rep, measure)
+	rep, cand, rr, err := rerunUndecided(context.Background(), c, o, nil, base, cand, rep, measure)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestRerunStopsAtMaxTrials(t *testing.T) {
 		seed++
 		return []*result.Result{gen(seed, edge)}, nil
 	}
-	rep, cand, rr, err := rerunUndecided(context.Background(), c, Options{}, base, cand, rep, measure)
+	rep, cand, rr, err := rerunUndecided(context.Background(), c, Request{}, nil, base, cand, rep, measure)
 	if err != nil {
 		t.Fatal(err)
 	}

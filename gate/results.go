@@ -8,32 +8,19 @@ import (
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/result"
 )
 
-// ResultsOptions control FromResults.
-type ResultsOptions struct {
-	// Baselines overrides the config's baselines folder.
-	Baselines        string
-	AllowEnvMismatch bool
-	// Scenarios selects the config's scenarios to gate; empty gates all.
-	Scenarios []string
-	// History, when set, is where each scenario's run-to-run noise is
-	// learned from, as Options.History does for Run: the same notes, the
-	// same trend panel.
-	History history.Source
-}
-
-// FromResults gates results measured elsewhere (the parts of a matrix,
-// gathered with perfgate merge): it reads every result in dir and
-// evaluates cfg's scenarios against the baselines exactly as Run does
-// after measuring them. A selected scenario without a result in dir (its
+// fromResults is Gate's Results against Stored: it gates results
+// measured elsewhere (the parts of a matrix, gathered with perfgate
+// merge): it reads every result in dir and evaluates cfg's scenarios
+// against the baselines exactly as measureStored does after measuring
+// them. A selected scenario without a result in dir (its
 // part failed, or was never run) is a run failure in Outcome.RunErr, and
 // the comparison then lacks it; results of scenarios cfg does not have are
-// left out with a warning. With o.History the run-to-run noise is learned
-// from it, as Run does.
-func FromResults(ctx context.Context, cfg *config.Config, dir string, o ResultsOptions) (*Outcome, error) {
+// left out with a warning. With st.History the run-to-run noise is learned
+// from it, as measureStored does.
+func fromResults(ctx context.Context, cfg *config.Config, dir string, o Request, st Stored) (*Outcome, error) {
 	for _, n := range o.Scenarios {
 		if !slices.ContainsFunc(cfg.Scenarios, func(s *config.Scenario) bool { return s.Name == n }) {
 			return nil, fmt.Errorf("%s: no scenario is named %q", cfg.Path, n)
@@ -42,7 +29,7 @@ func FromResults(ctx context.Context, cfg *config.Config, dir string, o ResultsO
 	if err := CheckPower(cfg, o.Scenarios); err != nil {
 		return nil, err
 	}
-	bdir := o.Baselines
+	bdir := st.Dir
 	if bdir == "" {
 		bdir = cfg.Resolve(cfg.Baselines)
 	}
@@ -50,8 +37,7 @@ func FromResults(ctx context.Context, cfg *config.Config, dir string, o ResultsO
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
 		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
 	}
-	hist := Options{History: o.History}
-	notes, trend, err := hist.withHistory(ctx, base)
+	learned, notes, trend, err := withHistory(ctx, st.History, base)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +72,7 @@ func FromResults(ctx context.Context, cfg *config.Config, dir string, o ResultsO
 			warns = append(warns, fmt.Sprintf("%s: scenario %s is not in %s: not gated", dir, r.Scenario, cfg.Path))
 		}
 	}
-	rep, err := EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, hist.Learned)
+	rep, err := EvaluateLearned(cfg, base, cand, cand, o.AllowEnvMismatch, learned)
 	if err != nil {
 		return nil, err
 	}

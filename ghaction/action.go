@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/exitcode"
+	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/sethvargo/go-githubactions"
@@ -41,30 +41,19 @@ func (env Env) commands() io.Writer {
 	return env.Commands()
 }
 
-// GateOutcome is what the gate pipeline (run, compare, size) hands the
-// action: the report to render, the comparison JSON it wrote, the verdict
-// (a compare top-level verdict) and one line per regression.
-type GateOutcome struct {
-	Report         *report.Report
-	ComparisonPath string
-	Verdict        string
-	Regressions    []string
-	// FailOnInconclusive: gate.on_inconclusive (or the input) is fail.
-	FailOnInconclusive bool
-}
-
 // Pipelines are the stages the action drives: the command passes the real
-// ones, tests their own.
+// ones (each one call of package gate: gate.Gate and its Outcome.Write,
+// gate.StoreBaseline), tests their own.
 type Pipelines struct {
 	// Gate runs (or reads) the results, compares them with the baselines
-	// and sizes them.
-	Gate func(ctx context.Context, in Inputs) (*GateOutcome, error)
+	// and sizes them, and writes the outcome's files (gate.Outcome.Write).
+	Gate func(ctx context.Context, in Inputs) (*gate.Outcome, error)
 	// Baseline runs the suite and stores its results as baselines,
 	// returning the files it wrote.
 	Baseline func(ctx context.Context, in Inputs) ([]string, error)
 	// AB runs the same-runner A/B gate against git revision ref, writing
 	// into out (compare-with: base or both).
-	AB func(ctx context.Context, in Inputs, ref, out string) (*GateOutcome, error)
+	AB func(ctx context.Context, in Inputs, ref, out string) (*gate.Outcome, error)
 }
 
 // Action is one run of the action.
@@ -136,15 +125,21 @@ func (a *Action) path(p string) string {
 	return filepath.Join(a.env.Workdir, p)
 }
 
-// gate runs the gate pipeline and reports its outcome. Its exit code is
-// exitcode.ForVerdict's, unless fail-on-regression is false.
+// gate runs the gate pipeline and reports its outcome. Its exit code and
+// message are the outcome's (gate.Outcome.ExitCode, Message), with
+// fail-on-regression false asking it to report without failing
+// (gate.Outcome.ReportOnly).
 func (a *Action) gate(ctx context.Context, p Pipelines) error {
 	out, err := a.gateWith(ctx, p)
+	if err == nil && out.RunErr != nil {
+		err = out.Err()
+	}
 	if err != nil {
 		a.gha.Errorf("%s", err.Error())
 		a.outputs(Output{"verdict", "error"})
 		return err
 	}
+	out.ReportOnly = !a.in.FailOnRegression
 	r := out.Report
 	r.Commit, r.RunURL, r.SummaryURL = a.gh.Event.HeadSHA(), a.gh.RunURL(), a.gh.RunURL()
 	a.printText(r)
@@ -163,38 +158,17 @@ func (a *Action) gate(ctx context.Context, p Pipelines) error {
 	} else if a.in.Comment {
 		a.gha.Noticef("%s", fmt.Sprintf("perfgate: the %q event is not a pull request: no comment posted", a.gh.EventName))
 	}
-	a.outputs(Output{"verdict", out.Verdict}, Output{"report", out.ComparisonPath}, Output{"comment-url", url})
-	code := exitcode.ForVerdict(out.Verdict, out.FailOnInconclusive)
-	if out.Verdict == compare.Undecided {
-		if code != exitcode.Pass {
-			a.gha.Errorf("%s", "perfgate: inconclusive, and on-inconclusive is fail: "+r.Comparison.Reason)
-			return exitcode.With(code, errReported)
-		}
-		a.gha.Warningf("%s", "perfgate: inconclusive: "+r.Comparison.Reason)
-	}
-	if code == exitcode.Pass {
+	a.outputs(Output{"verdict", out.Verdict()}, Output{"report", out.Paths.Comparison}, Output{"comment-url", url})
+	msg := out.Message()
+	if msg == "" {
 		return nil
 	}
-	if out.Verdict == compare.Incomparable {
-		msg := "perfgate: the baselines were measured on a different environment: " + r.Comparison.Reason
-		if !a.in.FailOnRegression {
-			a.gha.Warningf("%s", msg)
-			return nil
-		}
-		a.gha.Errorf("%s", msg)
-	} else if !a.in.FailOnRegression {
-		a.gha.Warningf("perfgate: %s; fail-on-regression is false, so the step passes", countNoun(len(out.Regressions), "regression"))
-		return nil
+	if code := out.ExitCode(); code != exitcode.Pass {
+		a.gha.Errorf("%s", "perfgate: "+msg)
+		return exitcode.With(code, errReported)
 	}
-	return exitcode.With(code, errReported)
-}
-
-// countNoun is n with its noun, pluralized with s.
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	a.gha.Warningf("%s", "perfgate: "+msg)
+	return nil
 }
 
 // baseline runs every scenario and writes the baselines atomically. They
@@ -274,7 +248,7 @@ func (a *Action) commentFromBundle(ctx context.Context) error {
 // baselines, a same-runner A/B against the pull request's base commit, or
 // both (the A/B outcome reported, failing when either fails, the
 // baselines' verdict added to its warnings).
-func (a *Action) gateWith(ctx context.Context, p Pipelines) (*GateOutcome, error) {
+func (a *Action) gateWith(ctx context.Context, p Pipelines) (*gate.Outcome, error) {
 	if a.in.CompareWith == CompareBaselines || a.in.CompareWith == "" {
 		return p.Gate(ctx, a.in)
 	}
@@ -297,13 +271,5 @@ func (a *Action) gateWith(ctx context.Context, p Pipelines) (*GateOutcome, error
 	if err != nil {
 		return nil, err
 	}
-	c := ab.Report.Comparison
-	c.Warnings = append(c.Warnings, fmt.Sprintf("compare-with both: against the stored baselines the verdict is %s (%s); the table above is the A/B run's",
-		stored.Verdict, stored.Report.Comparison.Reason))
-	if stored.Verdict == compare.Fail && ab.Verdict != compare.Fail {
-		ab.Verdict = compare.Fail
-		c.Verdict = compare.Fail
-		ab.Regressions = append(ab.Regressions, stored.Regressions...)
-	}
-	return ab, nil
+	return ab.Join(stored), nil
 }

@@ -17,13 +17,16 @@
 //     in the step summary, annotations and the sticky comment.
 //
 // Run drives one invocation in one of three modes (gate, baseline,
-// comment). The pipelines that measure are passed in (Pipelines): this
-// package runs nothing itself, so that cmd/perfgate wires the real ones
-// and tests their own, and so that another CI front end (GitLab,
-// Buildkite) is a sibling package rather than a copy.
+// comment). The pipelines that measure are passed in (Pipelines), each
+// one call of package gate (gate.Gate, gate.StoreBaseline): this package
+// runs nothing itself, so that cmd/perfgate wires the real ones and tests
+// their own, and so that another CI front end (GitLab, Buildkite) is a
+// sibling package rather than a copy.
 //
-// The exit code of a verdict is exitcode.ForVerdict, the mapping `perfgate
-// gate` and `perfgate compare` use too; errors returned carry their code
+// The exit code and message of a verdict are the gate.Outcome's
+// (ExitCode, Message), the one mapping `perfgate gate` uses too; the
+// fail-on-regression input only asks the outcome to report without
+// failing (gate.Outcome.ReportOnly). Errors returned carry their code
 // (exitcode.Error).
 //
 // The action's shell steps (installing the binary) live in action/, beside

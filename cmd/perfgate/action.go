@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/ghaction"
 )
 
 // gateOutcome is what the gate pipeline hands the action.
-type gateOutcome = ghaction.GateOutcome
+type gateOutcome = gate.Outcome
 
 // pipelines are the stages the action drives. cmdAction uses the real ones;
 // tests pass their own.
@@ -101,7 +102,7 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 		return usageErr("action: %v", err)
 	}
 	return a.Run(ctx, *commentFrom, ghaction.Pipelines{
-		Gate: func(ctx context.Context, in ghaction.Inputs) (*ghaction.GateOutcome, error) {
+		Gate: func(ctx context.Context, in ghaction.Inputs) (*gateOutcome, error) {
 			return p.gate(ctx, e, in)
 		},
 		Baseline: func(ctx context.Context, in ghaction.Inputs) ([]string, error) {
@@ -111,7 +112,7 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 			}
 			return written, err
 		},
-		AB: func(ctx context.Context, in ghaction.Inputs, ref, out string) (*ghaction.GateOutcome, error) {
+		AB: func(ctx context.Context, in ghaction.Inputs, ref, out string) (*gateOutcome, error) {
 			return p.ab(ctx, e, in, ref, out)
 		},
 	})

@@ -47,7 +47,7 @@ func TestActionCompareWith(t *testing.T) {
 				calls = append(calls, "ab:"+ref)
 				rep := gateReport(tt.ab)
 				rep.Comparison.AB = &compare.ABRun{Ref: ref, BaseSHA: ref, Resident: "both"}
-				return &gateOutcome{Report: rep, Verdict: tt.ab}, nil
+				return &gateOutcome{Report: rep}, nil
 			}
 			code := r.run(p)
 			if code != tt.wantCode {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/githubapi"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
@@ -154,7 +155,7 @@ func fakeGate(t *testing.T, verdict string, compPath string) pipelines {
 			t.Errorf("gate pipeline got config %q, want the default perfgate.yaml", in.Config)
 		}
 		r := gateReport(verdict)
-		out := &gateOutcome{Report: r, Verdict: verdict, ComparisonPath: compPath}
+		out := &gateOutcome{Report: r, Paths: gate.Paths{Comparison: compPath}}
 		if verdict == compare.Fail {
 			out.Regressions = []string{"svc|<b>batching</b>: p99_ms +18.0% [+12.0, +23.0]"}
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -58,23 +59,6 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		}
 		dirs = append(dirs, d)
 	}
-	from := dirs[0]
-	if len(dirs) > 1 {
-		// Independent runs: their disagreement is the noise floor, stored
-		// with the combined trials. They are combined in a folder of their
-		// own: the runs' folders stay as measured.
-		tmp, err := os.MkdirTemp("", "perfgate-combined-")
-		if err != nil {
-			return withCode(exitRunFailed, fmt.Errorf("baseline update: %w", err))
-		}
-		defer os.RemoveAll(tmp)
-		combined, err := baselines.CombineRuns(dirs, tmp)
-		if err != nil {
-			return withCode(exitRunFailed, err)
-		}
-		fmt.Fprintf(e.stderr, "noise floor measured over %d runs for %d scenario(s)\n", len(dirs), len(combined))
-		from = tmp
-	}
 	cfgPath := *cfg
 	if cfgPath != "" {
 		cfgPath = absPath(e, cfgPath)
@@ -89,9 +73,15 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	if *sha != "" {
 		prov.GitSHA = *sha
 	}
-	written, err := baselines.Update(from, absPath(e, *to), prov)
+	// Independent runs: their disagreement is the noise floor, stored
+	// with the combined trials (gate.StoreRuns, as the Action's baseline
+	// mode stores its runs).
+	written, noise, err := gate.StoreRuns(dirs, absPath(e, *to), prov, "")
 	if err != nil {
-		return withCode(exitRunFailed, err)
+		return err
+	}
+	if len(dirs) > 1 {
+		fmt.Fprintf(e.stderr, "noise floor measured over %d runs for %d scenario(s)\n", len(dirs), noise)
 	}
 	for _, p := range written {
 		fmt.Fprintf(e.stdout, "wrote %s\n", p)

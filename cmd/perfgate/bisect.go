@@ -16,7 +16,6 @@ import (
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/report"
-	"github.com/perfgate/perfgate/suite"
 )
 
 // cmdBisect is `perfgate bisect --good A --bad B`: the commit that caused
@@ -64,7 +63,8 @@ func cmdBisect(ctx context.Context, e *env, args []string) error {
 	prog := newProgress(e)
 	m := &bisect.AB{Repo: repo.Root, Config: rel, OutDir: outDir,
 		Settings: func(c *config.Config) compare.Settings { return gate.Settings(c, *allowEnv) },
-		Suite:    suite.Options{Scenarios: scenarios, Environ: os.Environ(), Getenv: e.getenv, Version: version, Log: prog, Supervisor: e.supervisor, Engine: e.engineSettings(nil)}}
+		Suite:    e.suiteOptions(nil, "", nil, nil)}
+	m.Suite.Scenarios, m.Suite.Log = scenarios, prog
 	fmt.Fprintf(e.stderr, "perfgate bisect: %d commits after %s; about %d A/B steps\n", len(commits)-1, *good, bits(len(commits)-1)+2)
 	res, err := bisect.Run(ctx, commits, m, scenarios)
 	prog.close()

@@ -63,8 +63,9 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demoPlanned(cfg, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
 	prog := newProgress(e)
-	outs, err := suite.Run(ctx, cfg, suite.Options{Scenarios: scenarios, OutDir: resultsDir, Environ: e.environ(),
-		Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, Engine: e.engineSettings(cfg)})
+	so := e.suiteOptions(cfg, resultsDir, prog, nil)
+	so.Scenarios = scenarios
+	outs, err := suite.Run(ctx, cfg, so)
 	prog.close()
 	if err != nil {
 		return withCode(exitUsage, err)
@@ -111,7 +112,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	}
 	storeDemoBaselines(ctx, e, cfg, *out, resultsDir, self, byName)
 	fmt.Fprintf(e.stdout, "\ndemo took %s\n", time.Since(start).Round(time.Second))
-	return outcomeErr(ctx, outs)
+	return gate.RunFailure(ctx, outs)
 }
 
 // demoStartCost is what one start and stop of the reference server

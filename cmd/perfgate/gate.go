@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/perfgate/perfgate/baselines"
-	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/history"
@@ -59,14 +55,8 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if *undecided {
 		*onInc = config.OnInconclusiveFail
 	}
-	pipeline := gatePipeline
-	if *histSpec != "" {
-		pipeline = gatePipelineHistory(*histSpec)
-	}
-	if *results != "" {
-		pipeline = resultsPipelineHistory(*results, *histSpec)
-	}
-	var g *gateRun
+	req := gateFlags{cfgPath: *cfgPath, baseDir: *baseDir, out: *out, scenarios: scenarios, allowEnv: *allowEnv,
+		onInc: *onInc, results: *results, history: *histSpec}
 	if *abRef != "" || flagGiven(fs, "ab") {
 		if *baseDir != "" || *results != "" {
 			return usageErr("gate: --ab measures the base revision and the head now; --baselines and --results are not read with it")
@@ -74,212 +64,148 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		if *histSpec != "" {
 			return usageErr("gate: --history learns the run-to-run noise that a test against stored baselines must add; --ab measures both revisions now, interleaved in pairs on this runner, and its paired test has no run-to-run term, so a history would change nothing: drop --history (docs/history.md)")
 		}
-		g, err = gateABPipeline(ctx, e, *cfgPath, *abRef, *out, scenarios, *allowEnv, *onInc)
-	} else {
-		g, err = pipeline(ctx, e, *cfgPath, *baseDir, *out, scenarios, *allowEnv, *onInc)
+		req.ab = &gate.AB{Ref: *abRef, OutDir: *out}
 	}
+	o, err := e.gate(ctx, req)
 	if err != nil {
 		return err
 	}
-	if err := report.Render(e.stdout, g.report, outFormat); err != nil {
+	if err := report.Render(e.stdout, o.Report, outFormat); err != nil {
 		return withCode(exitRunFailed, err)
 	}
-	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", g.comparisonPath, g.markdownPath, htmlPathNextTo(g.markdownPath))
-	return g.exitErr(e, g.failOnInconclusive)
-}
-
-// gateRun is one gate's outcome, for the command and the Action.
-type gateRun struct {
-	report         *report.Report
-	comparisonPath string
-	markdownPath   string
-	runErr         error
-	// failOnInconclusive: an inconclusive verdict exits 1 (on_inconclusive
-	// fail, or after reruns that did not decide).
-	failOnInconclusive bool
-}
-
-// pipelineFunc runs (or reads) a gate: config, baselines, output folder,
-// scenarios, --allow-env-mismatch and --on-inconclusive.
-type pipelineFunc func(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error)
-
-// verdict is the comparison's verdict.
-func (g *gateRun) verdict() string { return g.report.Comparison.Verdict }
-
-// exitErr maps the outcome to the exit code: 3 when the run failed, else
-// exitcode.ForVerdict (1 on a regression or an incomparable baseline, and
-// on an inconclusive one when failOnInconclusive; 0 on pass or no
-// baseline).
-func (g *gateRun) exitErr(e *env, failOnInconclusive bool) error {
-	if g.runErr != nil {
-		return withCode(exitRunFailed, g.runErr)
+	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", o.Paths.Comparison, o.Paths.Markdown, o.Paths.HTML)
+	if msg := o.Message(); msg != "" && o.ExitCode() == exitPass {
+		fmt.Fprintln(e.stderr, "perfgate: "+msg)
 	}
-	code := exitcode.ForVerdict(g.verdict(), failOnInconclusive)
-	switch g.verdict() {
-	case compare.Fail:
-		return withCode(code, errors.New("gate failed: a regression beyond the threshold"))
-	case compare.Incomparable:
-		return withCode(code, errors.New("gate cannot compare: the baselines were measured on other hardware; update them on this runner, or pass --allow-env-mismatch"))
-	case compare.NoBaseline:
-		fmt.Fprintln(e.stderr, "perfgate: no baseline to compare with: the gate passes; store baselines with `perfgate baseline update`")
-	case compare.Undecided:
-		if code != exitPass {
-			return withCode(code, errors.New("gate inconclusive: "+g.report.Comparison.Reason))
-		}
-		fmt.Fprintln(e.stderr, "perfgate: inconclusive: "+g.report.Comparison.Reason+" (the gate passes as inconclusive, not pass; gate.on_inconclusive: fail or --on-inconclusive fail fails it, rerun measures more trials)")
-	}
-	return nil
+	return o.Err()
 }
 
-// gatePipeline loads the config, runs it against the baselines, and writes
-// comparison.json and report.md into out.
-func gatePipeline(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
-	return gatePipelineHistory("")(ctx, e, cfgPath, baseDir, out, scenarios, allowEnv, onInc)
+// gateFlags is one gate as `perfgate gate` and the Action ask for it.
+type gateFlags struct {
+	cfgPath, baseDir, out string
+	scenarios             []string
+	allowEnv              bool
+	onInc                 string
+	// results gates the results in this folder instead of measuring.
+	results string
+	// history is where run-to-run noise is learned from (DIR|REF, "" for
+	// none).
+	history string
+	// ab, when set, measures its revision as the base instead of reading
+	// the stored baselines.
+	ab *gate.AB
 }
 
-// gatePipelineHistory is gatePipeline learning each scenario's run-to-run
-// noise from the history at spec (a folder or a git ref; "" for none).
-func gatePipelineHistory(spec string) func(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
-	return func(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
-		return gatePipelineWith(ctx, e, cfgPath, baseDir, out, scenarios, allowEnv, onInc, spec)
-	}
-}
-
-func gatePipelineWith(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc, historySpec string) (*gateRun, error) {
-	cfg, err := config.ReadFile(cfgPath)
+// gate runs the gate g asks for (gate.Gate) and writes its files into
+// g.out (gate.Outcome.Write): the one pipeline of `perfgate gate` and the
+// Action. Its errors carry their exit code.
+func (e *env) gate(ctx context.Context, g gateFlags) (*gate.Outcome, error) {
+	cfg, err := config.ReadFile(g.cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	iso, err := pinGenerator(cfg, "", e.stderr)
-	if err != nil {
-		return nil, err
-	}
-	self, _ := os.Executable()
-	prog := newProgress(e)
-	gopts := gate.Options{
-		Baselines: baseDir, AllowEnvMismatch: allowEnv, OnInconclusive: onInc,
-		Suite: suite.Options{Scenarios: scenarios, OutDir: filepath.Join(out, resultsSubdir), Environ: e.environ(),
-			Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, CPUs: iso, Engine: e.engineSettings(cfg)},
-	}
-	if historySpec != "" {
-		if gopts.History, err = history.Open(ctx, historySpec, e.workdir); err != nil {
-			prog.close()
-			return nil, withCode(exitUsage, err)
+	req := gate.Request{Scenarios: g.scenarios, AllowEnvMismatch: g.allowEnv, OnInconclusive: g.onInc}
+	if g.results != "" {
+		dir, err := resultsPath("--results", absPath(e, g.results))
+		if err != nil {
+			return nil, usageErr("gate: %v", err)
 		}
+		req.Candidate = gate.Results{Dir: dir}
+	} else {
+		iso, err := pinGenerator(cfg, "", e.stderr)
+		if err != nil {
+			return nil, err
+		}
+		prog := newProgress(e)
+		defer prog.close()
+		req.Suite = e.suiteOptions(cfg, filepath.Join(g.out, resultsSubdir), prog, iso)
 	}
-	res, err := gate.Run(ctx, cfg, gopts)
-	prog.close()
-	if err != nil {
-		// A damaged baseline or an unknown scenario: configuration errors.
-		return nil, withCode(exitUsage, err)
+	if g.ab != nil {
+		req.Base = *g.ab
+	} else {
+		st := gate.Stored{Dir: g.baseDir}
+		if g.history != "" {
+			if st.History, err = history.Open(ctx, g.history, e.workdir); err != nil {
+				return nil, withCode(exitUsage, err)
+			}
+		}
+		req.Base = st
 	}
-	g, err := writeGateRun(out, res)
+	o, err := gate.Gate(ctx, cfg, req)
 	if err != nil {
 		return nil, err
 	}
-	g.failOnInconclusive = gate.FailsOnInconclusive(cfg, gopts)
-	return g, nil
-}
-
-func writeMarkdown(path string, r *report.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	if _, err := o.Write(g.out); err != nil {
+		return nil, err
 	}
-	if err := report.Markdown(f, r, report.Options{MaxBytes: report.SummaryMaxBytes}); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return o, nil
 }
 
 // runGatePipeline is the Action's gate: the same pipeline as `perfgate
-// gate`, its results and comparison in perfgate-out under the workspace.
+// gate`, its results and comparison in perfgate-out under the workspace;
+// with the results input, the results measured elsewhere (a matrix's
+// parts, gathered with perfgate merge); with the history branch, the
+// run-to-run noise learned from it.
 func runGatePipeline(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
-	pipeline := gatePipeline
 	ref := ""
 	if in.HistoryBranch != "" {
 		var err error
 		if ref, err = fetchHistory(ctx, e, in.HistoryBranch); err != nil {
 			return nil, err
 		}
-		pipeline = gatePipelineHistory(ref)
 	}
-	// The results input: gate results measured elsewhere (a matrix's
-	// parts, gathered with perfgate merge) instead of running; the
-	// history's noise applies to them the same.
-	if in.Results != "" {
-		pipeline = resultsPipelineHistory(in.Results, ref)
-	}
-	g, err := pipeline(ctx, e, in.Config, in.Baselines, filepath.Join(e.workdir, defaultOutDir), nil, in.AllowEnvMismatch, in.OnInconclusive)
-	if err != nil {
-		return nil, err
-	}
-	if g.runErr != nil {
-		return nil, withCode(exitRunFailed, g.runErr)
-	}
-	return outcomeOf(g), nil
+	return e.gate(ctx, gateFlags{cfgPath: in.Config, baseDir: in.Baselines, out: filepath.Join(e.workdir, defaultOutDir),
+		allowEnv: in.AllowEnvMismatch, onInc: in.OnInconclusive, results: in.Results, history: ref})
 }
 
-// BaselineRuns is how many independent runs the Action's baseline mode
-// makes of every scenario, to measure the noise floor.
-const BaselineRuns = 2
+// runABPipeline is the Action's A/B gate: `gate --ab ref`, its outputs in
+// out, with the inputs' config, allow-env-mismatch and on-inconclusive.
+func runABPipeline(ctx context.Context, e *env, in ghaction.Inputs, ref, out string) (*gateOutcome, error) {
+	return e.gate(ctx, gateFlags{cfgPath: in.Config, out: out, allowEnv: in.AllowEnvMismatch, onInc: in.OnInconclusive,
+		ab: &gate.AB{Ref: ref, OutDir: out}})
+}
 
-// runBaselinePipeline is the Action's baseline mode: it runs every
-// scenario and, only when the whole run succeeded with valid results,
-// stores them as the baselines (atomically, replacing only the scenarios
-// measured).
+// runBaselinePipeline is the Action's baseline mode (gate.StoreBaseline):
+// gate.BaselineRuns runs of every scenario, their results in perfgate-out,
+// stored as the baselines only when every run succeeded with valid
+// results.
 func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir string) ([]string, error) {
 	cfg, err := config.ReadFile(cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	if baselinesDir == "" {
-		baselinesDir = cfg.Resolve(cfg.Baselines)
-	}
-	// BaselineRuns independent runs: their disagreement is each
-	// scenario's noise floor, stored with the baseline.
-	var dirs []string
-	for i := range BaselineRuns {
-		dir := filepath.Join(e.workdir, defaultResults)
-		if i > 0 {
-			dir = filepath.Join(e.workdir, defaultOutDir, fmt.Sprintf("%s-run%d", resultsSubdir, i+1))
-		}
-		outs, err := runSuite(ctx, e, cfg, nil, dir)
-		if err != nil {
-			return nil, err
-		}
-		if err := outcomeErr(ctx, outs); err != nil {
-			return nil, fmt.Errorf("baselines not updated: %w", err)
-		}
-		dirs = append(dirs, dir)
-	}
-	// The runs are combined in a folder of their own: each run's results
-	// stay as measured in perfgate-out.
-	resultsDir := filepath.Join(e.workdir, defaultOutDir, resultsSubdir+"-combined")
-	if err := os.RemoveAll(resultsDir); err != nil {
-		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
-	}
-	if _, err := baselines.CombineRuns(dirs, resultsDir); err != nil {
-		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
-	}
 	prov, err := storedProvenance(e, cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	written, err := baselines.Update(resultsDir, baselinesDir, prov)
-	if err != nil {
-		return nil, withCode(exitRunFailed, fmt.Errorf("baselines not updated: %w", err))
-	}
+	prog := newProgress(e)
+	written, err := gate.StoreBaseline(ctx, cfg, gate.StoreOptions{Dir: baselinesDir, OutDir: filepath.Join(e.workdir, defaultOutDir),
+		Suite: e.suiteOptions(cfg, "", prog, nil), Provenance: prov})
+	prog.close()
 	for _, w := range written {
 		fmt.Fprintf(e.stderr, "stored baseline %s\n", w)
 	}
-	return written, nil
+	return written, err
 }
 
-// outcomeOf is a gate run as the Action reports it: the verdict and one
-// line per regressed scenario (report.RegressionLines).
-func outcomeOf(g *gateRun) *gateOutcome {
-	return &gateOutcome{Report: g.report, ComparisonPath: g.comparisonPath, Verdict: g.verdict(), FailOnInconclusive: g.failOnInconclusive,
-		Regressions: report.RegressionLines(g.report.Comparison)}
+// suiteOptions are the options of a run of cfg (nil: each commit's own,
+// as bisect reads them) from this command's environment: the targets'
+// environment, this binary for {perfgate}, the target supervisor, the
+// engine settings; results in outDir, progress and log lines on prog
+// (nil: none), the generator's CPUs iso (nil: not pinned).
+func (e *env) suiteOptions(cfg *config.Config, outDir string, prog *progress, iso *suite.CPUIsolation) suite.Options {
+	self, _ := os.Executable()
+	so := suite.Options{OutDir: outDir, Environ: e.environ(), Getenv: e.getenv, Version: version, GPU: true, Self: self,
+		Supervisor: e.supervisor, CPUs: iso, Engine: e.engineSettings(cfg)}
+	if prog != nil {
+		so.Log, so.Progress = prog, prog.update
+	}
+	return so
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

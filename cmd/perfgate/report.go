@@ -151,8 +151,3 @@ func writeHTML(path string, r *report.Report) error {
 		return report.HTML(w, r, report.HTMLOptions{Version: version})
 	})
 }
-
-// htmlPathNextTo is report.html beside a report.md.
-func htmlPathNextTo(markdownPath string) string {
-	return filepath.Join(filepath.Dir(markdownPath), "report.html")
-}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/protocol"
 	"github.com/perfgate/perfgate/suite"
@@ -95,7 +95,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	printResults(e.stdout, outs)
 	printSpectrum(e, outs)
-	return outcomeErr(ctx, outs)
+	return gate.RunFailure(ctx, outs)
 }
 
 // runSuite runs cfg's scenarios with progress on e.stderr.
@@ -103,72 +103,17 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, outDir string, opts ...func(*suite.Options)) ([]suite.Outcome, error) {
 	prog := newProgress(e)
 	defer prog.close()
-	// {perfgate} in a target's command is this binary, as for gate.
-	self, _ := os.Executable()
-	so := suite.Options{
-		Scenarios: names, OutDir: outDir, Environ: e.environ(), Getenv: e.getenv,
-		Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor,
-		Engine: e.engineSettings(cfg),
-	}
+	so := e.suiteOptions(cfg, outDir, prog, nil)
+	so.Scenarios = names
 	for _, opt := range opts {
 		opt(&so)
 	}
 	outs, err := suite.Run(ctx, cfg, so)
 	if err != nil {
-		return nil, suiteErr(err, outs)
+		return nil, gate.SuiteErr(err, outs)
 	}
-	for _, o := range outs {
-		if r := o.Result; r != nil && r.Load.Mode != "sweep" {
-			// The counts the result holds, so the log agrees with it:
-			// requests by the window they were due in, those still in
-			// flight at a trial's end included.
-			fmt.Fprintf(prog, "scenario %s: measured %d requests, %d errors, in %d trials (as the result counts them)\n",
-				o.Scenario.Name, r.Summary.Requests, r.Summary.Errors, len(r.Trials))
-		}
-		if o.Path != "" {
-			fmt.Fprintf(prog, "scenario %s: wrote %s\n", o.Scenario.Name, o.Path)
-		}
-	}
+	gate.LogOutcomes(prog, outs)
 	return outs, nil
-}
-
-// outcomeErr maps scenario failures to the exit code: 2 when a scenario's
-// input was bad, else 3 when any run failed or the run was interrupted.
-func outcomeErr(ctx context.Context, outs []suite.Outcome) error {
-	var errs []error
-	code := exitRunFailed
-	for _, o := range outs {
-		if o.Err != nil {
-			errs = append(errs, o.Err)
-			if errors.Is(o.Err, suite.ErrBadInput) {
-				code = exitUsage
-			}
-		}
-	}
-	if ctx.Err() != nil {
-		errs = append(errs, errors.New("interrupted: partial results were written, marked interrupted"))
-	}
-	if len(errs) > 0 {
-		err := errors.Join(errs...)
-		if hint := tlsHint(err.Error()); hint != "" {
-			err = fmt.Errorf("%w\n%s", err, hint)
-		}
-		return withCode(code, err)
-	}
-	return nil
-}
-
-// tlsHint says how to fix a TLS failure the requests met, or "".
-func tlsHint(msg string) string {
-	switch {
-	case strings.Contains(msg, "x509: certificate signed by unknown authority"):
-		return "hint: the server's certificate is from a CA this machine does not trust: give it with --cacert FILE (or tls: {ca: FILE} in the scenario)"
-	case strings.Contains(msg, "x509: certificate is valid for"), strings.Contains(msg, "x509: cannot validate certificate"):
-		return "hint: the certificate names another host: --tls-server-name NAME (or tls: {server_name: NAME}) says which name to verify"
-	case strings.Contains(msg, "certificate required"), strings.Contains(msg, "bad certificate"):
-		return "hint: the server asks for a client certificate (mutual TLS): give --cert FILE --key FILE (or tls: {cert: FILE, key: FILE})"
-	}
-	return ""
 }
 
 // quickFlags are `perfgate run --url`'s flags.

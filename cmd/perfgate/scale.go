@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"strconv"
@@ -9,8 +8,6 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/gate"
-	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -124,40 +121,4 @@ func parseShare(flagName, v string) (i, n int, err error) {
 		return 0, 0, usageErr("run: --%s %q: want I/N with 1 ≤ I ≤ N, such as 2/4", flagName, v)
 	}
 	return i, n, nil
-}
-
-// resultsPipeline is `perfgate gate --results DIR`: the gate's pipeline
-// over results measured elsewhere, with nothing run.
-func resultsPipeline(dir string) pipelineFunc { return resultsPipelineHistory(dir, "") }
-
-// resultsPipelineHistory is resultsPipeline learning each scenario's
-// run-to-run noise from the history at historySpec (a folder or a git
-// ref; "" for none), as gatePipelineHistory does for a gate that runs.
-func resultsPipelineHistory(dir, historySpec string) pipelineFunc {
-	return func(ctx context.Context, e *env, cfgPath, baseDir, out string, scenarios []string, allowEnv bool, onInc string) (*gateRun, error) {
-		cfg, err := config.ReadFile(cfgPath)
-		if err != nil {
-			return nil, withCode(exitUsage, err)
-		}
-		dir, err := resultsPath("--results", absPath(e, dir))
-		if err != nil {
-			return nil, usageErr("gate: %v", err)
-		}
-		ro := gate.ResultsOptions{Baselines: baseDir, AllowEnvMismatch: allowEnv, Scenarios: scenarios}
-		if historySpec != "" {
-			if ro.History, err = history.Open(ctx, historySpec, e.workdir); err != nil {
-				return nil, withCode(exitUsage, err)
-			}
-		}
-		res, err := gate.FromResults(ctx, cfg, dir, ro)
-		if err != nil {
-			return nil, withCode(exitUsage, err)
-		}
-		g, err := writeGateRun(out, res)
-		if err != nil {
-			return nil, err
-		}
-		g.failOnInconclusive = gate.FailsOnInconclusive(cfg, gate.Options{OnInconclusive: onInc})
-		return g, nil
-	}
 }
