@@ -1,4 +1,4 @@
-package h1
+package http1
 
 import (
 	"fmt"
@@ -30,20 +30,20 @@ type request struct {
 func newRequest(o *Options) (*request, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil {
-		return nil, fmt.Errorf("h1: url %q: %w", o.URL, err)
+		return nil, fmt.Errorf("http1: url %q: %w", o.URL, err)
 	}
 	switch u.Scheme {
 	case "http":
 	case "https":
-		return nil, fmt.Errorf("h1: url %q: https is not supported (plain http only; use net/http)", o.URL)
+		return nil, fmt.Errorf("http1: url %q: https is not supported (plain http only; use net/http)", o.URL)
 	default:
-		return nil, fmt.Errorf("h1: url %q: scheme %q is not http", o.URL, u.Scheme)
+		return nil, fmt.Errorf("http1: url %q: scheme %q is not http", o.URL, u.Scheme)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("h1: url %q: no host", o.URL)
+		return nil, fmt.Errorf("http1: url %q: no host", o.URL)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("h1: url %q: user info is not supported (set an Authorization header)", o.URL)
+		return nil, fmt.Errorf("http1: url %q: user info is not supported (set an Authorization header)", o.URL)
 	}
 	port := u.Port()
 	if port == "" {
@@ -54,7 +54,7 @@ func newRequest(o *Options) (*request, error) {
 		method = "GET"
 	}
 	if !validToken(method) {
-		return nil, fmt.Errorf("h1: method %q is not a valid token", method)
+		return nil, fmt.Errorf("http1: method %q is not a valid token", method)
 	}
 	target := u.RequestURI()
 
@@ -66,14 +66,14 @@ func newRequest(o *Options) (*request, error) {
 	hdr := map[string]string{"Host": u.Host, "User-Agent": "perfgate"}
 	for k, v := range o.Headers {
 		if !validToken(k) {
-			return nil, fmt.Errorf("h1: header name %q is not a valid token", k)
+			return nil, fmt.Errorf("http1: header name %q is not a valid token", k)
 		}
 		if strings.ContainsAny(v, "\r\n\x00") {
-			return nil, fmt.Errorf("h1: header %q: value contains CR, LF or NUL", k)
+			return nil, fmt.Errorf("http1: header %q: value contains CR, LF or NUL", k)
 		}
 		switch strings.ToLower(k) {
 		case "content-length", "transfer-encoding":
-			return nil, fmt.Errorf("h1: header %q is set by the client from the body", k)
+			return nil, fmt.Errorf("http1: header %q is set by the client from the body", k)
 		case "host":
 			k = "Host"
 		case "user-agent":

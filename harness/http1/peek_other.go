@@ -1,6 +1,6 @@
 //go:build !unix
 
-package h1
+package http1
 
 import "io"
 

@@ -1,4 +1,4 @@
-package h1
+package http1
 
 import (
 	"context"
@@ -11,20 +11,20 @@ import (
 	"time"
 )
 
-// The benchmarks run h1 and net/http side by side against the same
+// The benchmarks run http1 and net/http side by side against the same
 // in-process servers: an httptest server (net/http's own server, which
 // dominates the cost) and the raw replyFast server (whose cost is small,
 // so the client's shows). "cpu-µs/op" is the process's CPU per request,
-// so for these it includes the server's; with -h1.url pointing at a server
+// so for these it includes the server's; with -http1.url pointing at a server
 // in another process it is the client's alone:
 //
-//	taskset -c 0 go test -run XXX -bench . -h1.url http://127.0.0.1:18089/ ./harness/h1
+//	taskset -c 0 go test -run XXX -bench . -http1.url http://127.0.0.1:18089/ ./harness/http1
 
 const benchConns = 64
 
 // benchURL adds an external server (nginx, say, started as bench/run.sh
 // does) to the targets: then the "cpu-µs/op" figure is the client's alone.
-var benchURL = flag.String("h1.url", "", "also benchmark against this external `URL`")
+var benchURL = flag.String("http1.url", "", "also benchmark against this external `URL`")
 
 type benchTarget struct {
 	name string

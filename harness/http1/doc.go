@@ -1,10 +1,10 @@
-// Package h1 is a lean HTTP/1.1 client for the load generator's hot path.
+// Package http1 is a lean HTTP/1.1 client for the load generator's hot path.
 //
 // net/http spends roughly 15-25 µs of CPU and a few dozen allocations per
 // request on machinery a load generator does not need: a reader and a
 // writer goroutine per connection, header maps, redirect handling, response
 // objects. A generator whose own cost is that high saturates its core
-// before the server does, and then it measures itself. h1 does the minimum:
+// before the server does, and then it measures itself. http1 does the minimum:
 //
 //   - One host and port, plain http only (https:// is refused with an
 //     error; use net/http for it).
@@ -55,4 +55,4 @@
 // byte of the response (an idle timeout racing the request), the request is
 // retried once on a fresh connection, as net/http does. A fresh connection
 // is never retried.
-package h1
+package http1

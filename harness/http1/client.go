@@ -1,4 +1,4 @@
-package h1
+package http1
 
 import (
 	"context"
@@ -72,13 +72,13 @@ type Client struct {
 // first request needs one.
 func New(o Options) (*Client, error) {
 	if o.Timeout < 0 {
-		return nil, fmt.Errorf("h1: negative timeout %v", o.Timeout)
+		return nil, fmt.Errorf("http1: negative timeout %v", o.Timeout)
 	}
 	if o.MaxConns < 0 {
-		return nil, fmt.Errorf("h1: negative MaxConns %d", o.MaxConns)
+		return nil, fmt.Errorf("http1: negative MaxConns %d", o.MaxConns)
 	}
 	if o.ReadBufferSize < 0 {
-		return nil, fmt.Errorf("h1: negative ReadBufferSize %d", o.ReadBufferSize)
+		return nil, fmt.Errorf("http1: negative ReadBufferSize %d", o.ReadBufferSize)
 	}
 	req, err := newRequest(&o)
 	if err != nil {
