@@ -16,7 +16,7 @@ const (
 )
 
 // DefaultLoopBatch is the event loop's least time between two bursts of
-// sends when EngineSettings.LoopBatch is zero (see evBatch).
+// sends when EngineSettings.LoopBatch is zero (see evloop_linux.go).
 const DefaultLoopBatch = defaults.LoopBatch
 
 // NoLoopBatch, as EngineSettings.LoopBatch, sends each hit when due

@@ -28,7 +28,7 @@ const evLoopSupported = true
 // due on a free connection of its own, reads and parses responses
 // (http1.Parser) as they come, and when there is nothing to do polls briefly,
 // then parks on that epoll in the runtime's poller until the next wake for
-// due hits (at most one a millisecond, evBatch) or a response. A request
+// due hits (at most one per loop batch, 1ms by default) or a response. A request
 // costs one write, one read and a share of one wake: no goroutine per
 // request parks or wakes, and no runtime timer is set per request.
 //
@@ -58,23 +58,23 @@ const (
 	evTimerSlot = -2
 )
 
-// evBatch is the least time between two of a loop's bursts of sends: a
-// burst sends every hit due by then, whatever woke the loop (the deadline
-// for the next hit, or a response), so that at high rates one wake (and
-// one context switch) serves several requests and their responses come
-// back together, as with wrk2's millisecond timer. Were a response's wake
-// to send the hits due at once, every response would wake the loop for
-// one send, whose response wakes it again. A hit waits up to evBatch past
-// its intended time, which latency (counted from the intended time) and
-// the schedule lag show; at rates below 1/evBatch per loop hits are sent
-// on time. EngineSettings.LoopBatch (PERFGATE_LOOP_BATCH, loop_batch)
-// overrides it: NoLoopBatch sends each hit when due.
-const evBatch = DefaultLoopBatch
+// Bursts of sends: the loop batch (EngineSettings.LoopBatch, default
+// DefaultLoopBatch; PERFGATE_LOOP_BATCH, loop_batch) is the least time
+// between two of a loop's bursts of sends: a burst sends every hit due by
+// then, whatever woke the loop (the deadline for the next hit, or a
+// response), so that at high rates one wake (and one context switch) serves
+// several requests and their responses come back together, as with wrk2's
+// millisecond timer. Were a response's wake to send the hits due at once,
+// every response would wake the loop for one send, whose response wakes it
+// again. A hit waits up to the loop batch past its intended time, which
+// latency (counted from the intended time) and the schedule lag show; at
+// rates below 1/batch per loop hits are sent on time. NoLoopBatch sends
+// each hit when due.
 
 // EngineSettings.LoopSpin is how long a loop with at least evSpinBusy responses
 // outstanding polls for them (epoll_wait with no timeout) before it
 // parks: a response that arrives within it costs a system call rather
-// than a sleep and a wake. Off by default: with sends in bursts (evBatch)
+// than a sleep and a wake. Off by default: with sends in bursts (the loop batch)
 // a loop parks about once per burst already, and polling measured no
 // cheaper at 20k req/s and dearer at low rates. EngineSettings.LoopSpin
 // (PERFGATE_LOOP_SPIN) sets it.
@@ -155,7 +155,7 @@ type evLoop struct {
 	nextScan  time.Time
 	lastYield time.Time
 	// lastSend is when the loop last sent a hit it woke for; batch is
-	// the least time between two such wakes (see evBatch).
+	// the least time between two such wakes (the loop batch, above).
 	lastSend time.Time
 	batch    time.Duration
 	spin     time.Duration
