@@ -3,7 +3,6 @@ package refserver
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 )
 
@@ -33,134 +32,75 @@ type job struct {
 }
 
 // batcher is Triton's dynamic batcher: a bounded queue feeding instances
-// workers. A worker takes the oldest request, then keeps taking requests
-// until the batch holds maxBatch items or the window since the first
-// request's arrival has passed, and computes the batch as one forward call
-// (one matrix product per layer).
+// workers (a scheduler, scheduler.go). A worker takes the oldest request,
+// then keeps taking requests until the batch holds maxBatch items or the
+// window since the first request's arrival has passed, and computes the
+// batch as one forward call (one matrix product per layer).
 type batcher struct {
-	queue    chan *job
+	sched    *scheduler[*job]
 	maxBatch int
 	window   time.Duration
 	model    backend
 	observe  func(batch []*job, items int, compute time.Duration)
-
-	quit chan struct{}
-	wg   sync.WaitGroup
-	mu   sync.RWMutex // guards closed against submit
-	shut bool
 }
 
 func newBatcher(o Options, model backend, observe func([]*job, int, time.Duration)) *batcher {
-	b := &batcher{queue: make(chan *job, o.Queue), maxBatch: max(1, o.MaxBatch), window: o.BatchWindow,
-		model: model, observe: observe, quit: make(chan struct{})}
-	for i := 0; i < o.Instances; i++ {
-		b.wg.Add(1)
-		go b.worker()
-	}
+	b := &batcher{sched: newScheduler(o.Queue, failJob), maxBatch: max(1, o.MaxBatch), window: o.BatchWindow,
+		model: model, observe: observe}
+	b.sched.start(o.Instances, b.worker)
 	return b
 }
 
+// failJob answers j with ErrClosed.
+func failJob(j *job) {
+	j.err = ErrClosed
+	close(j.done)
+}
+
+// jobItems is a job's size in a batch: its items.
+func jobItems(j *job) int { return j.batch }
+
 // submit queues j, or returns ErrQueueFull or ErrClosed at once.
 func (b *batcher) submit(j *job) error {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	if b.shut {
-		return ErrClosed
-	}
-	j.enq = time.Now()
-	j.done = make(chan struct{})
-	select {
-	case b.queue <- j:
-		return nil
-	default:
-		return ErrQueueFull
-	}
+	return b.sched.submit(j, func(j *job) {
+		j.enq = time.Now()
+		j.done = make(chan struct{})
+	})
 }
 
 // pending is the number of queued requests.
-func (b *batcher) pending() int { return len(b.queue) }
+func (b *batcher) pending() int { return b.sched.pending() }
+
+// capacity is the most requests the queue holds.
+func (b *batcher) capacity() int { return b.sched.capacity() }
 
 // close stops the workers after their current batch and fails what is
 // still queued with ErrClosed.
-func (b *batcher) close() {
-	b.mu.Lock()
-	if b.shut {
-		b.mu.Unlock()
-		return
-	}
-	b.shut = true
-	b.mu.Unlock()
-	close(b.quit)
-	b.wg.Wait()
-	for {
-		select {
-		case j := <-b.queue:
-			j.err = ErrClosed
-			close(j.done)
-		default:
-			return
-		}
-	}
-}
+func (b *batcher) close() { b.sched.close() }
 
 func (b *batcher) worker() {
-	defer b.wg.Done()
 	var carry *job // a request that did not fit the last batch
 	var x, y []float32
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	timer := stoppedTimer()
 	defer timer.Stop()
 	for {
 		first := carry
 		carry = nil
 		// Closing wins over queued work, which close fails.
-		select {
-		case <-b.quit:
+		if b.sched.closing() {
 			if first != nil {
-				first.err = ErrClosed
-				close(first.done)
+				failJob(first)
 			}
 			return
-		default:
 		}
 		if first == nil {
-			select {
-			case <-b.quit:
+			var ok bool
+			if first, ok = b.sched.next(); !ok {
 				return
-			case first = <-b.queue:
 			}
 		}
-		jobs, items := []*job{first}, first.batch
-		deadline := first.enq.Add(b.window)
-	collect:
-		for items < b.maxBatch {
-			var j *job
-			select {
-			case j = <-b.queue:
-			default:
-				wait := time.Until(deadline)
-				if wait <= 0 {
-					break collect
-				}
-				timer.Reset(wait)
-				select {
-				case j = <-b.queue:
-					// Since Go 1.23 a stopped timer never delivers a
-					// stale tick: no drain needed.
-					timer.Stop()
-				case <-timer.C:
-					break collect
-				case <-b.quit:
-					timer.Stop()
-					break collect
-				}
-			}
-			if items+j.batch > b.maxBatch {
-				carry = j
-				break
-			}
-			jobs, items = append(jobs, j), items+j.batch
-		}
+		var jobs []*job
+		jobs, carry, _ = b.sched.form([]*job{first}, first.batch, b.maxBatch, jobItems, first.enq.Add(b.window), timer)
 		x, y = b.run(jobs, x, y)
 	}
 }

@@ -41,7 +41,7 @@ func (s *Server) infer(ctx context.Context, m *kserveModel, req *kserve.InferReq
 	j := &job{ctx: ctx, x: x, batch: batch}
 	if err := m.batch.submit(j); err != nil {
 		if errors.Is(err, ErrQueueFull) {
-			return fail(reasonRejected, fmt.Errorf("model %s: %w (%d waiting)", m.info.name, err, cap(m.batch.queue)))
+			return fail(reasonRejected, fmt.Errorf("model %s: %w (%d waiting)", m.info.name, err, m.batch.capacity()))
 		}
 		return fail(reasonOther, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"hash/fnv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -44,62 +43,38 @@ type llmSeq struct {
 // a step that carries their prefill. Sequences join and leave between
 // steps, never waiting for a whole batch to finish. Tokens are words drawn
 // deterministically from the seed and the prompt.
+//
+// It is a scheduler (scheduler.go) with one loop.
 type llmEngine struct {
 	o     Options
 	vocab []string
 	m     *vllmMetrics
-	in    chan *llmSeq
-	quit  chan struct{}
-	done  chan struct{}
-	mu    sync.RWMutex
-	shut  bool
+	sched *scheduler[*llmSeq]
 }
 
 func newLLMEngine(o Options, m *vllmMetrics) *llmEngine {
-	e := &llmEngine{o: o, vocab: strings.Fields(vocabText), m: m,
-		in: make(chan *llmSeq, o.Queue), quit: make(chan struct{}), done: make(chan struct{})}
-	go e.loop()
+	e := &llmEngine{o: o, vocab: strings.Fields(vocabText), m: m, sched: newScheduler(o.Queue, failSeq)}
+	e.sched.start(1, e.loop)
 	return e
 }
 
+// failSeq answers seq with ErrClosed.
+func failSeq(seq *llmSeq) { seq.events <- llmToken{err: ErrClosed} }
+
 // submit queues seq or returns ErrQueueFull or ErrClosed at once.
 func (e *llmEngine) submit(seq *llmSeq) error {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if e.shut {
-		return ErrClosed
+	err := e.sched.submit(seq, func(seq *llmSeq) {
+		seq.arrived = time.Now()
+		seq.vocab = e.vocab
+		seq.events = make(chan llmToken, seq.max+1)
+	})
+	if err == nil {
+		e.m.waiting.Set(float64(e.sched.pending()))
 	}
-	seq.arrived = time.Now()
-	seq.vocab = e.vocab
-	seq.events = make(chan llmToken, seq.max+1)
-	select {
-	case e.in <- seq:
-		e.m.waiting.Set(float64(len(e.in)))
-		return nil
-	default:
-		return ErrQueueFull
-	}
+	return err
 }
 
-func (e *llmEngine) close() {
-	e.mu.Lock()
-	if e.shut {
-		e.mu.Unlock()
-		return
-	}
-	e.shut = true
-	e.mu.Unlock()
-	close(e.quit)
-	<-e.done
-	for {
-		select {
-		case s := <-e.in:
-			s.events <- llmToken{err: ErrClosed}
-		default:
-			return
-		}
-	}
-}
+func (e *llmEngine) close() { e.sched.close() }
 
 // stepCost is the declared time of one step.
 func (e *llmEngine) stepCost(running, newPromptTokens int) time.Duration {
@@ -108,36 +83,25 @@ func (e *llmEngine) stepCost(running, newPromptTokens int) time.Duration {
 }
 
 func (e *llmEngine) loop() {
-	defer close(e.done)
 	var running []*llmSeq
 	var emit []llmToken // this step's token for each running sequence
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	timer := stoppedTimer()
 	defer func() {
 		timer.Stop()
 		for _, s := range running {
-			s.events <- llmToken{err: ErrClosed}
+			failSeq(s)
 		}
 		e.m.running.Set(0)
 	}()
 	for {
 		if len(running) == 0 {
-			select {
-			case <-e.quit:
+			s, ok := e.sched.next()
+			if !ok {
 				return
-			case s := <-e.in:
-				running = append(running, s)
 			}
+			running = append(running, s)
 		}
-	admit:
-		for len(running) < e.o.LLMMaxSeqs {
-			select {
-			case s := <-e.in:
-				running = append(running, s)
-			default:
-				break admit
-			}
-		}
+		running, _, _ = e.sched.form(running, len(running), e.o.LLMMaxSeqs, one, time.Time{}, nil)
 		// Drop sequences whose clients went away; count the prompt tokens
 		// of those this step prefills.
 		kept := running[:0]
@@ -154,16 +118,13 @@ func (e *llmEngine) loop() {
 		}
 		clear(running[len(kept):])
 		running = kept
-		e.m.waiting.Set(float64(len(e.in)))
+		e.m.waiting.Set(float64(e.sched.pending()))
 		e.m.running.Set(float64(len(running)))
 		if len(running) == 0 {
 			continue
 		}
-		timer.Reset(e.stepCost(len(running), prompt))
-		select {
-		case <-e.quit:
+		if !e.sched.sleep(timer, e.stepCost(len(running), prompt)) {
 			return
-		case <-timer.C:
 		}
 		now := time.Now()
 		e.m.promptToks.Add(float64(prompt))

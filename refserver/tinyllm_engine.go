@@ -2,8 +2,8 @@ package refserver
 
 import (
 	"fmt"
+	"math"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/refserver/tinyllm"
@@ -44,21 +44,18 @@ type tinySeq struct {
 // decode tokens first, and long prompts are prefilled in chunks (vLLM's
 // chunked prefill), so running sequences keep streaming while a long
 // prompt is read. Every time in the metrics is measured.
+//
+// It is a scheduler (scheduler.go) with one loop.
 type tinyEngine struct {
 	o     Options
 	model *tinyllm.Model
 	m     *vllmMetrics
-	in    chan *llmSeq
-	quit  chan struct{}
-	done  chan struct{}
-	mu    sync.RWMutex
-	shut  bool
+	sched *scheduler[*llmSeq]
 }
 
 func newTinyEngine(o Options, model *tinyllm.Model, m *vllmMetrics) *tinyEngine {
-	e := &tinyEngine{o: o, model: model, m: m,
-		in: make(chan *llmSeq, o.Queue), quit: make(chan struct{}), done: make(chan struct{})}
-	go e.loop()
+	e := &tinyEngine{o: o, model: model, m: m, sched: newScheduler(o.Queue, failSeq)}
+	e.sched.start(1, e.loop)
 	return e
 }
 
@@ -74,76 +71,38 @@ func newTinyModel(o Options) (*tinyllm.Model, error) {
 
 // submit queues seq or returns ErrQueueFull or ErrClosed at once.
 func (e *tinyEngine) submit(seq *llmSeq) error {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if e.shut {
-		return ErrClosed
-	}
-	seq.arrived = time.Now()
-	seq.events = make(chan llmToken, seq.max+1)
-	select {
-	case e.in <- seq:
-		return nil
-	default:
-		return ErrQueueFull
-	}
+	return e.sched.submit(seq, func(seq *llmSeq) {
+		seq.arrived = time.Now()
+		seq.events = make(chan llmToken, seq.max+1)
+	})
 }
 
-func (e *tinyEngine) close() {
-	e.mu.Lock()
-	if e.shut {
-		e.mu.Unlock()
-		return
-	}
-	e.shut = true
-	e.mu.Unlock()
-	close(e.quit)
-	<-e.done
-	for {
-		select {
-		case s := <-e.in:
-			s.events <- llmToken{err: ErrClosed}
-		default:
-			return
-		}
-	}
-}
+func (e *tinyEngine) close() { e.sched.close() }
 
 func (e *tinyEngine) loop() {
-	defer close(e.done)
 	var waiting, running []*llmSeq
 	var items []tinyllm.Item
 	var owners []*llmSeq // the sequence of each item
 	defer func() {
 		for _, s := range append(waiting, running...) {
-			s.events <- llmToken{err: ErrClosed}
+			failSeq(s)
 		}
 		e.m.running.Set(0)
 		e.m.waiting.Set(0)
 	}()
 	for {
 		if len(waiting) == 0 && len(running) == 0 {
-			select {
-			case <-e.quit:
+			s, ok := e.sched.next()
+			if !ok {
 				return
-			case s := <-e.in:
-				waiting = append(waiting, s)
 			}
+			waiting = append(waiting, s)
 		}
-		select {
-		case <-e.quit:
+		if e.sched.closing() {
 			return
-		default:
 		}
-	drain:
-		for {
-			select {
-			case s := <-e.in:
-				waiting = append(waiting, s)
-			default:
-				break drain
-			}
-		}
+		// Every queued sequence waits here, in arrival order.
+		waiting, _, _ = e.sched.form(waiting, 0, math.MaxInt, one, time.Time{}, nil)
 		// Admit in arrival order; drop sequences whose clients went away.
 		waiting = dropGone(waiting)
 		for len(running) < e.o.LLMMaxSeqs && len(waiting) > 0 {
@@ -154,7 +113,7 @@ func (e *tinyEngine) loop() {
 			running = append(running, s)
 		}
 		running = dropGone(running)
-		e.m.waiting.Set(float64(len(waiting) + len(e.in)))
+		e.m.waiting.Set(float64(len(waiting) + e.sched.pending()))
 		e.m.running.Set(float64(len(running)))
 		if len(running) == 0 {
 			continue
