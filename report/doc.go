@@ -27,7 +27,8 @@
 // every warning; links to the run; and the hidden marker the sticky comment
 // is found by. The text report shows the same sections in the same order,
 // less the charts and the links: both walk one list (sections, in
-// sections.go) and render each section in their format.
+// sections.go) and render each section in their format. A comparison alone
+// does the same with comparisonSections.
 //
 // A PR comment may hold at most 65,536 characters (CommentMaxBytes; bytes
 // are counted, which is never fewer than characters). When the report is

@@ -20,6 +20,11 @@ const (
 	secCharts                        // P99 against offered load (markdown only)
 	secDetails                       // environment, method and warnings
 	secLinks                         // the full report, the run, the HTML report (markdown only)
+
+	// A comparison alone (`perfgate compare`) has a headline, one section
+	// per scenario, the per-layer and ladder sections above, and a legend.
+	secScenario // one scenario: its verdict, reason, metrics and warnings
+	secLegend   // what the columns mean
 )
 
 // section is one part of the report: what Text and Markdown both show, in
@@ -36,6 +41,8 @@ type section struct {
 	rows []sectionRow
 	// groups are the details' lists: environment, method, warnings.
 	groups []lineGroup
+	// sc is a secScenario's scenario.
+	sc *compare.ScenarioComparison
 }
 
 // sectionRow is one row of a section. scenario is the scenario it belongs
@@ -49,6 +56,7 @@ type sectionRow struct {
 	layer    *compare.LayerAttribution  // secLayers
 	step     *compare.LadderStep        // secLadder
 	cand     *result.Result             // secBottleneck: the PR's result
+	metric   *compare.Metric            // secScenario
 }
 
 // lineGroup is a titled list of lines.
@@ -102,4 +110,37 @@ func (r *Report) sections() []section {
 		section{kind: secDetails, title: "environment, method and warnings", groups: []lineGroup{
 			{"environment", r.environment()}, {"method", r.method()}, {"warnings", r.warnings()}}},
 		section{kind: secLinks})
+}
+
+// comparisonSections lists a comparison's parts in order, for
+// ComparisonText and ComparisonMarkdown: the headline (verdict, reason,
+// settings, environment, warnings), one section per scenario in the
+// comparison's order (rows: its metrics), the per-layer attribution when
+// there is one, the ladder when the comparison ran one (even with no
+// steps: its warnings say why), and the legend.
+func comparisonSections(c *compare.Comparison) []section {
+	out := []section{{kind: secHeadline}}
+	for i := range c.Scenarios {
+		sc := &c.Scenarios[i]
+		s := section{kind: secScenario, title: sc.Scenario, sc: sc}
+		for j := range sc.Metrics {
+			s.rows = append(s.rows, sectionRow{scenario: sc.Scenario, metric: &sc.Metrics[j]})
+		}
+		out = append(out, s)
+	}
+	if len(c.Layers) > 0 {
+		s := section{kind: secLayers, title: "by layer"}
+		for i := range c.Layers {
+			s.rows = append(s.rows, sectionRow{layer: &c.Layers[i]})
+		}
+		out = append(out, s)
+	}
+	if l := c.Ladder; l != nil {
+		s := section{kind: secLadder, title: "ladder"}
+		for i := range l.Steps {
+			s.rows = append(s.rows, sectionRow{step: &l.Steps[i]})
+		}
+		out = append(out, s)
+	}
+	return append(out, section{kind: secLegend})
 }

@@ -85,3 +85,37 @@ func TestTextCapacityOrder(t *testing.T) {
 	}
 	inOrder(t, "text", txt.String(), []string{"capacity:", "  service/batching:", "  model/int8:", "  system/grpc:"})
 }
+
+// TestComparisonSections checks that a comparison's text and markdown
+// walk the same sections in order, and that markdown escapes layer names
+// in the per-layer and ladder tables, as it does everywhere else (they
+// were written raw).
+func TestComparisonSections(t *testing.T) {
+	c := sampleComparison(t)
+	c.Layers[0].Layer = "model|<b>"
+	c.Ladder.Steps[0].Layer = "model|<b>"
+	var kinds []sectionKind
+	for _, s := range comparisonSections(c) {
+		kinds = append(kinds, s.kind)
+	}
+	want := []sectionKind{secHeadline}
+	for range c.Scenarios {
+		want = append(want, secScenario)
+	}
+	want = append(want, secLayers, secLadder, secLegend)
+	if !slices.Equal(kinds, want) {
+		t.Errorf("sections %v, want %v", kinds, want)
+	}
+	var txt, md strings.Builder
+	if err := ComparisonText(&txt, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := ComparisonMarkdown(&md, c); err != nil {
+		t.Fatal(err)
+	}
+	inOrder(t, "text", txt.String(), []string{"perfgate compare: FAIL", "kserve-int8 (model)", "grpc-new (system)", "by layer", "ladder fp16", "* gated"})
+	inOrder(t, "markdown", md.String(), []string{"### perfgate compare:", "#### kserve-int8 (model)", "#### grpc-new (system)", "#### By layer", "#### Ladder fp16", "<sub>\\* gated"})
+	if strings.Contains(md.String(), "model|<b>") || !strings.Contains(md.String(), `| model\|&lt;b&gt; |`) {
+		t.Errorf("markdown writes a layer name unescaped:\n%s", md.String())
+	}
+}
