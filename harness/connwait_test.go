@@ -10,7 +10,7 @@ import (
 // Two requests at once on a pool of one connection: the second waits for
 // the first (100 ms) inside the client, and says so in Sample.Wait; its
 // Start is when it was sent. With a pool of two neither waits. Both HTTP
-// clients: the lean h1 one and net/http (httptrace).
+// clients: the lean http1 one and net/http (httptrace).
 func TestConnWait(t *testing.T) {
 	const delay = 100 * time.Millisecond
 	srv := hangServer(t, delay, 0)
@@ -20,8 +20,8 @@ func TestConnWait(t *testing.T) {
 		conns    int
 		wantWait bool
 	}{
-		{"h1, one connection", false, 1, true},
-		{"h1, a connection each", false, 2, false},
+		{"http1, one connection", false, 1, true},
+		{"http1, a connection each", false, 2, false},
 		{"net/http, one connection", true, 1, true},
 		{"net/http, a connection each", true, 2, false},
 	}

@@ -18,11 +18,11 @@
 // Each worker records its own samples into the recorder, which owns every
 // HdrHistogram, under its lock: no hand-off to another goroutine.
 //
-// On Linux an open loop whose client is the h1 HTTPClient runs instead on
+// On Linux an open loop whose client is the http1 HTTPClient runs instead on
 // event loops (evloop_linux.go): one goroutine per generator core with an
 // epoll of its own and non-blocking sockets, waking for due hits at most
 // once a millisecond and sending all that are due, reading responses with
-// h1.Parser as they arrive. The timing and accounting rules are the same.
+// http1.Parser as they arrive. The timing and accounting rules are the same.
 // Options.Engine (EngineSettings, filled in by the command line from
 // perfgate.yaml, its flags and PERFGATE_ENGINE) can keep the workers; see
 // docs/event-loop.md.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/perfgate/perfgate/harness/h1"
+	"github.com/perfgate/perfgate/harness/http1"
 	"github.com/perfgate/perfgate/internal/defaults"
 )
 
@@ -16,7 +16,7 @@ const (
 )
 
 // DefaultLoopBatch is the event loop's least time between two bursts of
-// sends when EngineSettings.LoopBatch is zero (see evBatch).
+// sends when EngineSettings.LoopBatch is zero (see evloop_linux.go).
 const DefaultLoopBatch = defaults.LoopBatch
 
 // NoLoopBatch, as EngineSettings.LoopBatch, sends each hit when due
@@ -67,22 +67,22 @@ func (s EngineSettings) batch() time.Duration {
 }
 
 // eventLooper is a Client whose open loop the engine may run on event
-// loops (evloop_linux.go) instead of goroutine workers: it offers the h1
+// loops (evloop_linux.go) instead of goroutine workers: it offers the http1
 // client whose request, address, timeout and parser the loops use with
 // sockets of their own.
 type eventLooper interface {
-	leanClient() *h1.Client
+	leanClient() *http1.Client
 }
 
-// leanClient implements eventLooper: the h1 client, or nil when c uses
+// leanClient implements eventLooper: the http1 client, or nil when c uses
 // net/http (https, Std).
-func (c *HTTPClient) leanClient() *h1.Client { return c.lean }
+func (c *HTTPClient) leanClient() *http1.Client { return c.lean }
 
-// loopClient returns the h1 client an open loop may run on event loops,
+// loopClient returns the http1 client an open loop may run on event loops,
 // or nil when it must use the goroutine workers: a client that is not an
-// HTTPClient on h1, a platform without epoll, or the engine set to
+// HTTPClient on http1, a platform without epoll, or the engine set to
 // EngineWorkers.
-func loopClient(c Client, s EngineSettings) *h1.Client {
+func loopClient(c Client, s EngineSettings) *http1.Client {
 	el, ok := c.(eventLooper)
 	if !ok || !evLoopSupported || s.Engine == EngineWorkers {
 		return nil

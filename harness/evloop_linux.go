@@ -15,7 +15,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/perfgate/perfgate/harness/h1"
+	"github.com/perfgate/perfgate/harness/http1"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,9 +26,9 @@ const evLoopSupported = true
 // generator core owns non-blocking sockets registered (edge-triggered,
 // once per connection) on an epoll of its own. It sends every hit that is
 // due on a free connection of its own, reads and parses responses
-// (h1.Parser) as they come, and when there is nothing to do polls briefly,
+// (http1.Parser) as they come, and when there is nothing to do polls briefly,
 // then parks on that epoll in the runtime's poller until the next wake for
-// due hits (at most one a millisecond, evBatch) or a response. A request
+// due hits (at most one per loop batch, 1ms by default) or a response. A request
 // costs one write, one read and a share of one wake: no goroutine per
 // request parks or wakes, and no runtime timer is set per request.
 //
@@ -58,23 +58,23 @@ const (
 	evTimerSlot = -2
 )
 
-// evBatch is the least time between two of a loop's bursts of sends: a
-// burst sends every hit due by then, whatever woke the loop (the deadline
-// for the next hit, or a response), so that at high rates one wake (and
-// one context switch) serves several requests and their responses come
-// back together, as with wrk2's millisecond timer. Were a response's wake
-// to send the hits due at once, every response would wake the loop for
-// one send, whose response wakes it again. A hit waits up to evBatch past
-// its intended time, which latency (counted from the intended time) and
-// the schedule lag show; at rates below 1/evBatch per loop hits are sent
-// on time. EngineSettings.LoopBatch (PERFGATE_LOOP_BATCH, loop_batch)
-// overrides it: NoLoopBatch sends each hit when due.
-const evBatch = DefaultLoopBatch
+// Bursts of sends: the loop batch (EngineSettings.LoopBatch, default
+// DefaultLoopBatch; PERFGATE_LOOP_BATCH, loop_batch) is the least time
+// between two of a loop's bursts of sends: a burst sends every hit due by
+// then, whatever woke the loop (the deadline for the next hit, or a
+// response), so that at high rates one wake (and one context switch) serves
+// several requests and their responses come back together, as with wrk2's
+// millisecond timer. Were a response's wake to send the hits due at once,
+// every response would wake the loop for one send, whose response wakes it
+// again. A hit waits up to the loop batch past its intended time, which
+// latency (counted from the intended time) and the schedule lag show; at
+// rates below 1/batch per loop hits are sent on time. NoLoopBatch sends
+// each hit when due.
 
 // EngineSettings.LoopSpin is how long a loop with at least evSpinBusy responses
 // outstanding polls for them (epoll_wait with no timeout) before it
 // parks: a response that arrives within it costs a system call rather
-// than a sleep and a wake. Off by default: with sends in bursts (evBatch)
+// than a sleep and a wake. Off by default: with sends in bursts (the loop batch)
 // a loop parks about once per burst already, and polling measured no
 // cheaper at 20k req/s and dearer at low rates. EngineSettings.LoopSpin
 // (PERFGATE_LOOP_SPIN) sets it.
@@ -101,7 +101,7 @@ type evConn struct {
 	slot, gen int32 // epoll data: which slot, which socket of it
 	fd        int
 	state     int
-	p         *h1.Parser
+	p         *http1.Parser
 	wire      []byte // the request being written
 	wbuf      []byte // wire for a hit with a payload of its own
 	sent      int    // bytes of wire written
@@ -113,7 +113,7 @@ type evConn struct {
 	used      bool // has carried a whole response
 	retried   bool // the hit was retried once on a fresh connection
 	// unsolicited counts bytes that arrived while no request was pending:
-	// the next request that takes the connection fails, as in h1.
+	// the next request that takes the connection fails, as in http1.
 	unsolicited int
 }
 
@@ -127,7 +127,7 @@ type evQueued struct {
 type evLoop struct {
 	e       *engine
 	f       *feed
-	cl      *h1.Client
+	cl      *http1.Client
 	reqCtx  context.Context
 	sa      unix.Sockaddr
 	domain  int
@@ -155,7 +155,7 @@ type evLoop struct {
 	nextScan  time.Time
 	lastYield time.Time
 	// lastSend is when the loop last sent a hit it woke for; batch is
-	// the least time between two such wakes (see evBatch).
+	// the least time between two such wakes (the loop batch, above).
 	lastSend time.Time
 	batch    time.Duration
 	spin     time.Duration
@@ -173,7 +173,7 @@ type evLoop struct {
 // cap between them. It returns false, having started none, when the target
 // cannot be resolved or the loops cannot be set up: the goroutine workers
 // then run the load (and report any dial errors per request).
-func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *h1.Client) bool {
+func (e *engine) startLoops(ctx, reqCtx context.Context, f *feed, cl *http1.Client) bool {
 	addr, err := net.ResolveTCPAddr("tcp", cl.Addr())
 	if err != nil {
 		return false
@@ -446,7 +446,7 @@ func (l *evLoop) dispatch(h Hit, enter, t time.Time) bool {
 		return true
 	}
 	if c.unsolicited > 0 {
-		l.fail(c, t, fmt.Errorf("%w: the server sent %d bytes before the request was written: an unsolicited response", h1.ErrProtocol, c.unsolicited))
+		l.fail(c, t, fmt.Errorf("%w: the server sent %d bytes before the request was written: an unsolicited response", http1.ErrProtocol, c.unsolicited))
 		return true
 	}
 	l.send(c, t)
@@ -509,7 +509,7 @@ func (l *evLoop) dial(c *evConn, t time.Time) {
 }
 
 func (l *evLoop) dialErr(err error) error {
-	return fmt.Errorf("h1: dial %s: %w: %w", l.cl.Addr(), h1.ErrConnection, os.NewSyscallError("connect", err))
+	return fmt.Errorf("http1: dial %s: %w: %w", l.cl.Addr(), http1.ErrConnection, os.NewSyscallError("connect", err))
 }
 
 // event handles one readiness event.
@@ -586,7 +586,7 @@ func (l *evLoop) read(c *evConn, t time.Time, hup bool) {
 	for {
 		sp := c.p.Space()
 		if len(sp) == 0 { // the parser refuses lines longer than its buffer first
-			l.fail(c, t, fmt.Errorf("%w: response line longer than the read buffer", h1.ErrProtocol))
+			l.fail(c, t, fmt.Errorf("%w: response line longer than the read buffer", http1.ErrProtocol))
 			return
 		}
 		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&sp[0])), uintptr(len(sp)))
@@ -612,7 +612,7 @@ func (l *evLoop) read(c *evConn, t time.Time, hup bool) {
 		done, err := c.p.Parse()
 		switch {
 		case err != nil:
-			l.fail(c, t, fmt.Errorf("h1: reading response: %w", err))
+			l.fail(c, t, fmt.Errorf("http1: reading response: %w", err))
 			return
 		case done:
 			l.complete(c, t, false)
@@ -658,7 +658,7 @@ func (l *evLoop) removeIdle(c *evConn) {
 // connection, unless it is the first failure of a request on a reused
 // connection before any byte of the response: the server may have closed
 // the idle connection as the request went out, so it is retried once on a
-// fresh connection, as h1 and net/http do.
+// fresh connection, as http1 and net/http do.
 func (l *evLoop) ioFail(c *evConn, t time.Time, op string, err error) {
 	if c.used && !c.retried && !c.p.Started() {
 		l.closeConn(c)
@@ -669,7 +669,7 @@ func (l *evLoop) ioFail(c *evConn, t time.Time, op string, err error) {
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
-	l.fail(c, t, fmt.Errorf("h1: %s: %w: %w", op, h1.ErrConnection, err))
+	l.fail(c, t, fmt.Errorf("http1: %s: %w: %w", op, http1.ErrConnection, err))
 }
 
 // complete records c's whole response and frees the connection; closed
@@ -726,7 +726,7 @@ func (l *evLoop) expire(t time.Time) {
 	l.nextScan = t.Add(l.scan)
 	for _, c := range l.conns {
 		if (c.state == evBusy || c.state == evConnecting) && !t.Before(c.deadline) {
-			l.fail(c, t, fmt.Errorf("h1: request timed out after %v: %w", l.timeout, os.ErrDeadlineExceeded))
+			l.fail(c, t, fmt.Errorf("http1: request timed out after %v: %w", l.timeout, os.ErrDeadlineExceeded))
 		}
 	}
 }
@@ -735,7 +735,7 @@ func (l *evLoop) expire(t time.Time) {
 // drain ran out, or the run was interrupted. The recorder counts them as
 // timeouts.
 func (l *evLoop) abandonAll(t time.Time) {
-	err := fmt.Errorf("h1: reading response: %w", context.Canceled)
+	err := fmt.Errorf("http1: reading response: %w", context.Canceled)
 	for _, c := range l.conns {
 		if c.state == evBusy || c.state == evConnecting {
 			l.fail(c, t, err)

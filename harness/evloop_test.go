@@ -95,7 +95,7 @@ func (s *rawServer) most() int64 {
 
 const okResponse = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
-// runLoop runs o with an h1 client on url and checks that the open loop
+// runLoop runs o with an http1 client on url and checks that the open loop
 // ran on the event loops.
 func runLoop(t *testing.T, url string, timeout time.Duration, o Options) *Options {
 	t.Helper()

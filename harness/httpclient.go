@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/perfgate/perfgate/harness/h1"
+	"github.com/perfgate/perfgate/harness/http1"
 )
 
 // HTTPOptions configure the plain HTTP client.
@@ -30,7 +30,7 @@ type HTTPOptions struct {
 	Timeout time.Duration
 	// MaxConns bounds open connections to the host (default DefaultMaxConns).
 	MaxConns int
-	// Std uses net/http instead of the lean HTTP/1.1 client (package h1),
+	// Std uses net/http instead of the lean HTTP/1.1 client (package http1),
 	// which plain http:// URLs get by default; https always uses net/http.
 	Std bool
 	// TLS is the https client configuration (nil: the system's roots).
@@ -46,9 +46,9 @@ type HTTPClient struct {
 	client *http.Client
 	tr     *http.Transport
 	pool   *PoolCount
-	// lean is the h1 client, when used: one pre-built request written per
+	// lean is the http1 client, when used: one pre-built request written per
 	// hit and the response parsed in place, with no allocation per request.
-	lean *h1.Client
+	lean *http1.Client
 }
 
 var _ Client = (*HTTPClient)(nil)
@@ -78,7 +78,7 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 		o.MaxConns = DefaultMaxConns
 	}
 	if u.Scheme == "http" && !o.Std {
-		lean, err := h1.New(h1.Options{URL: o.URL, Method: o.Method, Headers: o.Headers, Body: o.Body,
+		lean, err := http1.New(http1.Options{URL: o.URL, Method: o.Method, Headers: o.Headers, Body: o.Body,
 			Timeout: o.Timeout, MaxConns: o.MaxConns})
 		if err != nil {
 			return nil, err
@@ -206,11 +206,11 @@ func ClassifyError(ctx context.Context, err error) string {
 	}
 	var ne net.Error
 	switch {
-	case h1.IsTimeout(err):
+	case http1.IsTimeout(err):
 		return ErrTimeout
-	case errors.Is(err, h1.ErrProtocol):
+	case errors.Is(err, http1.ErrProtocol):
 		return ErrProtocol
-	case errors.Is(err, h1.ErrConnection), errors.Is(err, h1.ErrClosed):
+	case errors.Is(err, http1.ErrConnection), errors.Is(err, http1.ErrClosed):
 		return ErrConnection
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return ErrTimeout

@@ -11,7 +11,7 @@ import (
 )
 
 // classify maps a transport error to an error class (harness.ClassifyError
-// knows net/http's, h1's and the context's errors).
+// knows net/http's, http1's and the context's errors).
 func classify(ctx context.Context, err error) string { return harness.ClassifyError(ctx, err) }
 
 // GRPCClass maps a gRPC error to an error class: DeadlineExceeded is a

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/refserver"
 )
 
 // A client built without a body reads the model's metadata first; when
@@ -17,7 +17,7 @@ import (
 // a wrong model name with the models the server serves. Against the
 // reference server over HTTP and gRPC, and a port nothing listens on.
 func TestMetadataHints(t *testing.T) {
-	srv, err := fixtures.NewServer(fixtures.Options{Model: fixtures.ModelSim, SimFixed: 1, SimPerItem: 1})
+	srv, err := refserver.NewServer(refserver.Options{Model: refserver.ModelSim, SimFixed: 1, SimPerItem: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

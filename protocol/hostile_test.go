@@ -44,7 +44,7 @@ func writeHuge(w io.Writer) {
 }
 
 // Every protocol's memory per request is bounded against a server that
-// answers with 192 MiB: http and kserve-http keep at most h1.MaxKeptBody
+// answers with 192 MiB: http and kserve-http keep at most http1.MaxKeptBody
 // (16 MiB) or discard (net/http), kserve-grpc refuses a message over
 // gRPC's 4 MiB default; the SSE bounds of openai are in
 // TestOpenAIHostileStreams. What is asserted is the bytes allocated for

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/harness"
-	"github.com/perfgate/perfgate/harness/h1"
+	"github.com/perfgate/perfgate/harness/http1"
 	"github.com/perfgate/perfgate/kserve"
 )
 
 // poster sends a prepared POST and appends the response body to dst.
-// h1.Client is one; netPoster (net/http, for https) is the other.
+// http1.Client is one; netPoster (net/http, for https) is the other.
 type poster interface {
 	// DoAppendWait also returns how long the request waited for a free
 	// connection before it was sent (see harness.Sample.Wait).
@@ -81,7 +81,7 @@ func NewKServeHTTP(ctx context.Context, o Options) (*KServeHTTPClient, error) {
 		headers[k] = v
 	}
 	if strings.HasPrefix(base, "http://") && !o.StdHTTP {
-		c.post, err = h1.New(h1.Options{URL: c.inferURL, Method: http.MethodPost, Headers: headers,
+		c.post, err = http1.New(http1.Options{URL: c.inferURL, Method: http.MethodPost, Headers: headers,
 			Body: c.body, Timeout: o.Timeout, MaxConns: o.MaxConns})
 		if err != nil {
 			return nil, fmt.Errorf("kserve-http: %w", err)
@@ -139,10 +139,10 @@ func (c *KServeHTTPClient) Do(ctx context.Context, h harness.Hit) harness.Sample
 
 // isInferResponse is the cheap check made on every 200: valid JSON, an
 // object, with an "outputs" key. It allocates nothing. A body cut at
-// h1.MaxKeptBody (the rest was read and discarded) cannot be valid JSON:
+// http1.MaxKeptBody (the rest was read and discarded) cannot be valid JSON:
 // its kept start is checked instead.
 func isInferResponse(b []byte) bool {
-	capped := len(b) >= h1.MaxKeptBody
+	capped := len(b) >= http1.MaxKeptBody
 	b = bytes.TrimLeft(b, " \t\r\n")
 	return len(b) > 0 && b[0] == '{' && bytes.Contains(b, []byte(`"outputs"`)) && (capped || json.Valid(b))
 }

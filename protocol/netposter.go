@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/harness"
-	"github.com/perfgate/perfgate/harness/h1"
+	"github.com/perfgate/perfgate/harness/http1"
 )
 
 // netPoster sends a fixed POST with net/http: the https path of the KServe
-// HTTP client (h1 speaks plain http only). Redirects are not followed.
+// HTTP client (http1 speaks plain http only). Redirects are not followed.
 type netPoster struct {
 	url     string
 	headers http.Header
@@ -65,10 +65,10 @@ func (p *netPoster) Close() error {
 	return nil
 }
 
-// copyCapped copies r to buf, keeping at most h1.MaxKeptBody bytes: the
-// rest is read and counted but discarded, as the h1 client does.
+// copyCapped copies r to buf, keeping at most http1.MaxKeptBody bytes: the
+// rest is read and counted but discarded, as the http1 client does.
 func copyCapped(buf *bytes.Buffer, r io.Reader) (int64, error) {
-	n, err := io.Copy(buf, io.LimitReader(r, h1.MaxKeptBody))
+	n, err := io.Copy(buf, io.LimitReader(r, http1.MaxKeptBody))
 	if err != nil {
 		return n, err
 	}

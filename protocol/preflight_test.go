@@ -10,14 +10,14 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/refserver"
 )
 
 // referenceServer serves the reference server over HTTP and gRPC on
 // loopback and counts the requests that are not model lookups (loads).
 func referenceServer(t *testing.T) (httpURL, grpcAddr string, loads *atomic.Int64) {
 	t.Helper()
-	srv, err := fixtures.NewServer(fixtures.Options{Model: fixtures.ModelSim})
+	srv, err := refserver.NewServer(refserver.Options{Model: refserver.ModelSim})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ type Options struct {
 	// Seed seeds random tensors and synthetic prompts (0 means 1).
 	Seed uint64
 	// StdHTTP makes http and kserve-http use net/http instead of the lean
-	// HTTP/1.1 client (h1) that plain http:// URLs get by default.
+	// HTTP/1.1 client (http1) that plain http:// URLs get by default.
 	StdHTTP bool
 	// TLS configures https and gRPC over TLS (a private CA, a client
 	// certificate for mTLS, verification off); nil means the system's

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/fixtures"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/telemetry"
 )
 
@@ -46,7 +46,7 @@ func TestRepeatPick(t *testing.T) {
 func TestRepeatHitsTheCache(t *testing.T) {
 	for _, proto := range []string{KServeHTTP, KServeGRPC} {
 		t.Run(proto, func(t *testing.T) {
-			srv, err := fixtures.NewServer(fixtures.Options{Model: fixtures.ModelSim, Cache: true,
+			srv, err := refserver.NewServer(refserver.Options{Model: refserver.ModelSim, Cache: true,
 				SimFixed: 1, SimPerItem: 1})
 			if err != nil {
 				t.Fatal(err)

@@ -9,18 +9,30 @@ import (
 	"github.com/perfgate/perfgate/compare"
 )
 
-// ComparisonMarkdown writes c as GitHub-flavoured markdown.
+// ComparisonMarkdown writes c as GitHub-flavoured markdown: the sections
+// comparisonSections lists, each ending in a blank line.
 func ComparisonMarkdown(w io.Writer, c *compare.Comparison) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "### perfgate compare: **%s**\n\n%s\n\n", strings.ToUpper(c.Verdict), esc(c.Reason))
-	for _, w := range c.Warnings {
-		fmt.Fprintf(bw, "> [!WARNING]\n> %s\n\n", esc(w))
+	for _, s := range comparisonSections(c) {
+		comparisonMarkdownSection(bw, c, s)
 	}
-	fmt.Fprintf(bw, "%s\n\n", esc(settingsLine(c)))
-	if e := c.Environment; e != nil {
-		fmt.Fprintf(bw, "Environment: baseline %s; candidate %s\n\n", esc(e.Baseline), esc(e.Candidate))
-	}
-	for _, sc := range c.Scenarios {
+	return bw.Flush()
+}
+
+// comparisonMarkdownSection writes one section of a comparison in markdown.
+func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
+	switch s.kind {
+	case secHeadline:
+		fmt.Fprintf(bw, "### perfgate compare: **%s**\n\n%s\n\n", strings.ToUpper(c.Verdict), esc(c.Reason))
+		for _, w := range c.Warnings {
+			fmt.Fprintf(bw, "> [!WARNING]\n> %s\n\n", esc(w))
+		}
+		fmt.Fprintf(bw, "%s\n\n", esc(settingsLine(c)))
+		if e := c.Environment; e != nil {
+			fmt.Fprintf(bw, "Environment: baseline %s; candidate %s\n\n", esc(e.Baseline), esc(e.Candidate))
+		}
+	case secScenario:
+		sc := s.sc
 		head := esc(sc.Scenario)
 		if sc.Layer != "" {
 			head += " (" + esc(sc.Layer) + ")"
@@ -29,51 +41,52 @@ func ComparisonMarkdown(w io.Writer, c *compare.Comparison) error {
 		if sc.Reason != "" {
 			fmt.Fprintf(bw, "%s\n\n", esc(sc.Reason))
 		}
-		if len(sc.Metrics) > 0 {
+		if len(s.rows) > 0 {
 			fmt.Fprintln(bw, "| metric | baseline | candidate | delta | interval | p | n | verdict |")
 			fmt.Fprintln(bw, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-			for _, m := range sc.Metrics {
-				fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d+%d | %s |\n", esc(name(m)), value(m.Metric, m.Baseline),
+			for _, row := range s.rows {
+				m := row.metric
+				fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d+%d | %s |\n", esc(name(*m)), value(m.Metric, m.Baseline),
 					value(m.Metric, m.Candidate), pct(m.DeltaPct, m.Absolute),
-					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(m), m.NBase, m.NCand, bold(m.Verdict))
+					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(*m), m.NBase, m.NCand, bold(m.Verdict))
 			}
 			fmt.Fprintln(bw)
 		}
-		for _, w := range sc.Warnings {
-			fmt.Fprintf(bw, "- ⚠️ %s\n", esc(w))
-		}
-		if len(sc.Warnings) > 0 {
-			fmt.Fprintln(bw)
-		}
-	}
-	if len(c.Layers) > 0 {
-		fmt.Fprintln(bw, "#### By layer")
-		fmt.Fprintln(bw)
+		mdWarnings(bw, sc.Warnings)
+	case secLayers:
+		fmt.Fprintf(bw, "#### %s\n\n", capitalize(s.title))
 		fmt.Fprintln(bw, "| layer | p99 | max qps | scenarios |")
 		fmt.Fprintln(bw, "| --- | --- | --- | --- |")
-		for _, l := range c.Layers {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", l.Layer, change(l.P99, false), change(l.MaxQPS, false), esc(strings.Join(l.Scenarios, ", ")))
+		for _, row := range s.rows {
+			l := row.layer
+			fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", esc(l.Layer), change(l.P99, false), change(l.MaxQPS, false), esc(strings.Join(l.Scenarios, ", ")))
 		}
 		fmt.Fprintln(bw)
-	}
-	if la := c.Ladder; la != nil {
-		fmt.Fprintf(bw, "#### Ladder %s\n\n", esc(strings.Join(la.Rungs, " → ")))
+	case secLadder:
+		la := c.Ladder
+		fmt.Fprintf(bw, "#### %s %s\n\n", capitalize(s.title), esc(strings.Join(la.Rungs, " → ")))
 		fmt.Fprintln(bw, "| step | layer | p99 | max qps |")
 		fmt.Fprintln(bw, "| --- | --- | --- | --- |")
-		for _, st := range la.Steps {
-			fmt.Fprintf(bw, "| %s → %s | %s | %s | %s |\n", esc(st.From), esc(st.To), st.Layer, change(&st.P99, false), change(st.MaxQPS, false))
+		for _, row := range s.rows {
+			st := row.step
+			fmt.Fprintf(bw, "| %s → %s | %s | %s | %s |\n", esc(st.From), esc(st.To), esc(st.Layer), change(&st.P99, false), change(st.MaxQPS, false))
 		}
 		fmt.Fprintf(bw, "| **whole** %s → %s | | %s | %s |\n\n", esc(la.Whole.From), esc(la.Whole.To), change(&la.Whole.P99, false), change(la.Whole.MaxQPS, false))
 		fmt.Fprintf(bw, "%s.\n\n", esc(ladderNote(la)))
-		for _, w := range la.Warnings {
-			fmt.Fprintf(bw, "- ⚠️ %s\n", esc(w))
-		}
-		if len(la.Warnings) > 0 {
-			fmt.Fprintln(bw)
-		}
+		mdWarnings(bw, la.Warnings)
+	case secLegend:
+		fmt.Fprintf(bw, "<sub>%s</sub>\n", esc(legend))
 	}
-	fmt.Fprintf(bw, "<sub>%s</sub>\n", esc(legend))
-	return bw.Flush()
+}
+
+// mdWarnings lists warnings, a blank line after them; nothing for none.
+func mdWarnings(bw io.Writer, ws []string) {
+	for _, w := range ws {
+		fmt.Fprintf(bw, "- ⚠️ %s\n", esc(w))
+	}
+	if len(ws) > 0 {
+		fmt.Fprintln(bw)
+	}
 }
 
 // bold emphasises the verdicts a reader must not miss.

@@ -8,25 +8,19 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-// mdDetails is the collapsed section: environment, method, warnings.
-func (r *Report) mdDetails() string {
+// mdDetails is the collapsed section: environment, method, warnings (the
+// details section's groups), "none" for an empty group.
+func mdDetails(s section) string {
 	var b strings.Builder
-	b.WriteString("<details><summary>Environment, method and warnings</summary>\n\n")
-	b.WriteString("**Environment**\n\n")
-	for _, l := range r.environment() {
-		b.WriteString("- " + esc(l) + "\n")
-	}
-	b.WriteString("\n**Method**\n\n")
-	for _, l := range r.method() {
-		b.WriteString("- " + esc(l) + "\n")
-	}
-	b.WriteString("\n**Warnings**\n\n")
-	ws := r.warnings()
-	if len(ws) == 0 {
-		b.WriteString("none\n")
-	}
-	for _, w := range ws {
-		b.WriteString("- " + esc(w) + "\n")
+	b.WriteString("<details><summary>" + capitalize(s.title) + "</summary>\n")
+	for _, g := range s.groups {
+		b.WriteString("\n**" + capitalize(g.title) + "**\n\n")
+		if len(g.lines) == 0 {
+			b.WriteString("none\n")
+		}
+		for _, l := range g.lines {
+			b.WriteString("- " + esc(l) + "\n")
+		}
 	}
 	b.WriteString("\n</details>\n")
 	return b.String()

@@ -25,7 +25,10 @@
 // offered load for each scenario swept on both sides; a collapsed <details>
 // with the environment, the method (trials, thresholds, confidence) and
 // every warning; links to the run; and the hidden marker the sticky comment
-// is found by.
+// is found by. The text report shows the same sections in the same order,
+// less the charts and the links: both walk one list (sections, in
+// sections.go) and render each section in their format. A comparison alone
+// does the same with comparisonSections.
 //
 // A PR comment may hold at most 65,536 characters (CommentMaxBytes; bytes
 // are counted, which is never fewer than characters). When the report is

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/result"
 )
 
 // Options shape the markdown report.
@@ -26,23 +27,29 @@ type Options struct {
 // maxCharts bounds the charts of one report; the rest are named only.
 const maxCharts = 8
 
-// mdParts are the report's pieces, so that truncation can leave some out.
+// mdParts is the report's sections rendered in markdown, kept apart so
+// that shortening can leave some out.
 type mdParts struct {
-	head     string
-	table    string   // header of the scenario table
-	rows     []string // one per scenario, most severe first
-	names    []string // the scenario of each row
-	capHead  string
-	capRows  map[string]string // by scenario
-	layers   string
-	bottle   map[string]string // bottleneck line by scenario
-	charts   []string
-	details  string
-	footer   string
-	marker   string
-	summary  string // the step summary's URL, for the truncation note
-	nOmitted int    // charts not drawn for maxCharts
-	max      int    // the byte limit, for the truncation note
+	blocks  []mdBlock
+	rows    int    // the scenario table's rows
+	marker  string // written last
+	summary string // the step summary's URL, for the truncation note
+	max     int    // the byte limit, for the truncation note
+}
+
+// mdBlock is one section in markdown: its head, its rows (each with its
+// scenario, "" for a row kept whatever the scenarios kept) and its tail.
+type mdBlock struct {
+	kind sectionKind
+	head string
+	rows []mdRow
+	tail string
+}
+
+// mdRow is one rendered row and the scenario it belongs to.
+type mdRow struct {
+	scenario string
+	text     string
 }
 
 // Markdown writes r as GitHub-flavoured markdown within o.MaxBytes.
@@ -51,7 +58,7 @@ func Markdown(w io.Writer, r *Report, o Options) error {
 		return errors.New("rendering markdown: the report has no comparison")
 	}
 	p := r.mdParts(o.Marker)
-	out := p.assemble(len(p.rows), true, true, "")
+	out := p.assemble(p.rows, true, true, "")
 	if o.MaxBytes > 0 && len(out) > o.MaxBytes {
 		out = p.shorten(o.MaxBytes)
 	}
@@ -64,7 +71,7 @@ func Markdown(w io.Writer, r *Report, o Options) error {
 // cuts the text. It always keeps the truncation note and the marker.
 func (p *mdParts) shorten(max int) string {
 	p.max = max
-	n := len(p.rows)
+	n := p.rows
 	if out := p.assemble(n, true, false, p.note(n, "the environment, method and warnings")); len(out) <= max {
 		return out
 	}
@@ -100,8 +107,8 @@ func (p *mdParts) shorten(max int) string {
 // note is the line that says what was left out and where the rest is.
 func (p *mdParts) note(rows int, dropped string) string {
 	what := dropped
-	if rows < len(p.rows) {
-		what += fmt.Sprintf(" and %d of %d scenarios (the least severe)", len(p.rows)-rows, len(p.rows))
+	if rows < p.rows {
+		what += fmt.Sprintf(" and %d of %d scenarios (the least severe)", p.rows-rows, p.rows)
 	}
 	where := "the workflow run's step summary"
 	if p.summary != "" {
@@ -118,90 +125,164 @@ func (p *mdParts) markerLine() string {
 	return "\n" + p.marker + "\n"
 }
 
-// assemble joins the parts with the first rows scenario rows.
+// assemble writes the sections, a blank line between them, keeping the
+// rows of the first rows scenarios of the scenario table, the charts and
+// the details when asked, and the note (if any) before the links.
 func (p *mdParts) assemble(rows int, charts, details bool, note string) string {
-	var b strings.Builder
-	b.WriteString(p.head)
-	if len(p.rows) > 0 {
-		b.WriteString("\n" + p.table)
-		for _, row := range p.rows[:rows] {
-			b.WriteString(row)
-		}
-	}
-	if p.capHead != "" {
-		var capRows []string
-		for _, name := range p.names[:rows] {
-			if row, ok := p.capRows[name]; ok {
-				capRows = append(capRows, row)
+	kept := map[string]bool{}
+	for _, b := range p.blocks {
+		if b.kind == secScenarios {
+			for _, row := range b.rows[:rows] {
+				kept[row.scenario] = true
 			}
 		}
-		if len(capRows) > 0 {
-			b.WriteString("\n" + p.capHead + strings.Join(capRows, ""))
+	}
+	var b strings.Builder
+	first, noted := true, note == ""
+	write := func(s string) {
+		if !first {
+			b.WriteString("\n")
 		}
+		first = false
+		b.WriteString(s)
 	}
-	if p.layers != "" {
-		b.WriteString("\n" + p.layers)
-	}
-	var bn []string
-	for _, name := range p.names[:rows] {
-		if line, ok := p.bottle[name]; ok {
-			bn = append(bn, line)
+	for _, blk := range p.blocks {
+		if blk.kind == secCharts && !charts || blk.kind == secDetails && !details {
+			continue
 		}
-	}
-	if len(bn) > 0 {
-		b.WriteString("\n**Bottleneck** (PR, from telemetry):\n\n" + strings.Join(bn, ""))
-	}
-	if charts && len(p.charts) > 0 {
-		b.WriteString("\n### P99 against offered load\n")
-		for _, c := range p.charts {
-			b.WriteString("\n" + c)
+		if blk.kind == secLinks && !noted {
+			write(note)
+			noted = true
 		}
-		if p.nOmitted > 0 {
-			fmt.Fprintf(&b, "\n%s more swept scenarios are not charted.\n", plural(p.nOmitted, "other"))
+		var body strings.Builder
+		n := 0
+		for _, row := range blk.rows {
+			if row.scenario == "" || kept[row.scenario] {
+				body.WriteString(row.text)
+				n++
+			}
 		}
+		// A section of rows none of which is kept is left out; the
+		// scenario table keeps its header.
+		if len(blk.rows) > 0 && n == 0 && blk.kind != secScenarios || blk.head+blk.tail == "" && n == 0 {
+			continue
+		}
+		write(blk.head + body.String() + blk.tail)
 	}
-	if details && p.details != "" {
-		b.WriteString("\n" + p.details)
-	}
-	if note != "" {
-		b.WriteString("\n" + note)
-	}
-	if p.footer != "" {
-		b.WriteString("\n" + p.footer)
+	if !noted {
+		write(note)
 	}
 	b.WriteString(p.markerLine())
 	return b.String()
 }
 
-// mdParts renders every piece of the report.
+// mdParts renders every section of the report.
 func (r *Report) mdParts(marker string) *mdParts {
-	p := &mdParts{marker: marker, summary: safeURL(r.SummaryURL), capRows: map[string]string{}}
-	p.head = r.mdHead() + r.mdAB()
-	p.table = "| | scenario | layer | P99 base → PR | Δ P99 [CI] | max QPS under SLO base → PR | Δ max QPS [CI] | verdict |\n" +
-		"| --- | --- | --- | --- | --- | --- | --- | --- |\n"
-	for _, s := range r.scenarios() {
-		p.rows = append(p.rows, r.mdRow(s))
-		p.names = append(p.names, s.Scenario)
-	}
-	p.capHead, p.capRows = r.mdCapacity()
-	p.layers, p.bottle = r.mdLayers()
-	for _, s := range r.scenarios() {
-		ch := chart(s.Scenario, find(r.Baseline, s.Scenario), find(r.Candidate, s.Scenario))
-		if ch == "" {
-			continue
+	p := &mdParts{marker: marker, summary: safeURL(r.SummaryURL)}
+	for _, s := range r.sections() {
+		blk := r.mdSection(s, p.summary)
+		if s.kind == secScenarios {
+			p.rows = len(blk.rows)
 		}
-		if len(p.charts) == maxCharts {
-			p.nOmitted++
-			continue
-		}
-		p.charts = append(p.charts, ch)
+		p.blocks = append(p.blocks, blk)
 	}
-	p.details = r.mdDetails()
+	return p
+}
+
+// mdSection renders one section in markdown; a block with no head, rows or
+// tail is left out.
+func (r *Report) mdSection(s section, summary string) mdBlock {
+	c := r.Comparison
+	blk := mdBlock{kind: s.kind}
+	switch s.kind {
+	case secHeadline:
+		blk.head = r.mdHead()
+	case secAB:
+		blk.head = strings.TrimPrefix(r.mdAB(), "\n")
+	case secScenarios:
+		if len(s.rows) == 0 {
+			break
+		}
+		blk.head = "| | scenario | layer | P99 base → PR | Δ P99 [CI] | max QPS under SLO base → PR | Δ max QPS [CI] | verdict |\n" +
+			"| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+		for _, row := range s.rows {
+			blk.rows = append(blk.rows, mdRow{row.scenario, r.mdRow(row.sc)})
+		}
+	case secCapacity:
+		head, rows := r.mdCapacity()
+		for _, row := range s.rows {
+			if text, ok := rows[row.scenario]; ok && head != "" {
+				blk.rows = append(blk.rows, mdRow{row.scenario, text})
+			}
+		}
+		if len(blk.rows) > 0 {
+			blk.head = head
+		}
+	case secLayers:
+		blk.head = "### " + capitalize(s.title) + "\n\n| layer | Δ P99 [CI] | Δ max QPS [CI] | scenarios |\n| --- | --- | --- | --- |\n"
+		for _, row := range s.rows {
+			la := row.layer
+			names := make([]string, len(la.Scenarios))
+			for i, s := range la.Scenarios {
+				names[i] = esc(s)
+			}
+			blk.head += fmt.Sprintf("| %s | %s | %s | %s |\n", esc(la.Layer), change(la.P99, false), change(la.MaxQPS, false), strings.Join(names, ", "))
+		}
+	case secLadder:
+		l := c.Ladder
+		var b strings.Builder
+		fmt.Fprintf(&b, "**%s** (one layer changed per rung):\n\n", capitalize(s.title))
+		for _, row := range s.rows {
+			st := row.step
+			fmt.Fprintf(&b, "- %s → %s (%s): P99 %s", esc(st.From), esc(st.To), esc(st.Layer), change(&st.P99, false))
+			if st.MaxQPS != nil {
+				fmt.Fprintf(&b, "; max QPS %s", change(st.MaxQPS, false))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "- whole: P99 %s; %s\n", change(&l.Whole.P99, false), esc(ladderNote(l)))
+		blk.head = b.String()
+	case secBottleneck:
+		blk.head = "**" + capitalize(s.title) + "** (PR, from telemetry):\n\n"
+		for _, row := range s.rows {
+			blk.rows = append(blk.rows, mdRow{row.scenario, mdBottleneck(row.cand)})
+		}
+	case secCharts:
+		omitted := 0
+		for _, row := range s.rows {
+			ch := chart(row.sc.Scenario, find(r.Baseline, row.sc.Scenario), find(r.Candidate, row.sc.Scenario))
+			if ch == "" {
+				continue
+			}
+			if len(blk.rows) == maxCharts {
+				omitted++
+				continue
+			}
+			blk.rows = append(blk.rows, mdRow{text: "\n" + ch})
+		}
+		if len(blk.rows) == 0 {
+			break
+		}
+		blk.head = "### " + s.title + "\n"
+		if omitted > 0 {
+			blk.tail = fmt.Sprintf("\n%s more swept scenarios are not charted.\n", plural(omitted, "other"))
+		}
+	case secDetails:
+		blk.head = mdDetails(s)
+	case secLinks:
+		blk.head = r.mdLinks(summary)
+	}
+	return blk
+}
+
+// mdLinks is the footer: the full report, the workflow run, the HTML
+// report and the trend; "" without a run to link to.
+func (r *Report) mdLinks(summary string) string {
 	var links []string
-	if p.summary != "" {
-		links = append(links, "[Full report]("+p.summary+")")
+	if summary != "" {
+		links = append(links, "[Full report]("+summary+")")
 	}
-	if u := safeURL(r.RunURL); u != "" && u != p.summary {
+	if u := safeURL(r.RunURL); u != "" && u != summary {
 		links = append(links, "[Workflow run]("+u+")")
 	}
 	if u := safeURL(r.RunURL); u != "" {
@@ -212,10 +293,18 @@ func (r *Report) mdParts(marker string) *mdParts {
 			links = append(links, "[Trend]("+u+"#artifacts) (the HTML report's trend panels: each scenario over its history on this runner, change points marked)")
 		}
 	}
-	if len(links) > 0 {
-		p.footer = strings.Join(links, " · ") + "\n"
+	if len(links) == 0 {
+		return ""
 	}
-	return p
+	return strings.Join(links, " · ") + "\n"
+}
+
+// capitalize upper-cases a section title's first letter for a heading.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // mdHead is the headline: verdict, counts, the responsible layers, reason.
@@ -332,54 +421,22 @@ func (r *Report) mdCapacity() (string, map[string]string) {
 	return head + "\n" + sep + "\n", rows
 }
 
-// mdLayers is the per-layer attribution and the ladder, and the bottleneck
-// line of each scenario whose run sampled telemetry.
-func (r *Report) mdLayers() (string, map[string]string) {
-	c := r.Comparison
-	var b strings.Builder
-	if len(c.Layers) > 0 {
-		b.WriteString("### By layer\n\n| layer | Δ P99 [CI] | Δ max QPS [CI] | scenarios |\n| --- | --- | --- | --- |\n")
-		for _, la := range c.Layers {
-			names := make([]string, len(la.Scenarios))
-			for i, s := range la.Scenarios {
-				names[i] = esc(s)
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", esc(la.Layer), change(la.P99, false), change(la.MaxQPS, false), strings.Join(names, ", "))
+// mdBottleneck is the bottleneck line of a scenario whose run sampled
+// telemetry.
+func mdBottleneck(res *result.Result) string {
+	t := res.Telemetry
+	line := fmt.Sprintf("- **%s**: %s", esc(res.Scenario), esc(t.Bottleneck.Class))
+	if len(t.Bottleneck.Evidence) > 0 {
+		ev := make([]string, len(t.Bottleneck.Evidence))
+		for i, e := range t.Bottleneck.Evidence {
+			ev[i] = esc(e)
 		}
+		line += ": " + strings.Join(ev, "; ")
 	}
-	if l := c.Ladder; l != nil && len(l.Steps) > 0 {
-		b.WriteString("\n**Ladder** (one layer changed per rung):\n\n")
-		for _, st := range l.Steps {
-			fmt.Fprintf(&b, "- %s → %s (%s): P99 %s", esc(st.From), esc(st.To), esc(st.Layer), change(&st.P99, false))
-			if st.MaxQPS != nil {
-				fmt.Fprintf(&b, "; max QPS %s", change(st.MaxQPS, false))
-			}
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "- whole: P99 %s; %s\n", change(&l.Whole.P99, false), esc(ladderNote(l)))
+	if t.Bottleneck.Next != "" {
+		line += ". Next: " + esc(t.Bottleneck.Next)
 	}
-	bn := map[string]string{}
-	for _, s := range r.Comparison.Scenarios {
-		res := find(r.Candidate, s.Scenario)
-		if res == nil || res.Telemetry == nil || res.Telemetry.Bottleneck == nil {
-			continue
-		}
-		t := res.Telemetry
-		line := fmt.Sprintf("- **%s**: %s", esc(s.Scenario), esc(t.Bottleneck.Class))
-		if len(t.Bottleneck.Evidence) > 0 {
-			ev := make([]string, len(t.Bottleneck.Evidence))
-			for i, e := range t.Bottleneck.Evidence {
-				ev[i] = esc(e)
-			}
-			line += ": " + strings.Join(ev, "; ")
-		}
-		if t.Bottleneck.Next != "" {
-			line += ". Next: " + esc(t.Bottleneck.Next)
-		}
-		line += esc(cacheNote(res))
-		bn[s.Scenario] = line + "\n"
-	}
-	return b.String(), bn
+	return line + esc(cacheNote(res)) + "\n"
 }
 
 // boldIf wraps s in ** when cond.

@@ -10,70 +10,91 @@ import (
 	"github.com/perfgate/perfgate/compare"
 )
 
-// Text writes r for a terminal: the same content as the markdown report
-// without charts, as aligned columns.
+// Text writes r for a terminal: the sections of the markdown report
+// (sections) without charts and links, as aligned columns.
 func Text(w io.Writer, r *Report) error {
 	if r == nil || r.Comparison == nil {
 		return errors.New("rendering text: the report has no comparison")
 	}
+	var b strings.Builder
+	for _, s := range r.sections() {
+		out := r.textSection(s)
+		if out == "" {
+			continue
+		}
+		// A blank line between sections; the A/B lines follow the
+		// headline directly.
+		if s.kind != secHeadline && s.kind != secAB {
+			b.WriteString("\n")
+		}
+		b.WriteString(out)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// textSection renders one section for a terminal; "" leaves it out.
+func (r *Report) textSection(s section) string {
 	c := r.Comparison
 	var b strings.Builder
-	title := "perfgate"
-	if r.Title != "" {
-		title += " · " + plain(r.Title)
-	}
-	reg, imp := r.counts()
-	fmt.Fprintf(&b, "%s: %s (%s, %s across %s)\n", title, strings.ToUpper(plain(c.Verdict)),
-		plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
-	if layers, v := r.responsible(); len(layers) > 0 {
-		what := "regressions from"
-		if v == compare.Improved {
-			what = "improvements from"
+	switch s.kind {
+	case secHeadline:
+		title := "perfgate"
+		if r.Title != "" {
+			title += " · " + plain(r.Title)
 		}
-		fmt.Fprintf(&b, "%s: %s\n", what, plain(strings.Join(layers, ", ")))
-	}
-	if c.Reason != "" {
-		fmt.Fprintf(&b, "%s\n", plain(c.Reason))
-	}
-	b.WriteString(r.textAB())
-	b.WriteString("\n")
-
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tLAYER\tP99 BASE → PR\tΔ P99 [CI]\tMAX QPS BASE → PR\tΔ MAX QPS [CI]\tVERDICT")
-	for _, s := range r.scenarios() {
-		w := r.scenarioRow(s, "-")
-		p99Cell, p99Delta, qpsCell, qpsDelta := w.P99, withCI(w.P99Pct, w.P99CI), w.QPS, withCI(w.QPSPct, w.QPSCI)
-		verdict := s.Verdict + w.notes()
-		layer := s.Layer
-		if layer == "" {
-			layer = "-"
+		reg, imp := r.counts()
+		fmt.Fprintf(&b, "%s: %s (%s, %s across %s)\n", title, strings.ToUpper(plain(c.Verdict)),
+			plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
+		if layers, v := r.responsible(); len(layers) > 0 {
+			what := "regressions from"
+			if v == compare.Improved {
+				what = "improvements from"
+			}
+			fmt.Fprintf(&b, "%s: %s\n", what, plain(strings.Join(layers, ", ")))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", plainCell(s.Scenario), plainCell(layer), p99Cell, p99Delta, qpsCell, qpsDelta, verdict)
-	}
-	tw.Flush()
-
-	if len(r.Plans) > 0 {
-		b.WriteString("\ncapacity:\n")
-		for _, p := range r.Plans {
-			switch {
+		if c.Reason != "" {
+			fmt.Fprintf(&b, "%s\n", plain(c.Reason))
+		}
+	case secAB:
+		b.WriteString(r.textAB())
+	case secScenarios:
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SCENARIO\tLAYER\tP99 BASE → PR\tΔ P99 [CI]\tMAX QPS BASE → PR\tΔ MAX QPS [CI]\tVERDICT")
+		for _, row := range s.rows {
+			s := row.sc
+			w := r.scenarioRow(s, "-")
+			layer := s.Layer
+			if layer == "" {
+				layer = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", plainCell(s.Scenario), plainCell(layer),
+				w.P99, withCI(w.P99Pct, w.P99CI), w.QPS, withCI(w.QPSPct, w.QPSCI), s.Verdict+w.notes())
+		}
+		tw.Flush()
+	case secCapacity:
+		b.WriteString(s.title + ":\n")
+		for _, row := range s.rows {
+			switch p := row.plan; {
 			case p.Diff != nil:
 				fmt.Fprintf(&b, "  %s: %s\n", plain(p.Scenario), plain(sizingDiff(*p.Diff)))
 			case p.Withheld != "":
 				fmt.Fprintf(&b, "  %s: %s\n", plain(p.Scenario), plain(p.Withheld))
-			case p.Candidate != nil:
+			default:
 				fmt.Fprintf(&b, "  %s: %s (no baseline plan)\n", plain(p.Scenario), plain(p.Candidate.Formula))
 			}
 		}
-	}
-	if len(c.Layers) > 0 {
-		b.WriteString("\nby layer:\n")
-		for _, la := range c.Layers {
+	case secLayers:
+		b.WriteString(s.title + ":\n")
+		for _, row := range s.rows {
+			la := row.layer
 			fmt.Fprintf(&b, "  %s: P99 %s; max QPS %s\n", plain(la.Layer), change(la.P99, false), change(la.MaxQPS, false))
 		}
-	}
-	if l := c.Ladder; l != nil && len(l.Steps) > 0 {
-		b.WriteString("\nladder (one layer changed per rung):\n")
-		for _, st := range l.Steps {
+	case secLadder:
+		l := c.Ladder
+		b.WriteString(s.title + " (one layer changed per rung):\n")
+		for _, row := range s.rows {
+			st := row.step
 			fmt.Fprintf(&b, "  %s → %s (%s): P99 %s", plain(st.From), plain(st.To), plain(st.Layer), change(&st.P99, false))
 			if st.MaxQPS != nil {
 				fmt.Fprintf(&b, "; max QPS %s", change(st.MaxQPS, false))
@@ -81,11 +102,14 @@ func Text(w io.Writer, r *Report) error {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "  whole: P99 %s; %s\n", change(&l.Whole.P99, false), ladderNote(l))
-	}
-	for _, s := range r.scenarios() {
-		if res := find(r.Candidate, s.Scenario); res != nil && res.Telemetry != nil && res.Telemetry.Bottleneck != nil {
-			bn := res.Telemetry.Bottleneck
-			fmt.Fprintf(&b, "\nbottleneck %s: %s", plain(s.Scenario), plain(bn.Class))
+	case secBottleneck:
+		// One paragraph per scenario.
+		for i, row := range s.rows {
+			bn := row.cand.Telemetry.Bottleneck
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%s %s: %s", s.title, plain(row.scenario), plain(bn.Class))
 			if len(bn.Evidence) > 0 {
 				fmt.Fprintf(&b, " (%s)", plain(strings.Join(bn.Evidence, "; ")))
 			}
@@ -94,23 +118,22 @@ func Text(w io.Writer, r *Report) error {
 			}
 			b.WriteString("\n")
 		}
-	}
-	b.WriteString("\nenvironment:\n")
-	for _, l := range r.environment() {
-		b.WriteString("  " + plain(l) + "\n")
-	}
-	b.WriteString("method:\n")
-	for _, l := range r.method() {
-		b.WriteString("  " + plain(l) + "\n")
-	}
-	if ws := r.warnings(); len(ws) > 0 {
-		b.WriteString("warnings:\n")
-		for _, w := range ws {
-			b.WriteString("  ! " + plain(w) + "\n")
+	case secDetails:
+		for _, g := range s.groups {
+			prefix := "  "
+			if g.title == "warnings" {
+				if len(g.lines) == 0 {
+					continue
+				}
+				prefix = "  ! "
+			}
+			b.WriteString(g.title + ":\n")
+			for _, l := range g.lines {
+				b.WriteString(prefix + plain(l) + "\n")
+			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // plainCell is plain with tabs and newlines (column breakers) as spaces.

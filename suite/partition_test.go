@@ -7,12 +7,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/refserver"
 )
 
 func demoConfig(t *testing.T) *config.Config {
 	t.Helper()
-	cfg, err := config.Parse("perfgate.yaml", fixtures.DemoConfig())
+	cfg, err := config.Parse("perfgate.yaml", refserver.DemoConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

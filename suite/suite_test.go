@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -36,7 +36,7 @@ func parse(t *testing.T, yaml string) *config.Config {
 // 2.5 ms and the capacity is 400 requests per second.
 func simServer(t *testing.T) string {
 	t.Helper()
-	srv, err := fixtures.NewServer(fixtures.Options{Model: fixtures.ModelSim, MaxBatch: 1, Instances: 1,
+	srv, err := refserver.NewServer(refserver.Options{Model: refserver.ModelSim, MaxBatch: 1, Instances: 1,
 		SimFixed: 2 * time.Millisecond, SimPerItem: 500 * time.Microsecond})
 	if err != nil {
 		t.Fatal(err)

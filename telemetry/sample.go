@@ -14,7 +14,7 @@ import (
 // device), sampler_cpu_pct and the GPU-only bottleneck class
 // (compute-bound, bandwidth-bound or unknown), or no_gpu and a warning.
 // It backs the
-// `perfgate gpu-sample` command that fixtures/gpu/run.sh uses to compare
+// `perfgate gpu-sample` command that bench/gpu/run.sh uses to compare
 // perfgate's figures with nvidia-smi's.
 func SampleFor(ctx context.Context, d, interval time.Duration, w io.Writer) error {
 	if d <= 0 {

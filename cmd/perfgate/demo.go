@@ -15,8 +15,8 @@ import (
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/fixtures"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
@@ -47,7 +47,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return usageErr("demo: %v", err)
 	}
-	cfg, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	cfg, err := config.Parse("refserver/perfgate.yaml (embedded)", refserver.DemoConfig())
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("demo config: %w", err))
 	}

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/fixtures"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -21,7 +21,7 @@ const demoPlanLimit = 150 * time.Second
 // reach the confidence, at least MinKneeEstimates knee estimates, and
 // every fixed-load trial in its own process.
 func TestDemoPlan(t *testing.T) {
-	cfg, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	cfg, err := config.Parse("refserver/perfgate.yaml (embedded)", refserver.DemoConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestDemoPlan(t *testing.T) {
 	if err := gate.CheckPower(cfg, nil); err != nil {
 		t.Errorf("the gate refuses the demo's config: %v", err)
 	}
-	quick, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	quick, err := config.Parse("refserver/perfgate.yaml (embedded)", refserver.DemoConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

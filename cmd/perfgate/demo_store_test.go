@@ -13,7 +13,7 @@ import (
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -50,7 +50,7 @@ func writeDemoRun(t *testing.T, dir string, rs ...*result.Result) {
 // out, why, and the command that measures them again. With nothing
 // storable, or when interrupted, it says so in one line with what to run.
 func TestDemoStoresWhatItCan(t *testing.T) {
-	cfg, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	cfg, err := config.Parse("refserver/perfgate.yaml (embedded)", refserver.DemoConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

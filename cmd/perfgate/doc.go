@@ -34,7 +34,7 @@
 //
 // The embedded default. It starts the reference inference server
 // (perfgate fixture serve) in one variant per scenario, runs the layered
-// suite in fixtures/perfgate.yaml (model fp32 → int8, batching off → on,
+// suite in refserver/perfgate.yaml (model fp32 → int8, batching off → on,
 // JSON/HTTP → protobuf/gRPC, LLM streaming, and an attribution ladder),
 // compares each layer's candidate variant with its baseline variant
 // measured in the same run, sizes capacity, prints the report, and stores

@@ -13,9 +13,9 @@ import (
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/fixtures"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
 	"go.yaml.in/yaml/v3"
@@ -329,7 +329,7 @@ scenarios:
 // marshalled back to YAML) parses again: an optional key left out must not
 // come back as `key: null`, which the strict parser refuses.
 func TestDemoConfigRoundTrips(t *testing.T) {
-	cfg, err := config.Parse("fixtures/perfgate.yaml (embedded)", fixtures.DemoConfig())
+	cfg, err := config.Parse("refserver/perfgate.yaml (embedded)", refserver.DemoConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

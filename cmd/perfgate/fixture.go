@@ -7,7 +7,7 @@ import (
 	"net"
 	"strings"
 
-	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/refserver"
 )
 
 // cmdFixture is `perfgate fixture serve`: the reference inference server.
@@ -22,8 +22,8 @@ func cmdFixture(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("fixture serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	setUsage(fs, "fixture")
-	d := fixtures.DefaultOptions()
-	var o fixtures.Options
+	d := refserver.DefaultOptions()
+	var o refserver.Options
 	addr := fs.String("addr", "127.0.0.1:8000", "HTTP listen address (KServe v2, OpenAI, /metrics); port 0 picks one")
 	grpcAddr := fs.String("grpc-addr", "", "gRPC listen address (KServe v2); empty: no gRPC")
 	fs.StringVar(&o.Model, "model", d.Model, "KServe model variant: mlp, sim (declared cost model) or large (3x224x224 input)")
@@ -73,7 +73,7 @@ func cmdFixture(ctx context.Context, e *env, args []string) error {
 	if err := o.Validate(); err != nil {
 		return usageErr("fixture serve: %v", err)
 	}
-	srv, err := fixtures.NewServer(o)
+	srv, err := refserver.NewServer(o)
 	if err != nil {
 		return withCode(exitRunFailed, err)
 	}

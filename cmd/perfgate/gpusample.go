@@ -10,7 +10,7 @@ import (
 
 // cmdGPUSample is `perfgate gpu-sample`: it samples NVML for a while and
 // prints one telemetry JSON object (no_gpu when there is none), for
-// checking perfgate's GPU figures against nvidia-smi (fixtures/gpu).
+// checking perfgate's GPU figures against nvidia-smi (bench/gpu).
 func cmdGPUSample(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("gpu-sample", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)

@@ -22,9 +22,9 @@ import (
 
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/fixtures"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -210,7 +210,7 @@ func compareGenerators(t *testing.T, attempt int) (problems []string, stalled st
 func TestPartsGateLikeUnsplit(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "perfgate.yaml")
-	if err := os.WriteFile(cfgPath, fixtures.DemoConfig(), 0o644); err != nil {
+	if err := os.WriteFile(cfgPath, refserver.DemoConfig(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := config.ReadFile(cfgPath)
@@ -310,7 +310,7 @@ func partName(i, n int) string { return fmt.Sprintf("%d/%d", i, n) }
 func TestScaleUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "perfgate.yaml")
-	os.WriteFile(cfgPath, fixtures.DemoConfig(), 0o644)
+	os.WriteFile(cfgPath, refserver.DemoConfig(), 0o644)
 	sweep := filepath.Join(dir, "sweep.yaml")
 	os.WriteFile(sweep, []byte("version: 1\nslo: {p99: 50ms}\nscenarios:\n  - {name: k, layer: service, url: \"http://127.0.0.1:1\", load: {mode: sweep}}\n"), 0o644)
 	shardA := comparetest.Result(comparetest.Spec{Scenario: "fleet", Trials: 2, Requests: 10, MedianMs: 5}, rand.New(rand.NewPCG(1, 1)))

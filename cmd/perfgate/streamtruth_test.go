@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/perfgate/perfgate/fixtures"
+	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -19,7 +19,7 @@ import (
 // OpenAI API) on loopback and counts the generation requests it gets.
 func llmServer(t *testing.T) (string, *atomic.Int64) {
 	t.Helper()
-	srv, err := fixtures.NewServer(fixtures.Options{Model: fixtures.ModelSim})
+	srv, err := refserver.NewServer(refserver.Options{Model: refserver.ModelSim})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ const (
 	// Result caps a result or baseline file (perfgate writes a few MiB
 	// at most: histograms are about 1 KiB a trial).
 	Result = 64 << 20
-	// Body caps a request payload file (as h1.MaxKeptBody caps a
+	// Body caps a request payload file (as http1.MaxKeptBody caps a
 	// response).
 	Body = 16 << 20
 	// Lines caps a trace or a prompt dataset (JSON lines, read whole).

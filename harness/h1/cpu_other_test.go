@@ -1,8 +1,0 @@
-//go:build !unix
-
-package h1
-
-import "time"
-
-// processCPU is unknown here; the benchmarks then report no CPU figure.
-func processCPU() time.Duration { return 0 }
