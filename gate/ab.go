@@ -28,7 +28,11 @@ type ABOptions struct {
 // paired comparison as Run does a stored one: the report, the capacity
 // plans of both sides. Stored baselines are not read.
 func RunAB(ctx context.Context, cfg *config.Config, o ABOptions) (*Outcome, error) {
-	res, err := ab.Run(ctx, cfg, ab.Options{Ref: o.Ref, Suite: o.Suite, OutDir: o.OutDir,
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ab.ErrRefused, err)
+	}
+	res, err := ab.Run(ctx, plan, ab.Options{Ref: o.Ref, Suite: o.Suite, OutDir: o.OutDir,
 		Settings: Settings(cfg, o.AllowEnvMismatch)})
 	if err != nil {
 		return nil, err

@@ -229,9 +229,14 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	if err := CheckPower(cfg, o.Suite.Scenarios); err != nil {
 		return nil, err
 	}
+	// Compiled once, handed down: nothing below resolves the config.
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return nil, err
+	}
 	dir := o.Baselines
 	if dir == "" {
-		dir = cfg.Resolve(cfg.Baselines)
+		dir = plan.Baselines
 	}
 	base, err := baselines.Load(dir)
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
@@ -241,7 +246,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	outs, err := suite.Run(ctx, cfg, o.Suite)
+	outs, err := suite.Run(ctx, plan, o.Suite)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +268,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	rep.Trend = trend
 	var rr *Rerun
 	if onInconclusive(cfg, o) == config.OnInconclusiveRerun && len(runErrs) == 0 && rep.Comparison.Verdict == compare.Undecided {
-		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, base, cand, rep, suiteMeasure(cfg, o)); err != nil {
+		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, base, cand, rep, suiteMeasure(plan, o)); err != nil {
 			return nil, err
 		}
 		rep.Trend = trend

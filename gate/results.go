@@ -44,7 +44,11 @@ func FromResults(ctx context.Context, cfg *config.Config, dir string, o ResultsO
 	}
 	bdir := o.Baselines
 	if bdir == "" {
-		bdir = cfg.Resolve(cfg.Baselines)
+		plan, err := config.Compile(cfg)
+		if err != nil {
+			return nil, err
+		}
+		bdir = plan.Baselines
 	}
 	base, err := baselines.Load(bdir)
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {

@@ -62,8 +62,12 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s\n",
 		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demoPlanned(cfg, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("demo config: %w", err))
+	}
 	prog := newProgress(e)
-	outs, err := suite.Run(ctx, cfg, suite.Options{Scenarios: scenarios, OutDir: resultsDir, Environ: e.environ(),
+	outs, err := suite.Run(ctx, plan, suite.Options{Scenarios: scenarios, OutDir: resultsDir, Environ: e.environ(),
 		Getenv: e.getenv, Version: version, Log: prog, Progress: prog.update, GPU: true, Self: self, Supervisor: e.supervisor, Engine: e.engineSettings(cfg)})
 	prog.close()
 	if err != nil {
