@@ -1,16 +1,24 @@
 // Command walk measures how far the configuration travels below package
-// gate (issue 30): it type-checks every package of this module that gate
-// imports (directly or not), and ghaction, and prints
+// gate (issue 30). It type-checks package gate and every package of this
+// module it imports (directly or not), and ghaction, and follows the
+// configuration value from gate:
 //
-//   - rooms: the packages that receive the configuration, as a parameter
-//     of type *config.Config or *config.Plan of one of their functions;
-//   - moves: those functions (each one a hand-over of the value);
-//   - climbs: the calls those packages make back into package config: a
-//     function of package config, or a method of one of its types, other
-//     than the plain conversion Duration.D.
+//   - a hand-over (move) is a call, in one of those packages, to a
+//     function of another package of this module with an argument of type
+//     *config.Config or *config.Plan: the value enters that package (a
+//     room);
+//   - the walk is the hand-overs reachable from package gate: gate's own,
+//     then those made by each room the value entered;
+//   - a climb is a call, from a room of the walk, back into package
+//     config: a function of package config, or a method of one of its
+//     types, other than the plain conversion Duration.D.
+//
+// Packages outside the walk that read a configuration themselves (bisect
+// reads each commit's; ghaction reads the Action's) are listed after it
+// with their own calls into config.
 //
 // Run it from the module root: go run ./scripts/walk (or scripts/walk.sh).
-// -v lists every move and climb.
+// -v lists every hand-over and climb.
 package main
 
 import (
@@ -57,15 +65,15 @@ func run(w io.Writer, verbose bool) error {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	exports := map[string]string{}
-	var below []listed
+	var scanned []listed
 	for dec.More() {
 		var p listed
 		if err := dec.Decode(&p); err != nil {
 			return err
 		}
 		exports[p.ImportPath] = p.Export
-		if strings.HasPrefix(p.ImportPath, module+"/") && p.ImportPath != module+"/config" && p.ImportPath != module+"/gate" {
-			below = append(below, p)
+		if strings.HasPrefix(p.ImportPath, module+"/") && p.ImportPath != module+"/config" {
+			scanned = append(scanned, p)
 		}
 	}
 	fset := token.NewFileSet()
@@ -76,9 +84,12 @@ func run(w io.Writer, verbose bool) error {
 		}
 		return os.Open(f)
 	})
-	rooms := map[string]bool{}
-	var moves, climbs []string
-	for _, p := range below {
+	// moves[from] are the hand-overs made in package from; climbs[from]
+	// its calls into package config.
+	type move struct{ at, to, callee string }
+	moves := map[string][]move{}
+	climbs := map[string][]string{}
+	for _, p := range scanned {
 		var files []*ast.File
 		for _, name := range p.GoFiles {
 			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
@@ -87,26 +98,12 @@ func run(w io.Writer, verbose bool) error {
 			}
 			files = append(files, f)
 		}
-		info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
+		info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
 		conf := types.Config{Importer: imp.(types.ImporterFrom)}
 		if _, err := conf.Check(p.ImportPath, fset, files, info); err != nil {
 			return fmt.Errorf("%s: %w", p.ImportPath, err)
 		}
-		short := strings.TrimPrefix(p.ImportPath, module+"/")
-		for id, obj := range info.Defs {
-			fn, ok := obj.(*types.Func)
-			if !ok {
-				continue
-			}
-			params := fn.Type().(*types.Signature).Params()
-			for i := range params.Len() {
-				if isConfigValue(params.At(i).Type()) {
-					rooms[short] = true
-					moves = append(moves, fmt.Sprintf("%s: %s.%s", fset.Position(id.Pos()), short, fn.Name()))
-					break
-				}
-			}
-		}
+		from := short(p.ImportPath)
 		for _, f := range files {
 			ast.Inspect(f, func(n ast.Node) bool {
 				call, ok := n.(*ast.CallExpr)
@@ -124,36 +121,91 @@ func run(w io.Writer, verbose bool) error {
 					return true
 				}
 				fn, ok := info.Uses[id].(*types.Func)
-				if !ok || fn.Pkg() == nil || fn.Pkg().Path() != module+"/config" || fn.Name() == "D" {
+				if !ok || fn.Pkg() == nil || !strings.HasPrefix(fn.Pkg().Path(), module+"/") {
 					return true
 				}
-				rooms[short] = true
-				climbs = append(climbs, fmt.Sprintf("%s: %s", fset.Position(call.Pos()), fn.FullName()))
+				at := rel(fset.Position(call.Pos()).String())
+				to := short(fn.Pkg().Path())
+				switch {
+				case to == "config":
+					if fn.Name() != "D" {
+						climbs[from] = append(climbs[from], at+": "+fn.FullName())
+					}
+				case to != from:
+					for _, a := range call.Args {
+						if isConfigValue(info.Types[a].Type) {
+							moves[from] = append(moves[from], move{at, to, fn.Name()})
+							break
+						}
+					}
+				}
 				return true
 			})
 		}
 	}
-	sort.Strings(moves)
-	sort.Strings(climbs)
-	var names []string
-	for r := range rooms {
-		names = append(names, r)
-	}
-	sort.Strings(names)
-	fmt.Fprintf(w, "rooms %d (%s), moves %d, climbs %d\n", len(names), strings.Join(names, " "), len(moves), len(climbs))
-	if verbose {
-		for _, m := range moves {
-			fmt.Fprintln(w, "move ", rel(m))
+	// The walk: the rooms reached from gate by hand-overs.
+	rooms := []string{}
+	seen := map[string]bool{"gate": true}
+	queue := []string{"gate"}
+	var walkMoves []move
+	for len(queue) > 0 {
+		from := queue[0]
+		queue = queue[1:]
+		for _, m := range moves[from] {
+			walkMoves = append(walkMoves, m)
+			if !seen[m.to] {
+				seen[m.to] = true
+				rooms = append(rooms, m.to)
+				queue = append(queue, m.to)
+			}
 		}
-		for _, c := range climbs {
-			fmt.Fprintln(w, "climb", rel(c))
+	}
+	var walkClimbs []string
+	for _, r := range rooms {
+		walkClimbs = append(walkClimbs, climbs[r]...)
+	}
+	sort.Strings(walkClimbs)
+	fmt.Fprintf(w, "walk from gate: rooms %d (%s), hand-overs %d, climbs %d\n", len(rooms), strings.Join(rooms, " "), len(walkMoves), len(walkClimbs))
+	if verbose {
+		for _, m := range walkMoves {
+			fmt.Fprintf(w, "  move  %s: %s.%s\n", m.at, m.to, m.callee)
+		}
+		for _, c := range walkClimbs {
+			fmt.Fprintln(w, "  climb", c)
+		}
+	}
+	fmt.Fprintf(w, "gate itself: calls into config %d\n", len(climbs["gate"]))
+	if verbose {
+		for _, c := range climbs["gate"] {
+			fmt.Fprintln(w, "  call ", c)
+		}
+	}
+	var others []string
+	for from := range climbs {
+		if !seen[from] {
+			others = append(others, from)
+		}
+	}
+	sort.Strings(others)
+	for _, from := range others {
+		fmt.Fprintf(w, "outside the walk: %s: calls into config %d\n", from, len(climbs[from]))
+		if verbose {
+			for _, c := range climbs[from] {
+				fmt.Fprintln(w, "  call ", c)
+			}
 		}
 	}
 	return nil
 }
 
+// short is a package's path inside the module.
+func short(path string) string { return strings.TrimPrefix(path, module+"/") }
+
 // isConfigValue reports whether t is *config.Config or *config.Plan.
 func isConfigValue(t types.Type) bool {
+	if t == nil {
+		return false
+	}
 	p, ok := t.(*types.Pointer)
 	if !ok {
 		return false
