@@ -49,9 +49,9 @@ type Inputs struct {
 	Body []byte
 }
 
-// Placeholders are the names perfgate fills into a target's command,
-// env, ready and metrics ({port}, {grpc_port}) and command ({perfgate}).
-var Placeholders = []string{"{port}", "{grpc_port}", "{perfgate}"}
+// URLPlaceholders are the names perfgate fills into a target's ready and
+// metrics URLs (and a scenario's metrics URL): the ports it picks.
+var URLPlaceholders = []string{"{port}", "{grpc_port}"}
 
 // placeholderRE matches a placeholder-like word in braces.
 var placeholderRE = regexp.MustCompile(`\{[A-Za-z_][A-Za-z0-9_]*\}`)
@@ -194,7 +194,7 @@ func isFile(path string) error {
 // the target as written).
 func (c *Config) checkPlaceholders(key, v string) error {
 	for _, ph := range placeholderRE.FindAllString(v, -1) {
-		if !slices.Contains(Placeholders[:2], ph) {
+		if !slices.Contains(URLPlaceholders, ph) {
 			return c.errAt(key, "%q: unknown placeholder %s: perfgate fills in {port} and {grpc_port} here", v, ph)
 		}
 	}
