@@ -155,14 +155,19 @@ scenarios:
     load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}
 `
 
-// loadConfig reads the repository's config (as the command would).
-func (r *testRepo) loadConfig() *config.Config {
+// loadConfig reads the repository's config and compiles it (as the
+// gate would).
+func (r *testRepo) loadConfig() *config.Plan {
 	r.t.Helper()
 	cfg, err := config.ReadFile(filepath.Join(r.dir, "perfgate.yaml"))
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return cfg
+	p, err := config.Compile(cfg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return p
 }
 
 // runAB runs an A/B of the repository against ref, with the drifting

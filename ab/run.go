@@ -62,12 +62,12 @@ type Outcome struct {
 // ErrRefused (usage), ErrBuild (the run failed); failures of scenarios are
 // in Outcome.RunErr. The worktree is removed on every path, an interrupt
 // (ctx cancelled) included.
-func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
+func Run(ctx context.Context, cfg *config.Plan, o Options) (*Outcome, error) {
 	selected, err := selectScenarios(cfg, o.Suite.Scenarios)
 	if err != nil {
 		return nil, err
 	}
-	repo, err := OpenRepo(ctx, filepath.Dir(absPath(cfg.Path)))
+	repo, err := OpenRepo(ctx, absPath(cfg.Dir))
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 	}
 	logf("a/b: base %s (%s) checked out in %s; head is the current checkout %s", o.Ref, short(sha), wt.Dir, repo.Root)
 	abRun := &compare.ABRun{Ref: o.Ref, BaseSHA: sha, HeadSHA: repo.HeadSHA, HeadDirty: repo.Dirty,
-		Resident: cfg.AB.ABResident(), MaxTrials: cfg.AB.ABMaxTrials(), BudgetS: cfg.AB.Budget.D().Seconds(),
+		Resident: cfg.AB.Resident, MaxTrials: cfg.AB.MaxTrials, BudgetS: cfg.AB.Budget.D().Seconds(),
 		Scenarios: []compare.ABScenario{}}
 	dirs, err := targetDirs(cfg, selected, wt)
 	if err != nil {
@@ -144,7 +144,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) (*Outcome, error) {
 type sides struct{ base, head string }
 
 // runScenario measures one scenario on both sides.
-func runScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, d sides, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
+func runScenario(ctx context.Context, cfg *config.Plan, s *config.Scenario, d sides, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
 	logDir := ""
 	if o.OutDir != "" {
 		logDir = filepath.Join(o.OutDir, "ab")
@@ -161,11 +161,11 @@ func runScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, d 
 	if s.Load.Mode == harness.ModeSweep {
 		return sweepAB(ctx, cfg, s, base, head, o)
 	}
-	maxPairs := cfg.AB.ABMaxTrials()
+	maxPairs := cfg.AB.MaxTrials
 	p := Plan{Scenario: s.Name, Layer: s.Layer, Settings: o.Settings,
 		Design:      compare.Sequential{Alpha: 1 - o.Settings.Confidence, MaxPairs: maxPairs},
 		Budget:      cfg.AB.Budget.D(),
-		ResidentOne: cfg.AB.ABResident() == "one"}
+		ResidentOne: cfg.AB.Resident == "one"}
 	if o.Suite.Log != nil {
 		p.Log = func(line string) { fmt.Fprintln(o.Suite.Log, line) }
 	}
@@ -190,7 +190,7 @@ func runScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, d 
 
 // selectScenarios picks the scenarios named (all when none) and refuses
 // those whose target is a URL.
-func selectScenarios(cfg *config.Config, names []string) ([]*config.Scenario, error) {
+func selectScenarios(cfg *config.Plan, names []string) ([]*config.Scenario, error) {
 	for _, n := range names {
 		if !slices.ContainsFunc(cfg.Scenarios, func(s *config.Scenario) bool { return s.Name == n }) {
 			return nil, fmt.Errorf("%w: %s: no scenario is named %q", ErrRefused, cfg.Path, n)
@@ -219,16 +219,16 @@ func selectScenarios(cfg *config.Config, names []string) ([]*config.Scenario, er
 // each side: the target's dir resolved against the config's folder (the
 // config's folder itself when dir is not set) in the current checkout, and
 // the same path in the base worktree.
-func targetDirs(cfg *config.Config, selected []*config.Scenario, wt *Worktree) (map[string]sides, error) {
+func targetDirs(cfg *config.Plan, selected []*config.Scenario, wt *Worktree) (map[string]sides, error) {
 	out := map[string]sides{}
 	for _, s := range selected {
 		if _, done := out[s.Target]; done {
 			continue
 		}
 		t := cfg.Targets[s.Target]
-		head := filepath.Dir(absPath(cfg.Path))
+		head := absPath(cfg.Dir)
 		if t.Dir != "" {
-			head = absPath(cfg.Resolve(t.Dir))
+			head = absPath(t.Dir) // absolute in the plan; symlinks resolved here
 		}
 		base, err := wt.InWorktree(head)
 		if err != nil {
@@ -245,7 +245,7 @@ func targetDirs(cfg *config.Config, selected []*config.Scenario, wt *Worktree) (
 
 // buildAll runs each used target's build argv in both checkouts, base
 // first, its output kept under OutDir/ab/build.
-func buildAll(ctx context.Context, cfg *config.Config, dirs map[string]sides, o Options) ([]compare.ABBuild, error) {
+func buildAll(ctx context.Context, cfg *config.Plan, dirs map[string]sides, o Options) ([]compare.ABBuild, error) {
 	names := make([]string, 0, len(dirs))
 	for n := range dirs {
 		names = append(names, n)

@@ -15,7 +15,7 @@ import (
 // revision's worktree or the current checkout), measured one trial at a
 // time with the scenario's load.
 type targetSide struct {
-	cfg *config.Config
+	cfg *config.Plan
 	s   *config.Scenario
 	o   suite.Options
 	// dir is where the target's command runs; logPrefix names its logs

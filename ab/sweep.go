@@ -24,7 +24,7 @@ import (
 // the other's measured moments apart.
 type pairedProbes struct {
 	ctx   context.Context
-	cfg   *config.Config
+	cfg   *config.Plan
 	s     *config.Scenario
 	o     suite.Options
 	sides [2]*targetSide
@@ -163,14 +163,14 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // whose search ends without a bracket (no probe failed, or none passed)
 // has no knee: its result is invalid, never compared as a number nor
 // sized.
-func sweepAB(ctx context.Context, cfg *config.Config, s *config.Scenario, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
+func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
 	run := compare.ABScenario{Scenario: s.Name, Stopped: "knee", Looks: 1}
 	begin := time.Now()
 	defer base.Stop()
 	defer head.Stop()
 	p := &pairedProbes{ctx: ctx, cfg: cfg, s: s, o: o.Suite, sides: [2]*targetSide{base, head},
 		queued: [2]map[float64][]result.Point{{}, {}}, runs: [2]map[float64]*result.Result{{}, {}},
-		residentOne: cfg.AB.ABResident() == "one", active: -1, processes: &run.Processes}
+		residentOne: cfg.AB.Resident == "one", active: -1, processes: &run.Processes}
 	if o.Suite.Log != nil {
 		p.logf = func(format string, a ...any) { fmt.Fprintf(o.Suite.Log, format+"\n", a...) }
 	}

@@ -105,45 +105,14 @@ func combine(r *result.Result, more []*result.Result) {
 	resummarize(r)
 }
 
-// resummarize brings r's summary counts, rates and latencies in step with
-// its trials after more were appended (a result must agree with itself:
-// result.Check refuses one whose summary is not its trials' sum). Parts
-// that only the run itself knew (service time, schedule lag) are kept
-// from the first run.
+// resummarize brings r's summary in step with its trials after more were
+// appended (a result must agree with itself: result.Check refuses one
+// whose summary is not its trials' sum): result.SummaryOf, the one
+// re-summary the suite and baselines share.
 func resummarize(r *result.Result) {
-	s := &r.Summary
-	s.Requests, s.Errors, s.ErrorRate, s.ErrorsBy = 0, 0, 0, nil
-	var completed, offered, secs, infl float64
-	for _, t := range r.Trials {
-		s.Requests += t.Requests
-		s.Errors += t.Errors
-		for c, n := range t.ErrorsBy {
-			if s.ErrorsBy == nil {
-				s.ErrorsBy = map[string]int64{}
-			}
-			s.ErrorsBy[c] += n
-		}
-		d := t.DurationS
-		if d <= 0 {
-			d = 1
-		}
-		secs += d
-		completed += t.AchievedRPS * d
-		offered += t.OfferedRPS * d
-		infl += t.InFlightMean * d
-	}
-	if s.Requests > 0 {
-		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
-	}
-	if secs > 0 {
-		s.AchievedRPS, s.InFlightMean = completed/secs, infl/secs
-		if s.OfferedRPS > 0 {
-			s.OfferedRPS = offered / secs
-		}
-	}
-	if h, err := result.MergeTrials(r.Trials); err == nil {
-		s.Latency = result.LatencyOf(h)
-	} else {
+	s, err := result.SummaryOf(r.Trials, r.Summary)
+	if err != nil {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("combining runs: %v", err))
 	}
+	r.Summary = s
 }

@@ -64,7 +64,11 @@ func (a *AB) Measure(ctx context.Context, base, head string) (*compare.Compariso
 		d := filepath.Join(a.OutDir, fmt.Sprintf("step-%d-%s", a.steps, short(head)))
 		o.OutDir, o.Suite.OutDir = d, filepath.Join(d, "results")
 	}
-	res, err := ab.Run(ctx, cfg, o)
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", short(head), err)
+	}
+	res, err := ab.Run(ctx, plan, o)
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,13 @@ import (
 // (`gate --ab REF`): it measures REF and the current checkout interleaved
 // (package ab) and evaluates the paired comparison as measureStored does
 // a stored one: the report, the capacity plans of both sides. Stored
-// baselines are not read.
+// baselines are not read. The config is compiled once and handed down.
 func measureAB(ctx context.Context, cfg *config.Config, o Request, b AB) (*Outcome, error) {
-	res, err := ab.Run(ctx, cfg, ab.Options{Ref: b.Ref, Suite: o.Suite, OutDir: b.OutDir,
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ab.ErrRefused, err)
+	}
+	res, err := ab.Run(ctx, plan, ab.Options{Ref: b.Ref, Suite: o.Suite, OutDir: b.OutDir,
 		Settings: Settings(cfg, o.AllowEnvMismatch)})
 	if err != nil {
 		return nil, err

@@ -194,9 +194,14 @@ func measureStored(ctx context.Context, cfg *config.Config, o Request, st Stored
 	if err := CheckPower(cfg, o.Suite.Scenarios); err != nil {
 		return nil, err
 	}
+	// Compiled once, handed down: nothing below resolves the config.
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return nil, err
+	}
 	dir := st.Dir
 	if dir == "" {
-		dir = cfg.Resolve(cfg.Baselines)
+		dir = plan.Baselines
 	}
 	base, err := baselines.Load(dir)
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
@@ -206,7 +211,7 @@ func measureStored(ctx context.Context, cfg *config.Config, o Request, st Stored
 	if err != nil {
 		return nil, err
 	}
-	outs, err := suite.Run(ctx, cfg, o.Suite)
+	outs, err := suite.Run(ctx, plan, o.Suite)
 	if err != nil {
 		return nil, SuiteErr(err, outs)
 	}
@@ -228,7 +233,7 @@ func measureStored(ctx context.Context, cfg *config.Config, o Request, st Stored
 	rep.Trend = trend
 	var rr *Rerun
 	if onInconclusive(cfg, o.OnInconclusive) == config.OnInconclusiveRerun && len(runErrs) == 0 && rep.Comparison.Verdict == compare.Undecided {
-		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, learned, base, cand, rep, suiteMeasure(cfg, o.Suite)); err != nil {
+		if rep, _, rr, err = rerunUndecided(ctx, cfg, o, learned, base, cand, rep, suiteMeasure(plan, o.Suite)); err != nil {
 			return nil, err
 		}
 		rep.Trend = trend

@@ -128,7 +128,7 @@ func rerunUndecided(ctx context.Context, cfg *config.Config, o Request, learned 
 // suiteMeasure is rerunUndecided's measure in a gate: the scenarios run
 // by the suite as the gate ran them, results kept in memory (the merged
 // ones are written by rerunUndecided).
-func suiteMeasure(cfg *config.Config, o suite.Options) func(context.Context, []string) ([]*result.Result, error) {
+func suiteMeasure(cfg *config.Plan, o suite.Options) func(context.Context, []string) ([]*result.Result, error) {
 	return func(ctx context.Context, names []string) ([]*result.Result, error) {
 		so := o
 		so.Scenarios, so.OutDir = names, ""

@@ -31,7 +31,11 @@ func fromResults(ctx context.Context, cfg *config.Config, dir string, o Request,
 	}
 	bdir := st.Dir
 	if bdir == "" {
-		bdir = cfg.Resolve(cfg.Baselines)
+		plan, err := config.Compile(cfg)
+		if err != nil {
+			return nil, err
+		}
+		bdir = plan.Baselines
 	}
 	base, err := baselines.Load(bdir)
 	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {

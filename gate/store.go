@@ -49,9 +49,14 @@ func StoreBaseline(ctx context.Context, cfg *config.Config, o StoreOptions) ([]s
 	if runs <= 0 {
 		runs = BaselineRuns
 	}
+	// Compiled once, handed down: nothing below resolves the config.
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Usage, err)
+	}
 	dir := o.Dir
 	if dir == "" {
-		dir = cfg.Resolve(cfg.Baselines)
+		dir = plan.Baselines
 	}
 	var dirs []string
 	for i := range runs {
@@ -60,7 +65,7 @@ func StoreBaseline(ctx context.Context, cfg *config.Config, o StoreOptions) ([]s
 		if i > 0 {
 			so.OutDir = filepath.Join(o.OutDir, fmt.Sprintf("results-run%d", i+1))
 		}
-		outs, err := suite.Run(ctx, cfg, so)
+		outs, err := suite.Run(ctx, plan, so)
 		if err != nil {
 			return nil, SuiteErr(err, outs)
 		}

@@ -185,7 +185,9 @@ func (a *Action) baseline(ctx context.Context, p Pipelines) error {
 	dir := a.in.Baselines
 	if dir == "" {
 		if c, err := config.ReadFile(a.path(a.in.Config)); err == nil {
-			dir = c.Resolve(c.Baselines)
+			if p, err := config.Compile(c); err == nil {
+				dir = p.Baselines
+			}
 		}
 	}
 	// The files the pipeline wrote, read back: the summary says what was

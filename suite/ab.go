@@ -28,16 +28,20 @@ type Started struct {
 // target's command run in dir (its relative program path resolved there)
 // and its log written to logPath (empty: a temporary file). The A/B runner
 // starts the base side in a worktree of the base revision this way.
-func StartAt(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, dir, logPath string) (*Started, error) {
+func StartAt(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Options, dir, logPath string) (*Started, error) {
 	t, ok := cfg.Targets[s.Target]
 	if s.URL != "" || !ok {
 		return nil, fmt.Errorf("scenario %s: no target to start (url %q)", s.Name, s.URL)
 	}
-	c := *cfg
-	c.Targets = maps.Clone(cfg.Targets)
+	// The plan's copy with this target's dir replaced: the plan itself,
+	// shared with the head side, is left as it is.
+	cc := *cfg.Config
+	cc.Targets = maps.Clone(cfg.Targets)
 	tc := *t
 	tc.Dir = dir
-	c.Targets[s.Target] = &tc
+	cc.Targets[s.Target] = &tc
+	c := *cfg
+	c.Config = &cc
 	o.OutDir = ""
 	r, err := startTargetLog(ctx, &c, s, o, logPath)
 	if err != nil {
@@ -47,7 +51,7 @@ func StartAt(ctx context.Context, cfg *config.Config, s *config.Scenario, o Opti
 }
 
 // NewClient builds scenario s's protocol client for a target at base.
-func NewClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base string) (harness.Client, error) {
+func NewClient(ctx context.Context, cfg *config.Plan, s *config.Scenario, base string) (harness.Client, error) {
 	c, err := newClient(ctx, cfg, s, base)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
@@ -59,7 +63,7 @@ func NewClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base
 // concurrency or replay) against client, after the scenario's warm-up.
 // The trial carries the host's load from outside perfgate and the target's
 // process group pgid (result.Trial.Host), as a suite run's trials do.
-func MeasureTrial(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, pgid int, o Options) (*result.Result, error) {
+func MeasureTrial(ctx context.Context, cfg *config.Plan, s *config.Scenario, client harness.Client, pgid int, o Options) (*result.Result, error) {
 	one := *s
 	one.Load.Trials = 1
 	hs := harness.NewHostSampler(nil, pgid)
@@ -71,7 +75,7 @@ func MeasureTrial(ctx context.Context, cfg *config.Config, s *config.Scenario, c
 }
 
 // KneeOptions are the knee search settings scenario s's sweep uses.
-func KneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options {
+func KneeOptions(cfg *config.Plan, s *config.Scenario, o Options) knee.Options {
 	return kneeOptions(cfg, s, o)
 }
 
@@ -82,7 +86,7 @@ func KneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options
 // outside perfgate and the target's process group pgid (result.Point.Host),
 // as a suite sweep's probes do: a max-QPS change resting on busy probes is
 // inconclusive (host busy).
-func Probe(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, pgid int, rate float64, o Options) (*result.Result, result.Point, error) {
+func Probe(ctx context.Context, cfg *config.Plan, s *config.Scenario, client harness.Client, pgid int, rate float64, o Options) (*result.Result, result.Point, error) {
 	var run *result.Result
 	var hs *harness.HostSampler
 	p := knee.RateProbe{

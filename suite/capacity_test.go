@@ -54,7 +54,7 @@ scenarios:
     path: /env?name=X
     load: {mode: concurrency, concurrency: 1, duration: 200ms, warmup: 0s, trials: 1}
 `)
-	outs, err := Run(context.Background(), cfg, Options{Self: bin})
+	outs, err := Run(context.Background(), compiled(t, cfg), Options{Self: bin})
 	if err != nil || outs[0].Err != nil {
 		t.Fatalf("run: %v, %v", err, outs[0].Err)
 	}
@@ -98,7 +98,7 @@ func testCPUMetricsCache(t *testing.T, bin string) {
     repeat: 30%
     load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}
 `)
-	outs, err := Run(context.Background(), cfg, Options{Self: bin, GPU: true})
+	outs, err := Run(context.Background(), compiled(t, cfg), Options{Self: bin, GPU: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func testPartitionOnCPU(t *testing.T, bin string) {
     partition: {name: 1core, per_device: 2}
     load: {mode: sweep, start: 50, duration: 600ms, warmup: 200ms, budget: 20s}
 `)
-	outs, err := Run(context.Background(), cfg, Options{Self: bin})
+	outs, err := Run(context.Background(), compiled(t, cfg), Options{Self: bin})
 	if err != nil {
 		t.Fatal(err)
 	}

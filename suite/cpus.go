@@ -78,7 +78,7 @@ func targetCPUs(t *config.Target, iso *CPUIsolation) (cpuset.Set, string) {
 
 // cpuRecord is what the result of scenario s records of the CPU sets:
 // nil when none was asked for.
-func cpuRecord(cfg *config.Config, s *config.Scenario, o Options) *result.CPUs {
+func cpuRecord(cfg *config.Plan, s *config.Scenario, o Options) *result.CPUs {
 	t := cfg.Targets[s.Target]
 	if s.URL != "" {
 		t = nil

@@ -101,11 +101,11 @@ func (g *Generator) prepare(ctx context.Context, ho *harness.Options, l config.L
 }
 
 // record marks res as generator g's shard of the whole load l.
-func (g *Generator) record(res *result.Result, cfg *config.Config, l config.Load, started time.Time) {
+func (g *Generator) record(res *result.Result, cfg *config.Plan, l config.Load, started time.Time) {
 	if g == nil || res == nil {
 		return
 	}
-	gen := &result.Generator{Index: g.Index, Count: g.Count, ConfigHash: ConfigHash(cfg),
+	gen := &result.Generator{Index: g.Index, Count: g.Count, ConfigHash: ConfigHash(cfg.Config),
 		StartedAt: started.UTC()}
 	if !g.StartAt.IsZero() {
 		at := g.StartAt.UTC()

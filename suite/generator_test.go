@@ -35,7 +35,7 @@ func TestGeneratorShare(t *testing.T) {
 			if tt.startIn > 0 {
 				g.StartAt = time.Now().Add(tt.startIn)
 			}
-			outs, err := Run(context.Background(), cfg, Options{Generator: &g})
+			outs, err := Run(context.Background(), compiled(t, cfg), Options{Generator: &g})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,14 +13,13 @@ import (
 // KServe model's metadata). A model the server says it does not serve is
 // a failed run (exit 3) naming the model and the names offered; a check
 // that could not be made is logged and the run goes on.
-func preflight(ctx context.Context, cfg *config.Config, s *config.Scenario, base string, o Options) error {
-	if !traitsOf(s).NeedsModel || s.Model == "" {
+func preflight(ctx context.Context, cfg *config.Plan, s *config.Scenario, base string, o Options) error {
+	if !cfg.Inputs[s.Name].Traits.NeedsModel || s.Model == "" {
 		return nil
 	}
 	po := protocol.Options{Protocol: s.Protocol, URL: base, Model: s.Model, Headers: s.Headers}
 	if t := s.TLS; t != nil {
-		conf, err := protocol.TLSConfig(protocol.TLSFiles{CA: cfg.Resolve(t.CA), Cert: cfg.Resolve(t.Cert),
-			Key: cfg.Resolve(t.Key), ServerName: t.ServerName, Insecure: t.Insecure})
+		conf, err := protocol.TLSConfig(protocol.TLSFiles{CA: t.CA, Cert: t.Cert, Key: t.Key, ServerName: t.ServerName, Insecure: t.Insecure})
 		if err != nil {
 			return nil // newClient reports it, as a configuration error
 		}

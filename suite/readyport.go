@@ -1,9 +1,7 @@
 package suite
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/perfgate/perfgate/config"
 )
@@ -12,8 +10,9 @@ import (
 // the selected scenarios use) whose readiness URL names no port perfgate
 // fills in: perfgate starts the target on a free port of its choosing,
 // {port}, so a URL with a fixed port waits for some other server, or for
-// nothing until ready_timeout.
-func fixedPortWarnings(cfg *config.Config, selected []*config.Scenario) []string {
+// nothing until ready_timeout. The plan holds the warnings (Compile
+// checks the placeholders); this picks the selected scenarios' targets.
+func fixedPortWarnings(cfg *config.Plan, selected []*config.Scenario) []string {
 	var names []string
 	for _, s := range selected {
 		if s.URL == "" && s.Target != "" && !slices.Contains(names, s.Target) {
@@ -22,12 +21,9 @@ func fixedPortWarnings(cfg *config.Config, selected []*config.Scenario) []string
 	}
 	var out []string
 	for _, n := range names {
-		t := cfg.Targets[n]
-		if t == nil || t.Ready == "" || strings.Contains(t.Ready, "{port}") || strings.Contains(t.Ready, "{grpc_port}") {
-			continue
+		if w := cfg.ReadyWarnings[n]; w != "" {
+			out = append(out, w)
 		}
-		out = append(out, fmt.Sprintf("warning: target %s: ready URL %q has no {port}: perfgate starts the target on a free port it fills into {port} (in the command, the ready and metrics URLs); with a fixed port the wait (ready_timeout %v) asks another server, or none. Write it as http://127.0.0.1:{port}/... and pass {port} to the command",
-			n, t.Ready, t.ReadyTimeout.D()))
 	}
 	return out
 }

@@ -21,7 +21,7 @@ func TestFixedPortWarnings(t *testing.T) {
 	}}
 	sel := []*config.Scenario{{Name: "a", Target: "fixed"}, {Name: "b", Target: "fixed"}, {Name: "c", Target: "port"},
 		{Name: "d", Target: "grpc"}, {Name: "e", Target: "tcp"}, {Name: "f", URL: "http://127.0.0.1:8000"}}
-	got := fixedPortWarnings(cfg, sel)
+	got := fixedPortWarnings(compiled(t, cfg), sel)
 	if len(got) != 1 || !strings.Contains(got[0], `target fixed: ready URL "http://127.0.0.1:18081/v2/health/ready" has no {port}`) ||
 		!strings.Contains(got[0], "ready_timeout 30s") {
 		t.Errorf("fixedPortWarnings() = %q, want one warning for target fixed, naming its URL and timeout", got)

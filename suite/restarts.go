@@ -86,63 +86,13 @@ func mergeRuns(parts []*result.Result) *result.Result {
 	return &out
 }
 
-// summarize recomputes a summary from trials.
+// summarize recomputes res's summary from trials (result.SummaryOf, the
+// one re-summary the suite, baselines and a target's death share) and its
+// streaming summary (mergeLLM).
 func summarize(trials []result.Trial, res *result.Result) result.Summary {
-	var s result.Summary
-	var completed, offered, secs, cpu, infl float64
-	var lag float64
-	by := map[string]int64{}
-	svc := result.NewHistogram()
-	hasSvc := false
-	for _, t := range trials {
-		s.Requests += t.Requests
-		s.Errors += t.Errors
-		for c, n := range t.ErrorsBy {
-			by[c] += n
-		}
-		d := t.DurationS
-		if d <= 0 {
-			d = 1
-		}
-		secs += d
-		completed += t.AchievedRPS * d
-		offered += t.OfferedRPS * d
-		cpu += t.GeneratorCPU
-		infl += t.InFlightMean
-		lag = max(lag, t.LagP99Ms)
-		// The worst trial's, as one process's summary has them.
-		s.GeneratorSchedP99Ms = max(s.GeneratorSchedP99Ms, t.GeneratorSchedP99Ms)
-		s.GeneratorRunQueueMs = max(s.GeneratorRunQueueMs, t.GeneratorRunQueueMs)
-		if h, err := result.DecodeHistogram(t.ServiceHistogram); err == nil && t.ServiceHistogram != "" {
-			hasSvc = true
-			if err := result.Merge(svc, h); err != nil {
-				res.Warnings = append(res.Warnings, err.Error())
-			}
-		}
-	}
-	if len(by) > 0 {
-		s.ErrorsBy = by
-	}
-	if s.Requests > 0 {
-		s.ErrorRate = float64(s.Errors) / float64(s.Requests)
-	}
-	if secs > 0 {
-		s.AchievedRPS = completed / secs
-		s.OfferedRPS = offered / secs
-	}
-	if n := float64(len(trials)); n > 0 {
-		s.GeneratorCPU = cpu / n
-		s.InFlightMean = infl / n
-	}
-	s.LagP99Ms = lag
-	if all, err := result.MergeTrials(trials); err == nil {
-		s.Latency = result.LatencyOf(all)
-	} else {
+	s, err := result.SummaryOf(trials, res.Summary)
+	if err != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("merging the processes' trials: %v", err))
-	}
-	if hasSvc {
-		l := result.LatencyOf(svc)
-		s.Service = &l
 	}
 	if res.LLM != nil {
 		res.LLM = mergeLLM(trials, res.LLM)

@@ -84,7 +84,7 @@ var ErrBadInput = errors.New("bad input")
 // Run runs the selected scenarios in config order. It returns an outcome
 // per scenario; a scenario's failure does not stop the others unless ctx is
 // cancelled. The error is non-nil when a scenario name is unknown.
-func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) {
+func Run(ctx context.Context, cfg *config.Plan, o Options) ([]Outcome, error) {
 	var selected []*config.Scenario
 	for _, n := range o.Scenarios {
 		if !slices.ContainsFunc(cfg.Scenarios, func(s *config.Scenario) bool { return s.Name == n }) {
@@ -117,7 +117,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 		}
 	}
 	env := harness.Environment(ctx, o.Version, gpuEnvironment(o.GPU))
-	git := provenance.Git(ctx, filepath.Dir(cfg.Path), o.getenv)
+	git := provenance.Git(ctx, cfg.Dir, o.getenv)
 	var outs []Outcome
 	for _, s := range selected {
 		if ctx.Err() != nil {
@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg *config.Config, o Options) ([]Outcome, error) 
 			res.Environment = env
 			res.Git = git
 			if o.Part != nil {
-				res.Part = &result.Part{Index: o.Part.Index, Count: o.Part.Count, ConfigHash: ConfigHash(cfg)}
+				res.Part = &result.Part{Index: o.Part.Index, Count: o.Part.Count, ConfigHash: ConfigHash(cfg.Config)}
 			}
 			if o.OutDir != "" {
 				out.Path = filepath.Join(o.OutDir, FileName(s.Name))
@@ -185,7 +185,7 @@ func FileName(scenario string) string { return result.FileName(scenario) }
 // process-to-process variance (memory layout, warm state), not only the
 // noise inside one process; a sweep's confirmation rounds each run in a
 // fresh process.
-func RunScenario(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*result.Result, error) {
+func RunScenario(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Options) (*result.Result, error) {
 	if s.TLS != nil && s.TLS.Insecure && o.Log != nil {
 		fmt.Fprintf(o.Log, "scenario %s: WARNING: %s\n", s.Name, protocol.InsecureWarning)
 	}
@@ -280,7 +280,7 @@ type session struct {
 
 // open starts the scenario's target (or takes its URL) and builds its
 // client.
-func open(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*session, error) {
+func open(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Options) (*session, error) {
 	tg, err := startTarget(ctx, cfg, s, o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrRunFailed, s.Name, err)
@@ -294,7 +294,7 @@ func open(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options
 		tg.stop()
 		return nil, fmt.Errorf("%w: scenario %s: %v", ErrBadInput, s.Name, err)
 	}
-	return &session{tg: tg, client: client, sim: simulated(ctx, tg.httpBase, s.Protocol, s.Model)}, nil
+	return &session{tg: tg, client: client, sim: simulated(ctx, tg.httpBase, cfg.Inputs[s.Name].Traits, s.Model)}, nil
 }
 
 // close closes the client and stops the target, once.
@@ -311,7 +311,7 @@ func (ss *session) close() {
 
 // runProcess measures trials of a fixed-load scenario in one target
 // process: start, warm up, measure, stop.
-func runProcess(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, trials int) (*result.Result, error) {
+func runProcess(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Options, trials int) (*result.Result, error) {
 	ss, err := open(ctx, cfg, s, o)
 	if err != nil {
 		return nil, err
@@ -353,7 +353,7 @@ func runProcess(ctx context.Context, cfg *config.Config, s *config.Scenario, o O
 }
 
 // fixedLoad runs a rate, concurrency or replay scenario.
-func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, client harness.Client, obs harness.TrialObserver, o Options, trials int) (*result.Result, error) {
+func fixedLoad(ctx context.Context, cfg *config.Plan, s *config.Scenario, client harness.Client, obs harness.TrialObserver, o Options, trials int) (*result.Result, error) {
 	l := s.Load
 	ho := harness.Options{
 		Client: client, Mode: l.Mode, Rate: l.Rate, Arrival: l.Arrival, Seed: l.Seed,
@@ -365,7 +365,7 @@ func fixedLoad(ctx context.Context, cfg *config.Config, s *config.Scenario, clie
 		ho.Progress = func(p harness.Progress) { o.Progress(s.Name, p) }
 	}
 	if l.Mode == harness.ModeReplay {
-		tr, err := harness.LoadTrace(cfg.Resolve(l.Trace), l.Speed)
+		tr, err := harness.LoadTrace(l.Trace, l.Speed) // absolute: compiled
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 		}

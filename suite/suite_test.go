@@ -61,7 +61,7 @@ scenarios:
     load: {mode: rate, rate: 100, duration: 500ms, warmup: 200ms, trials: 2}
 `)
 	out := t.TempDir()
-	outs, err := Run(context.Background(), cfg, Options{OutDir: out, Version: "test"})
+	outs, err := Run(context.Background(), compiled(t, cfg), Options{OutDir: out, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ scenarios:
     model: mlp
     load: {mode: sweep, start: 100, duration: 800ms, warmup: 200ms, budget: 25s, estimates: 1}
 `)
-	outs, err := Run(context.Background(), cfg, Options{})
+	outs, err := Run(context.Background(), compiled(t, cfg), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ scenarios:
     load: {mode: concurrency, concurrency: 1, duration: 300ms, warmup: 0s, trials: 1}
 `)
 	var log strings.Builder
-	outs, err := Run(context.Background(), cfg, Options{Self: bin, Log: &log})
+	outs, err := Run(context.Background(), compiled(t, cfg), Options{Self: bin, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ scenarios:
     load: {mode: concurrency, concurrency: 1, duration: 200ms, warmup: 50ms, trials: 3}
 `)
 	var log strings.Builder
-	outs, err := Run(context.Background(), cfg, Options{Self: bin, Log: &log})
+	outs, err := Run(context.Background(), compiled(t, cfg), Options{Self: bin, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,4 +264,14 @@ func TestSplitTrials(t *testing.T) {
 	if got := restartsOf(4, true, 2, false); got != 2 {
 		t.Errorf("restartsOf(4 restarts, 2 trials) = %d, want 2", got)
 	}
+}
+
+// compiled is cfg compiled into the plan the suite runs.
+func compiled(t testing.TB, cfg *config.Config) *config.Plan {
+	t.Helper()
+	p, err := config.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -26,7 +26,7 @@ const DefaultSweepBudget = 5 * time.Minute
 // at the knee's rate, which differs between builds, so only max QPS is
 // gated). measure samples the runner's speed; it is called between the
 // confirmation rounds' processes, while no load runs.
-func runSweep(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, restarts int, measure func()) (*result.Result, error) {
+func runSweep(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Options, restarts int, measure func()) (*result.Result, error) {
 	ss, err := open(ctx, cfg, s, o)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func noKneeWarning(c *result.Capacity) string {
 const sweepDrain = 250 * time.Millisecond
 
 // kneeOptions are the knee search's settings for scenario s.
-func kneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options {
+func kneeOptions(cfg *config.Plan, s *config.Scenario, o Options) knee.Options {
 	l := s.Load
 	ko := knee.DefaultOptions(cfg.SLO.P99.D())
 	ko.MaxErrorRate = float64(cfg.SLO.MaxErrorRate)
@@ -163,7 +163,7 @@ func kneeOptions(cfg *config.Config, s *config.Scenario, o Options) knee.Options
 	if l.Budget > 0 {
 		ko.Budget = l.Budget.D()
 	}
-	if traitsOf(s).Streaming {
+	if cfg.Inputs[s.Name].Traits.Streaming {
 		// The goodput knee: requests per second under the TTFT and TPOT SLOs.
 		ko.SLOTTFT, ko.SLOTPOT = cfg.SLO.TTFT.D(), cfg.SLO.TPOT.D()
 	}
@@ -184,7 +184,7 @@ func probeWindow(d time.Duration, rate float64) time.Duration {
 // probeOptions are the engine's options of one knee-search probe of
 // scenario s at rate: one open-loop window after the scenario's warm-up
 // (knee.RateProbe sets the mode, rate and trial count), on engine eng.
-func probeOptions(cfg *config.Config, s *config.Scenario, client harness.Client, rate float64, eng harness.EngineSettings) harness.Options {
+func probeOptions(cfg *config.Plan, s *config.Scenario, client harness.Client, rate float64, eng harness.EngineSettings) harness.Options {
 	l := s.Load
 	return harness.Options{
 		Client: client, Arrival: l.Arrival, Seed: l.Seed, Engine: eng,

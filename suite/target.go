@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/internal/sameorigin"
 	"github.com/perfgate/perfgate/protocol/traits"
@@ -41,15 +40,15 @@ type running struct {
 }
 
 // startTarget starts the scenario's target variant, or returns its URL.
-func startTarget(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options) (*running, error) {
+func startTarget(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Options) (*running, error) {
 	return startTargetLog(ctx, cfg, s, o, "")
 }
 
 // startTargetLog is startTarget with the target's log at logPath when set.
-func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario, o Options, logPath string) (*running, error) {
+func startTargetLog(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Options, logPath string) (*running, error) {
 	if s.URL != "" {
 		r := &running{base: s.URL, metrics: s.Metrics, stop: func() {}}
-		if !traitsOf(s).GRPC {
+		if !cfg.Inputs[s.Name].Traits.GRPC {
 			r.httpBase = s.URL
 		}
 		r.urlPID = urlTargetPID(s.URL, o.Log)
@@ -71,11 +70,11 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 		Env:          env,
 		BaseEnv:      o.Environ,
 		Passthrough:  t.EnvPassthrough,
-		Dir:          cfg.Resolve(t.Dir),
+		Dir:          t.Dir, // absolute: compiled
 		Ready:        t.Ready,
 		ReadyTimeout: t.ReadyTimeout.D(),
 		Metrics:      firstNonEmpty(s.Metrics, t.Metrics),
-		GRPCPort:     t.GRPCPort || traitsOf(s).GRPC,
+		GRPCPort:     t.GRPCPort || cfg.Inputs[s.Name].Traits.GRPC,
 	}
 	spec.Supervisor = o.Supervisor
 	iso := o.CPUs
@@ -106,7 +105,7 @@ func startTargetLog(ctx context.Context, cfg *config.Config, s *config.Scenario,
 	r := &running{base: tg.URL(), httpBase: tg.URL(), metrics: tg.MetricsURL(), pgid: tg.PGID(),
 		stop: func() { tg.Stop(5 * time.Second) },
 		done: tg.Done(), err: tg.Err, logPath: tg.LogPath(), logTail: tg.LogTail}
-	if traitsOf(s).GRPC {
+	if cfg.Inputs[s.Name].Traits.GRPC {
 		r.base = fmt.Sprintf("127.0.0.1:%d", tg.GRPCPort())
 	}
 	return r, nil
@@ -119,8 +118,7 @@ const SimulatedHeader = "X-Perfgate-Simulated"
 
 // simulated asks the target's model endpoint whether its timing is
 // simulated. Any failure means "not declared".
-func simulated(ctx context.Context, httpBase, proto, model string) bool {
-	tr, _ := traits.Lookup(proto)
+func simulated(ctx context.Context, httpBase string, tr traits.Protocol, model string) bool {
 	path := tr.MetadataPath(model)
 	if path == "" || httpBase == "" {
 		return false
@@ -139,13 +137,6 @@ func simulated(ctx context.Context, httpBase, proto, model string) bool {
 	return resp.Header.Get(SimulatedHeader) == "1"
 }
 
-// traitsOf is what the scenario's protocol declares of itself (config
-// has checked that it is one).
-func traitsOf(s *config.Scenario) traits.Protocol {
-	tr, _ := traits.Lookup(s.Protocol)
-	return tr
-}
-
 func firstNonEmpty(a ...string) string {
 	for _, s := range a {
 		if s != "" {
@@ -156,30 +147,23 @@ func firstNonEmpty(a ...string) string {
 }
 
 // newClient builds the scenario's protocol client.
-func newClient(ctx context.Context, cfg *config.Config, s *config.Scenario, base string) (harness.Client, error) {
+func newClient(ctx context.Context, cfg *config.Plan, s *config.Scenario, base string) (harness.Client, error) {
 	po := protocol.Options{
 		Protocol: s.Protocol, URL: base, Model: s.Model, Endpoint: s.Endpoint,
 		Method: s.Method, Headers: s.Headers, Shape: s.Shape, Datatype: s.Datatype,
 		PromptTokens: s.PromptTokens, MaxTokens: s.MaxTokens, Timeout: s.Timeout.D(),
 		MaxConns: harness.PoolSize(s.Load.Mode, s.Load.Concurrency, s.Load.Connections), StdHTTP: s.Client == "std",
 	}
-	if traitsOf(s).WholeURL && s.Path != "" {
+	if cfg.Inputs[s.Name].Traits.WholeURL && s.Path != "" {
 		po.URL = strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(s.Path, "/")
 	}
+	// The plan holds the body, read once, and absolute paths.
 	if s.Body != "" {
-		p := cfg.Resolve(s.Body)
-		b, err := capread.ReadFile(p, capread.Body)
-		if err != nil {
-			return nil, fmt.Errorf("body: %w", err)
-		}
-		po.Body, po.BodyPath = b, p
+		po.Body, po.BodyPath = cfg.Inputs[s.Name].Body, s.Body
 	}
-	if s.Dataset != "" {
-		po.Dataset = cfg.Resolve(s.Dataset)
-	}
+	po.Dataset = s.Dataset
 	if t := s.TLS; t != nil {
-		conf, err := protocol.TLSConfig(protocol.TLSFiles{CA: cfg.Resolve(t.CA), Cert: cfg.Resolve(t.Cert),
-			Key: cfg.Resolve(t.Key), ServerName: t.ServerName, Insecure: t.Insecure})
+		conf, err := protocol.TLSConfig(protocol.TLSFiles{CA: t.CA, Cert: t.Cert, Key: t.Key, ServerName: t.ServerName, Insecure: t.Insecure})
 		if err != nil {
 			return nil, err
 		}

@@ -88,37 +88,10 @@ func quoteTail(path, tail string) string {
 	return fmt.Sprintf("; last lines of its log %s:\n  %s", path, strings.Join(lines, "\n  "))
 }
 
-// resummarize recomputes the summary from the trials kept, so that the
-// errors against a dead target count nowhere. The parts no trial holds
-// (service time, schedule lag, generator CPU) are cleared.
+// resummarize recomputes the summary from the trials kept
+// (result.SummaryOf), so that the errors against a dead target count
+// nowhere. Nothing is taken from the run's own summary but whether it
+// offered a rate: what the kept trials do not hold stays unset.
 func resummarize(res *result.Result) {
-	sum := result.Summary{}
-	var completed, secs, inflight float64
-	for _, t := range res.Trials {
-		sum.Requests += t.Requests
-		sum.Errors += t.Errors
-		completed += t.AchievedRPS * t.DurationS
-		secs += t.DurationS
-		inflight += t.InFlightMean * t.DurationS
-		for k, v := range t.ErrorsBy {
-			if sum.ErrorsBy == nil {
-				sum.ErrorsBy = map[string]int64{}
-			}
-			sum.ErrorsBy[k] += v
-		}
-	}
-	if sum.Requests > 0 {
-		sum.ErrorRate = float64(sum.Errors) / float64(sum.Requests)
-	}
-	if secs > 0 {
-		sum.AchievedRPS = completed / secs
-		sum.InFlightMean = inflight / secs
-		if res.Summary.OfferedRPS > 0 {
-			sum.OfferedRPS = float64(sum.Requests) / secs
-		}
-	}
-	if h, err := result.MergeTrials(res.Trials); err == nil {
-		sum.Latency = result.LatencyOf(h)
-	}
-	res.Summary = sum
+	res.Summary, _ = result.SummaryOf(res.Trials, result.Summary{OfferedRPS: res.Summary.OfferedRPS})
 }

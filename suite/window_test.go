@@ -88,7 +88,8 @@ scenarios:
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := RunScenario(ctx, cfg, cfg.Scenarios[0], Options{Version: "test"})
+	p := compiled(t, cfg)
+	res, err := RunScenario(ctx, p, p.Scenarios[0], Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,10 +62,14 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s\n",
 		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demoPlanned(cfg, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("demo config: %w", err))
+	}
 	prog := newProgress(e)
 	so := e.suiteOptions(cfg, resultsDir, prog, nil)
 	so.Scenarios = scenarios
-	outs, err := suite.Run(ctx, cfg, so)
+	outs, err := suite.Run(ctx, plan, so)
 	prog.close()
 	if err != nil {
 		return withCode(exitUsage, err)

@@ -108,7 +108,11 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	for _, opt := range opts {
 		opt(&so)
 	}
-	outs, err := suite.Run(ctx, cfg, so)
+	plan, err := config.Compile(cfg)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	outs, err := suite.Run(ctx, plan, so)
 	if err != nil {
 		return nil, gate.SuiteErr(err, outs)
 	}
