@@ -19,4 +19,4 @@
 // Both are POSIX sh, because the point of the release path is to need no Go
 // toolchain on the runner. The tests run them with /bin/sh against a
 // release server on 127.0.0.1 that serves real archives.
-package action
+package steps
