@@ -1,4 +1,4 @@
-// Package action holds the shell steps of the perfgate GitHub Action
+// Package steps holds the shell steps of the perfgate GitHub Action
 // (action.yml at the repository root) and their tests; it has no Go API.
 //
 // The action gets its perfgate binary one of two ways:
