@@ -8,7 +8,7 @@
 #   RUNS=5 bench/action-start.sh       # release-path repetitions (default 5)
 #   SOURCE_RUNS=1 bench/action-start.sh
 #
-# Release path: action/resolve.sh then action/install.sh against a release
+# Release path: ghaction/steps/resolve.sh then ghaction/steps/install.sh against a release
 # server on 127.0.0.1 serving a real release archive (this machine's
 # platform, built with .goreleaser.yaml's flags before the clock starts), a
 # fresh tool cache each run. Source path: `go build -trimpath ./cmd/perfgate`
@@ -76,10 +76,10 @@ release_path() {
 	local cache=$1
 	mkdir -p "$cache/temp"
 	local out=$cache/github_output
-	ACTION_REF=$TAG ACTION_REPOSITORY=perfgate/perfgate ACTION_PATH=$root GITHUB_OUTPUT=$out sh action/resolve.sh
+	ACTION_REF=$TAG ACTION_REPOSITORY=perfgate/perfgate ACTION_PATH=$root GITHUB_OUTPUT=$out sh ghaction/steps/resolve.sh
 	PERFGATE_VERSION=$(sed -n 's/^version=//p' "$out") PERFGATE_REPOSITORY=perfgate/perfgate \
 		PERFGATE_RELEASES_URL="http://127.0.0.1:$PORT" RUNNER_OS=Linux RUNNER_ARCH=$runner_arch \
-		RUNNER_TOOL_CACHE=$cache/toolcache RUNNER_TEMP=$cache/temp GITHUB_OUTPUT=$out sh action/install.sh
+		RUNNER_TOOL_CACHE=$cache/toolcache RUNNER_TEMP=$cache/temp GITHUB_OUTPUT=$out sh ghaction/steps/install.sh
 }
 
 release_ms=()

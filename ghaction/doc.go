@@ -29,8 +29,9 @@
 // failing (gate.Outcome.ReportOnly). Errors returned carry their code
 // (exitcode.Error).
 //
-// The action's shell steps (installing the binary) live in action/, beside
-// action.yml; this package is the Go half that `perfgate action` runs.
+// The action's shell steps (choosing and installing the binary, pinning a
+// release's checksums) live in steps/ (package steps holds their tests);
+// this package is the Go half that `perfgate action` runs.
 //
 // Only the process's environment as given (Env.Getenv) is read, and only
 // Env.Stdout is written besides the files the runner names.

@@ -579,7 +579,7 @@ func TestActionYAML(t *testing.T) {
 
 // `perfgate action -h` lists every input action.yml declares for the Go
 // step, and no other: the install step's own inputs (read by
-// action/resolve.sh) are not the command's.
+// ghaction/steps/resolve.sh) are not the command's.
 func TestActionUsageListsInputs(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
 	if err != nil {

@@ -1,4 +1,4 @@
-package action
+package steps
 
 import (
 	"bytes"
@@ -58,8 +58,8 @@ func newRepo(t *testing.T) *repo {
 		t.Fatal(err)
 	}
 	r.write(t, map[string]string{
-		"action/install.sh":          string(install),
-		"action/checksums/README.md": "# Pinned release checksums\n",
+		stepsDir + "/install.sh":          string(install),
+		stepsDir + "/checksums/README.md": "# Pinned release checksums\n",
 	})
 	return r
 }
@@ -206,10 +206,10 @@ func TestPinRelease(t *testing.T) {
 			if got := git(t, r.bare, "rev-parse", pinned+"^"); got != c {
 				t.Errorf("C' %s has parent %s, want C %s", pinned, got, c)
 			}
-			if got := git(t, r.bare, "show", pinned+":action/checksums/v1.2.3.txt") + "\n"; got != string(genuine.files["checksums.txt"]) {
+			if got := git(t, r.bare, "show", pinned+":"+pinPath("v1.2.3")) + "\n"; got != string(genuine.files["checksums.txt"]) {
 				t.Errorf("the pin at C' = %q, want dist's checksums.txt %q", got, genuine.files["checksums.txt"])
 			}
-			if got := git(t, r.bare, "diff", "--name-only", c, pinned); got != "action/checksums/v1.2.3.txt" {
+			if got := git(t, r.bare, "diff", "--name-only", c, pinned); got != pinPath("v1.2.3") {
 				t.Errorf("C' changes %q, want only the pin", got)
 			}
 			if got := git(t, r.bare, "log", "-1", "--format=%an <%ae>", pinned); got != "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>" {
@@ -238,7 +238,7 @@ func TestPinRelease(t *testing.T) {
 			// The action at v1 (and at v1.2.3): install.sh verifies against the
 			// pin in its own tree.
 			tree := r.checkout(t, "v1")
-			script := filepath.Join(tree, "action", "install.sh")
+			script := filepath.Join(tree, stepsDir, "install.sh")
 			install := func(url string) result {
 				return runScript(t, script, map[string]string{
 					"PERFGATE_VERSION":      "v1.2.3",
@@ -321,7 +321,7 @@ func TestPinReleaseMajorTag(t *testing.T) {
 			// Every earlier pin is still on main, and in the new tag's tree
 			// when it was cut from main.
 			for _, tag := range append(tt.before, tt.tag) {
-				git(t, r.bare, "cat-file", "-e", "refs/heads/main:action/checksums/"+tag+".txt")
+				git(t, r.bare, "cat-file", "-e", "refs/heads/main:"+pinPath(tag))
 			}
 		})
 	}
@@ -346,10 +346,10 @@ func TestPinReleaseBranchMoved(t *testing.T) {
 	if got := git(t, r.bare, "rev-parse", head+"^"); got != moved {
 		t.Errorf("main's new commit has parent %s, want the moved head %s", got, moved)
 	}
-	if got := git(t, r.bare, "diff", "--name-only", moved, head); got != "action/checksums/v1.2.3.txt" {
+	if got := git(t, r.bare, "diff", "--name-only", moved, head); got != pinPath("v1.2.3") {
 		t.Errorf("main's new commit changes %q, want only the pin", got)
 	}
-	if a, b := git(t, r.bare, "rev-parse", head+":action/checksums/v1.2.3.txt"), git(t, r.bare, "rev-parse", "v1.2.3:action/checksums/v1.2.3.txt"); a != b {
+	if a, b := git(t, r.bare, "rev-parse", head+":"+pinPath("v1.2.3")), git(t, r.bare, "rev-parse", "v1.2.3:"+pinPath("v1.2.3")); a != b {
 		t.Errorf("main's pin %s differs from the tag's %s", a, b)
 	}
 }
@@ -376,8 +376,8 @@ func TestPinReleaseRefuses(t *testing.T) {
 		},
 		{
 			name:    "a pin with other content is already in C",
-			pinned:  map[string]string{"action/checksums/v1.2.3.txt": string(other.files["checksums.txt"])},
-			wantErr: []string{"action/checksums/v1.2.3.txt already exists at v1.2.3", "with other content"},
+			pinned:  map[string]string{pinPath("v1.2.3"): string(other.files["checksums.txt"])},
+			wantErr: []string{pinPath("v1.2.3") + " already exists at v1.2.3", "with other content"},
 		},
 		{
 			name: "an archive is not what was built",
@@ -457,7 +457,7 @@ func TestPinReleaseRefuses(t *testing.T) {
 // checksums' hash, and write access in that job alone (the workflow's
 // default stays read); no other step moves a tag.
 func TestReleaseWorkflowPins(t *testing.T) {
-	data, err := os.ReadFile("../.github/workflows/release.yml")
+	data, err := os.ReadFile("../../.github/workflows/release.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +495,7 @@ func TestReleaseWorkflowPins(t *testing.T) {
 	}
 	found := false
 	for _, s := range pin.Steps {
-		if strings.Contains(s.Run, "action/pin-release.sh") {
+		if strings.Contains(s.Run, stepsDir+"/pin-release.sh") {
 			found = true
 			for k, want := range map[string]string{
 				"PIN_TAG":              "${{ github.ref_name }}",
@@ -509,7 +509,7 @@ func TestReleaseWorkflowPins(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Error("the pin job does not run action/pin-release.sh")
+		t.Errorf("the pin job does not run %s/pin-release.sh", stepsDir)
 	}
 	for name, job := range wf.Jobs {
 		for _, s := range job.Steps {

@@ -1,4 +1,4 @@
-package action
+package steps
 
 import (
 	"fmt"
@@ -170,7 +170,7 @@ func TestResolve(t *testing.T) {
 // release the way resolve.sh reads it once the first one is cut: every
 // released heading is "## [X.Y.Z] - YYYY-MM-DD" below "## [Unreleased]".
 func TestResolveOwnChangelog(t *testing.T) {
-	data, err := os.ReadFile("../CHANGELOG.md")
+	data, err := os.ReadFile("../../CHANGELOG.md")
 	if err != nil {
 		t.Fatal(err)
 	}

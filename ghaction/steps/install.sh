@@ -17,7 +17,7 @@
 #   PERFGATE_PINS_DIR      the pinned checksums (default: checksums/ beside
 #                          this script, in the action's own tree)
 #
-# The trust anchor: action/checksums/vX.Y.Z.txt in the action's tree at the
+# The trust anchor: ghaction/steps/checksums/vX.Y.Z.txt in the action's tree at the
 # commit `uses:` names holds the release's checksums, so a mirror or a
 # tampered release cannot swap the binary: the downloaded checksums.txt is
 # then not used at all. With a pin, the tool cache keeps the archive, and

@@ -1,4 +1,4 @@
-package action
+package steps
 
 import (
 	"archive/tar"
@@ -320,7 +320,7 @@ func TestInstallRealBinary(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "perfgate")
 	// The release's own flags, from .goreleaser.yaml.
 	ldflags := releaseLdflags(t, readGoreleaser(t), "v1.2.3", "0123456789abcdef0123456789abcdef01234567", "2026-11-30T12:00:00Z")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "-ldflags", ldflags, "../cmd/perfgate")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "-ldflags", ldflags, "../../cmd/perfgate")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,4 +1,4 @@
-package action
+package steps
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ type goreleaserConfig struct {
 
 func readGoreleaser(t *testing.T) goreleaserConfig {
 	t.Helper()
-	data, err := os.ReadFile("../.goreleaser.yaml")
+	data, err := os.ReadFile("../../.goreleaser.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func releaseLdflags(t *testing.T, c goreleaserConfig, tag, commit, date string) 
 
 // TestGoreleaserConfig checks the release contract without GoReleaser:
 // the platforms, cgo where NVML needs it, -trimpath, the stamped version,
-// and archive and checksum names that action/install.sh finds. ci.yml's
+// and archive and checksum names that ghaction/steps/install.sh finds. ci.yml's
 // release-snapshot job runs the real `goreleaser check` and a snapshot.
 func TestGoreleaserConfig(t *testing.T) {
 	c := readGoreleaser(t)
@@ -144,7 +144,7 @@ func TestGoreleaserCheck(t *testing.T) {
 		t.Skip("goreleaser is not installed")
 	}
 	cmd := exec.Command(bin, "check")
-	cmd.Dir = ".."
+	cmd.Dir = "../.."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("goreleaser check: %v\n%s", err, out)
 	}

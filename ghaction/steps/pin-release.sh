@@ -1,7 +1,7 @@
 #!/bin/sh
 # pin-release.sh pins a release's checksums in the action's own tree: the
-# trust anchor action/install.sh verifies every download against (see
-# action/checksums/README.md and docs/action.md, "What the download
+# trust anchor ghaction/steps/install.sh verifies every download against (see
+# ghaction/steps/checksums/README.md and docs/action.md, "What the download
 # trusts"). .github/workflows/release.yml runs it after the release is
 # published; the tests in pin_release_test.go run it with real git against
 # a bare repository.
@@ -15,7 +15,7 @@
 #      release published, a rebuild's);
 #   2. checks the remote's tag still points at C (PIN_COMMIT): a tag moved
 #      by anyone else since the build is refused, and nothing is pushed;
-#   3. creates C' = C + action/checksums/TAG.txt (one commit, parent C, by
+#   3. creates C' = C + ghaction/steps/checksums/TAG.txt (one commit, parent C, by
 #      the bot identity below), without touching the work tree or index;
 #      a pin already in C with other content is refused;
 #   4. moves TAG, and the major tag (v1) when TAG is the newest final
@@ -78,7 +78,7 @@ printf '%s\n' "$commit" | grep -Eqx '[0-9a-f]{40}' ||
 [ -f "$sums" ] || fail "PIN_CHECKSUMS $sums: no such file"
 version="${tag#v}"
 major="${tag%%.*}"
-pin="action/checksums/$tag.txt"
+pin="ghaction/steps/checksums/$tag.txt"
 
 if command -v sha256sum >/dev/null 2>&1; then
 	sha256() { sha256sum "$1" | cut -d' ' -f1; }
@@ -154,7 +154,7 @@ if [ -z "$pinned" ]; then
 		GIT_INDEX_FILE="$work/index" git read-tree "$commit"
 		GIT_INDEX_FILE="$work/index" git update-index --add --cacheinfo "100644,$blob,$pin"
 		tree=$(GIT_INDEX_FILE="$work/index" git write-tree)
-		pinned=$(printf 'release %s: pin its checksums\n\nAdds %s, the checksums.txt of release %s, whose binaries were\nbuilt from %s (perfgate version prints it). action/install.sh\nverifies every download against this file (docs/action.md, "What the\ndownload trusts").\n' "$tag" "$pin" "$tag" "$commit" |
+		pinned=$(printf 'release %s: pin its checksums\n\nAdds %s, the checksums.txt of release %s, whose binaries were\nbuilt from %s (perfgate version prints it). ghaction/steps/install.sh\nverifies every download against this file (docs/action.md, "What the\ndownload trusts").\n' "$tag" "$pin" "$tag" "$commit" |
 			GIT_AUTHOR_NAME="$name" GIT_AUTHOR_EMAIL="$email" GIT_COMMITTER_NAME="$name" GIT_COMMITTER_EMAIL="$email" \
 				git commit-tree "$tree" -p "$commit")
 	fi

@@ -1,4 +1,4 @@
-// Package action holds the shell steps of the perfgate GitHub Action
+// Package steps holds the shell steps of the perfgate GitHub Action
 // (action.yml at the repository root) and their tests; it has no Go API.
 //
 // The action gets its perfgate binary one of two ways:
@@ -19,4 +19,4 @@
 // Both are POSIX sh, because the point of the release path is to need no Go
 // toolchain on the runner. The tests run them with /bin/sh against a
 // release server on 127.0.0.1 that serves real archives.
-package action
+package steps

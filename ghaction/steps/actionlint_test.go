@@ -1,4 +1,4 @@
-package action
+package steps
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func actionAsWorkflow(action []byte) ([]byte, error) {
 // workflows are linted by .ci/run and ci.yml directly.
 func TestActionLint(t *testing.T) {
 	bin := actionlintPath(t)
-	action, err := os.ReadFile("../action.yml")
+	action, err := os.ReadFile("../../action.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestActionLint(t *testing.T) {
 	if err != nil {
 		t.Fatalf("action.yml: %v", err)
 	}
-	cmd := exec.Command(bin, "-config-file", "../.github/actionlint.yaml", "-stdin-filename", "action.yml(as a workflow)", "-")
+	cmd := exec.Command(bin, "-config-file", "../../.github/actionlint.yaml", "-stdin-filename", "action.yml(as a workflow)", "-")
 	cmd.Stdin = bytes.NewReader(wf)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("actionlint found problems in action.yml's steps: %v\n%s\nthe workflow it linted:\n%s", err, out, wf)
@@ -99,7 +99,7 @@ runs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-config-file", "../.github/actionlint.yaml", "-")
+	cmd := exec.Command(bin, "-config-file", "../../.github/actionlint.yaml", "-")
 	cmd.Stdin = bytes.NewReader(wf)
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "no-such-input") {
