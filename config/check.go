@@ -31,6 +31,7 @@ func (c *Config) validateRanges() error {
 		{"gate.rerun_max_trials", "gate.rerun_max_trials", float64(c.Gate.RerunMaxTrials)},
 		{"ab.max_trials", "ab.max_trials", float64(c.AB.MaxTrials)},
 		{"ab.budget", "ab.budget", float64(c.AB.Budget)},
+		{"loop_spin", "loop_spin", float64(c.LoopSpin)},
 	}
 	if c.LoopBatch != nil {
 		checks = append(checks, check{"loop_batch", "loop_batch", float64(*c.LoopBatch)})

@@ -52,6 +52,11 @@ type Config struct {
 	// sends (nil: 1ms; 0s sends each hit when due). The flag --loop-batch
 	// and the variable PERFGATE_LOOP_BATCH override it.
 	LoopBatch *Duration `yaml:"loop_batch,omitempty"`
+	// LoopSpin is how long the event loop, with two or more responses
+	// outstanding, polls for them before it parks (0 or left out: off,
+	// it parks at once), from 0 to MaxLoopSpin. The flag --loop-spin and
+	// the variable PERFGATE_LOOP_SPIN override it. See docs/event-loop.md.
+	LoopSpin Duration `yaml:"loop_spin,omitempty"`
 }
 
 // Engines lists the values of engine.
@@ -59,6 +64,11 @@ var Engines = []string{defaults.EngineEventLoop, defaults.EngineWorkers}
 
 // MaxLoopBatch bounds loop_batch (and --loop-batch).
 const MaxLoopBatch = time.Second
+
+// MaxLoopSpin bounds loop_spin (and --loop-spin): a loop polls for
+// responses to save a park and a wake, which cost microseconds; polling
+// longer than this only burns a core that the target may need.
+const MaxLoopSpin = 10 * time.Millisecond
 
 // SLO is the service-level objective the knee search and sizing use.
 type SLO struct {

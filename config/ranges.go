@@ -176,6 +176,7 @@ func Bounds() []Bound {
 		{Key: "ab.max_trials", Range: Range{Min: 2, Max: MaxABTrials, Kind: Integer, Unit: "pairs"}, Zero: "the default, 20"},
 		{Key: "ab.budget", Range: dur(time.Second, false), Zero: "no bound but ab.max_trials"},
 		{Key: "loop_batch", Flag: "loop-batch", Range: Range{Min: 0, Max: float64(MaxLoopBatch), Kind: Span}, Zero: "each hit sent when due (left out: 1ms)"},
+		{Key: "loop_spin", Flag: "loop-spin", Range: Range{Min: 0, Max: float64(MaxLoopSpin), Kind: Span}, Zero: "off: a loop parks at once (the default)"},
 		{Key: "targets.ready_timeout", Range: dur(0, true), Zero: "the default, 60s"},
 		// prompt_tokens counts the words of synthetic prompts (its name is
 		// kept for v1; the flag is --prompt-words, with --prompt-tokens

@@ -77,7 +77,7 @@ const (
 // than a sleep and a wake. Off by default: with sends in bursts (the loop batch)
 // a loop parks about once per burst already, and polling measured no
 // cheaper at 20k req/s and dearer at low rates. EngineSettings.LoopSpin
-// (PERFGATE_LOOP_SPIN) sets it.
+// (loop_spin, --loop-spin, PERFGATE_LOOP_SPIN) sets it.
 const evSpinBusy = 2
 
 // evMaxDialing bounds a loop's connections being opened at once: while

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/refserver"
@@ -102,31 +101,5 @@ func TestDemoStoresWhatItCan(t *testing.T) {
 				t.Errorf("demo printed %d lines, want one:\n%s", n+1, stdout.String())
 			}
 		})
-	}
-}
-
-// A layer measured while the host was busy is inconclusive (host busy)
-// whatever its direction, and so is the comparison; a layer measured on a
-// quiet host keeps its verdict.
-func TestDemoHostBusy(t *testing.T) {
-	busyTrial := func(r *result.Result) *result.Result {
-		r.Trials[0].Host = &result.HostLoad{Busy: true, Why: "other work"}
-		return r
-	}
-	base := []*result.Result{busyTrial(demoResult("int8", 1)), demoResult("quiet", 3)}
-	cand := []*result.Result{demoResult("int8", 2), demoResult("quiet", 4)}
-	c := &compare.Comparison{Verdict: compare.Pass, Scenarios: []compare.ScenarioComparison{
-		{Scenario: "int8", Verdict: compare.Unchanged, Metrics: []compare.Metric{{Metric: compare.MetricP99, Verdict: compare.Regressed}}},
-		{Scenario: "quiet", Verdict: compare.Improved},
-	}}
-	demoHostBusy(c, base, cand)
-	if sc := c.Scenarios[0]; !sc.HostBusy || sc.Verdict != compare.Inconclusive || sc.Metrics[0].Verdict != compare.Inconclusive {
-		t.Errorf("busy layer: host busy %v, verdict %s, p99 %s; want true, inconclusive, inconclusive", sc.HostBusy, sc.Verdict, sc.Metrics[0].Verdict)
-	}
-	if sc := c.Scenarios[1]; sc.HostBusy || sc.Verdict != compare.Improved {
-		t.Errorf("quiet layer: host busy %v, verdict %s; want false, improved", sc.HostBusy, sc.Verdict)
-	}
-	if c.Verdict != compare.Undecided || !strings.Contains(c.Reason, "host was busy") || !strings.Contains(c.Reason, "int8") {
-		t.Errorf("comparison verdict %s (%s), want inconclusive naming the busy layer", c.Verdict, c.Reason)
 	}
 }

@@ -51,10 +51,11 @@
 // config's generator_cpus; gate reads the config's) pins perfgate, the
 // load generator, to those CPUs on Linux, disjoint from each target's
 // cpus (docs/configuration.md); on a host without them it runs unpinned
-// and the results say so. --engine event-loop|workers and --loop-batch
-// DUR (run and gate) choose and tune the open-loop engine over
-// PERFGATE_ENGINE and PERFGATE_LOOP_BATCH, which override the config's
-// engine and loop_batch (docs/event-loop.md). With --url, runs
+// and the results say so. --engine event-loop|workers, --loop-batch DUR
+// and --loop-spin DUR (run and gate) choose and tune the open-loop engine
+// over PERFGATE_ENGINE, PERFGATE_LOOP_BATCH and PERFGATE_LOOP_SPIN, which
+// override the config's engine, loop_batch and loop_spin
+// (docs/event-loop.md). With --url, runs
 // one quick test: --rate R is open loop at R requests per second (latency
 // counted from the intended send time, --arrival poisson for Poisson
 // arrivals), --concurrency C is closed loop with C requests in flight,

@@ -20,18 +20,20 @@ const (
 	spinEnv   = "PERFGATE_LOOP_SPIN"
 )
 
-// engineFlags are --engine and --loop-batch of the commands that send
-// load; they override the environment, which overrides perfgate.yaml's
-// engine and loop_batch.
+// engineFlags are --engine, --loop-batch and --loop-spin of the commands
+// that send load; they override the environment, which overrides
+// perfgate.yaml's engine, loop_batch and loop_spin.
 type engineFlags struct {
 	engine string
 	batch  optDuration
+	spin   optDuration
 }
 
 // register declares the flags on fs.
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.engine, "engine", "", "the load generator's open-loop `engine`: event-loop or workers; overrides PERFGATE_ENGINE and the config's engine (default: the event loop where it can run)")
 	fs.Var(&f.batch, "loop-batch", "the event loop's least time between bursts of sends, such as 250us; 0 sends each hit when due; overrides PERFGATE_LOOP_BATCH and the config's loop_batch (default 1ms)")
+	fs.Var(&f.spin, "loop-spin", "how long the event loop, with two or more responses outstanding, polls for them before it parks, such as 20us; 0 parks at once; overrides PERFGATE_LOOP_SPIN and the config's loop_spin (default 0, off)")
 }
 
 // check reports an --engine that is none of the engines.
@@ -51,6 +53,7 @@ func (e *env) engineSettings(cfg *config.Config) harness.EngineSettings {
 		if cfg.LoopBatch != nil {
 			s.LoopBatch = loopBatch(cfg.LoopBatch.D())
 		}
+		s.LoopSpin = cfg.LoopSpin.D()
 	}
 	fromEnv, _ := engineFromEnv(e.getenv) // checked before the command ran
 	if fromEnv.Engine != "" {
@@ -59,12 +62,17 @@ func (e *env) engineSettings(cfg *config.Config) harness.EngineSettings {
 	if fromEnv.LoopBatch != 0 { // given: NoLoopBatch for 0
 		s.LoopBatch = fromEnv.LoopBatch
 	}
-	s.LoopSpin = fromEnv.LoopSpin
+	if e.getenv(spinEnv) != "" { // given: 0 turns the config's off
+		s.LoopSpin = fromEnv.LoopSpin
+	}
 	if e.engine.engine != "" {
 		s.Engine = e.engine.engine
 	}
 	if e.engine.batch.set {
 		s.LoopBatch = loopBatch(e.engine.batch.d)
+	}
+	if e.engine.spin.set {
+		s.LoopSpin = e.engine.spin.d
 	}
 	return s
 }

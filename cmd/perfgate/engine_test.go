@@ -36,6 +36,18 @@ func TestEngineSettings(t *testing.T) {
 			flags: []string{"--engine", "workers", "--loop-batch", "500us"},
 			want:  harness.EngineSettings{Engine: "workers", LoopBatch: 500 * time.Microsecond}},
 		{name: "flag batch 0", cfg: nil, flags: []string{"--loop-batch", "0"}, want: harness.EngineSettings{LoopBatch: harness.NoLoopBatch}},
+		// loop_spin: the key, then the variable, then the flag; a given 0
+		// turns off what is under it.
+		{name: "config spin", cfg: &config.Config{LoopSpin: config.Duration(50 * time.Microsecond)},
+			want: harness.EngineSettings{LoopSpin: 50 * time.Microsecond}},
+		{name: "environment spin over config", cfg: &config.Config{LoopSpin: config.Duration(50 * time.Microsecond)},
+			env: map[string]string{spinEnv: "20us"}, want: harness.EngineSettings{LoopSpin: 20 * time.Microsecond}},
+		{name: "environment spin 0 over config", cfg: &config.Config{LoopSpin: config.Duration(50 * time.Microsecond)},
+			env: map[string]string{spinEnv: "0"}, want: harness.EngineSettings{}},
+		{name: "flag spin over environment and config", cfg: &config.Config{LoopSpin: config.Duration(50 * time.Microsecond)},
+			env: map[string]string{spinEnv: "20us"}, flags: []string{"--loop-spin", "5us"}, want: harness.EngineSettings{LoopSpin: 5 * time.Microsecond}},
+		{name: "flag spin 0 over environment", cfg: nil,
+			env: map[string]string{spinEnv: "20us"}, flags: []string{"--loop-spin", "0"}, want: harness.EngineSettings{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

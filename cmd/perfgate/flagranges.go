@@ -30,7 +30,7 @@ func flagRanges() []flagRange {
 		case "":
 		case "peak-qps", "headroom", "cost-per-hour", "lead-time", "scale-in-after":
 			out = append(out, flagRange{"size", b.Flag, b.Range})
-		case "loop-batch":
+		case "loop-batch", "loop-spin":
 			out = append(out, flagRange{"run", b.Flag, b.Range}, flagRange{"gate", b.Flag, b.Range})
 		default:
 			out = append(out, flagRange{"run", b.Flag, b.Range})

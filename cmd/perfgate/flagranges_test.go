@@ -39,6 +39,8 @@ func TestFlagOutOfRange(t *testing.T) {
 		{"few resamples", []string{"compare", "--baseline", "a", "--candidate", "b", "--resamples", "5"}, "compare: --resamples: 5 is out of range"},
 		{"fixture NaN factor", []string{"fixture", "serve", "--int8-factor", "NaN"}, "fixture serve: --int8-factor: NaN is out of range"},
 		{"zero sampling interval", []string{"gpu-sample", "--interval", "0s"}, "gpu-sample: --interval: 0s is out of range"},
+		{"negative loop spin", []string{"run", "--url", "http://127.0.0.1:1/", "--rate", "5", "--loop-spin", "-5us"}, "run: --loop-spin: -5µs is out of range: want from 0s to 10ms"},
+		{"loop spin over the bound", []string{"gate", "--loop-spin", "11ms"}, "gate: --loop-spin: 11ms is out of range: want from 0s to 10ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,7 +42,7 @@ type env struct {
 	// included (main removed them from the process: see lockSecrets);
 	// nil in tests, where targets start from os.Environ.
 	initialEnv []string
-	// engine holds --engine and --loop-batch of the command that sends
+	// engine holds --engine, --loop-batch and --loop-spin of the command that sends
 	// load (see engineSettings).
 	engine engineFlags
 }
