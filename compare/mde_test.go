@@ -192,3 +192,38 @@ func TestMovedOfSparse(t *testing.T) {
 		})
 	}
 }
+
+// A whole run that moved every scenario alike is run-to-run noise the
+// scatter between scenarios (τ²) cannot see: the others' common shift is
+// added, on about one degree of freedom, so an A/A whose second run was
+// 30% faster throughout is not read as 30% improvements; with no common
+// shift the pooled estimate is τ² alone, on the others less one.
+func TestPooledRunNoiseCommonShift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const within = 0.02
+	tests := []struct {
+		name           string
+		shift          float64
+		minPct, maxPct float64 // per-run noise, percent
+		minDF, maxDF   float64
+	}{
+		{"no common shift", 0, 0, 6, 7, 7},
+		{"every scenario 30% faster", math.Log(0.7), 20, 35, 0.9, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ms []moved
+			for range 9 {
+				ms = append(ms, moved{d: tt.shift + 0.02*rng.NormFloat64(), v: within * within, ok: true})
+			}
+			got := poolRunNoise(names(len(ms)), make([]bool, len(ms)), all(len(ms)), ms, ms, DefaultSettings())
+			pct := 100 * math.Expm1(math.Sqrt(got[0].lat/2))
+			if got[0].latSrc != RunToRunPooled || pct < tt.minPct || pct > tt.maxPct {
+				t.Errorf("per-run noise %.1f%% (%s), want %s in [%g%%, %g%%]", pct, got[0].latSrc, RunToRunPooled, tt.minPct, tt.maxPct)
+			}
+			if df := got[0].latDF; df < tt.minDF || df > tt.maxDF {
+				t.Errorf("degrees of freedom %.2f, want in [%g, %g]", df, tt.minDF, tt.maxDF)
+			}
+		})
+	}
+}

@@ -121,7 +121,7 @@ func (r *Report) method() []string {
 			}
 		}
 		if len(pooled) > 0 {
-			out = append(out, "run to run, measured: against a baseline from one run, how far whole runs move was estimated from how far the comparison's other scenarios moved beyond their own noise (DerSimonian–Laird, each scenario left out of its own estimate), per run: "+strings.Join(pooled, ", "))
+			out = append(out, "run to run, measured: against a baseline from one run, how far whole runs move was estimated from how far the comparison's other scenarios moved beyond their own noise (DerSimonian–Laird, plus the others' common shift, each scenario left out of its own estimate), per run: "+strings.Join(pooled, ", "))
 		}
 		if len(assumed) > 0 {
 			out = append(out, fmt.Sprintf("run to run, assumed: against a baseline measured in one run (no noise floor), with too few other scenarios to measure it, whole runs are assumed to move %s between runs (gate.run_to_run) for %s; a baseline from two runs measures it instead", pctOf(s.RunToRun), strings.Join(assumed, ", ")))
