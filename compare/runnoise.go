@@ -108,21 +108,20 @@ func pooledOr(ms []moved, i int, fallback float64, fallbackSrc string) (v, df fl
 	}
 	floor := 2 * math.Log1p(pooledFloor) * math.Log1p(pooledFloor)
 	tau2 := tauSquared(d, vs)
-	shift2 := commonShift(d, vs, tau2)
-	v = math.Max(tau2+shift2, floor)
-	// Satterthwaite: the spread between scenarios rests on the others'
-	// count less one, the run's common shift on one draw of it.
-	df = float64(len(d) - 1)
-	if shift2 > 0 {
-		df = (tau2 + shift2) * (tau2 + shift2) / (tau2*tau2/df + shift2*shift2)
-	}
-	return v, df, RunToRunPooled
+	return math.Max(tau2+commonShift(d, vs, tau2), floor), float64(len(d) - 1), RunToRunPooled
 }
+
+// shiftZ2 is the square of the two-sided 95% normal quantile: the others'
+// mean move counts as the run's common shift only beyond what their
+// sampling noise explains at that level, and only by its excess.
+const shiftZ2 = 1.959964 * 1.959964
 
 // commonShift is the part of the run-to-run variance that moves every
 // scenario alike: the square of the others' mean move (weighted as in
-// DerSimonian–Laird, by 1/(v + τ²)) less its sampling variance, 0 when
-// that is negative. A whole run that was slower or faster than the
+// DerSimonian–Laird, by 1/(v + τ²)) beyond shiftZ2 times its sampling
+// variance, 0 within it (a mean move their noise explains is no shift, so
+// a suite whose runs did not shift keeps τ² alone: 1 time in 20 does it
+// add anything). A whole run that was slower or faster than the
 // baseline's (the host's memory or caches shared with other guests, which
 // the runner-speed probe need not see) is spread between scenarios not at
 // all, so τ² alone misses it: measured on this project's 2-core VM, every
@@ -142,7 +141,7 @@ func commonShift(d, v []float64, tau2 float64) float64 {
 		return 0
 	}
 	m := swd / sw
-	return math.Max(0, m*m-1/sw)
+	return math.Max(0, m*m-shiftZ2/sw)
 }
 
 // tauSquared is the DerSimonian–Laird estimate of the variance between
