@@ -330,7 +330,7 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, 
 				m.EquivCIPct = &eq
 			}
 			ratio := &[3]float64{cand / base, 1 + ci[0]/100, 1 + ci[1]/100}
-			w := fmt.Sprintf("max_qps: %d baseline and %d candidate knee estimates (each from its own target process), Welch's t-test on their logarithms; regressed only when the change is beyond %.3g%% and significant",
+			w := fmt.Sprintf("max_qps: %d baseline and %d candidate knee estimates (the search's and one per confirmation round, each in a fresh target process where perfgate starts the target), Welch's t-test on their logarithms; regressed only when the change is beyond %.3g%% and significant",
 				m.NBase, m.NCand, m.ThresholdPct)
 			return m, ratio, w
 		}
