@@ -3,7 +3,6 @@ package procfs
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,24 +96,9 @@ func listening(f *os.File, port int, inodes map[string]bool) error {
 // from each process's parent. Processes that exit while it reads, or are
 // not ours to read, are skipped.
 func Tree(root string, pid int) ([]Proc, error) {
-	ents, err := os.ReadDir(root)
+	all, err := readAll(root)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", root, err)
-	}
-	var all []Proc
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil || p <= 0 {
-			continue
-		}
-		s, err := ReadStat(root, p)
-		if err != nil {
-			if _, unread := errors.AsType[*os.PathError](err); unread {
-				continue
-			}
-			return nil, err
-		}
-		all = append(all, Proc{PID: p, Stat: s})
+		return nil, err
 	}
 	in := map[int]bool{pid: true}
 	for grew := true; grew; { // parents may be listed after their children

@@ -96,6 +96,20 @@ type Proc struct {
 // Processes that exit while it reads, or that are not ours to read, are
 // skipped; a stat line that does not parse is an error.
 func Group(root string, pgid int) ([]Proc, error) {
+	all, err := readAll(root)
+	var out []Proc
+	for _, p := range all {
+		if p.PGrp == pgid {
+			out = append(out, p)
+		}
+	}
+	return out, err
+}
+
+// readAll reads every process's stat line under root, skipping the
+// processes that exit while it reads or are not ours to read; it stops at
+// a stat line that does not parse, returning what it read before.
+func readAll(root string) ([]Proc, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", root, err)
@@ -113,9 +127,7 @@ func Group(root string, pgid int) ([]Proc, error) {
 			}
 			return out, err
 		}
-		if s.PGrp == pgid {
-			out = append(out, Proc{PID: pid, Stat: s})
-		}
+		out = append(out, Proc{PID: pid, Stat: s})
 	}
 	return out, nil
 }
