@@ -153,35 +153,65 @@ func Run(ctx context.Context, commits []string, m Measurer, scenarios []string) 
 		return out, nil
 	}
 	lo, hi := 0, n
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		s, err := step(commits[0], commits[mid])
+	// byVerdict marks the commits judged good by the gate's own verdict
+	// (unchanged against A), not by the midpoint rule.
+	byVerdict := map[int]bool{0: true}
+	rechecked := false
+	var own Step
+	for {
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			s, err := step(commits[0], commits[mid])
+			if err != nil {
+				return out, err
+			}
+			switch side(s, total, out.Direction) {
+			case bad:
+				hi = mid
+			case good:
+				lo = mid
+				byVerdict[mid] = s.Verdict == compare.Unchanged
+			default:
+				out.Window = [2]string{commits[lo], commits[hi]}
+				out.Status = Inconclusive
+				out.Note = fmt.Sprintf("step %s against the good commit was %s: the change lies after %s and at or before %s", short(commits[mid]), s.Verdict, short(commits[lo]), short(commits[hi]))
+				return out, nil
+			}
+		}
+		// The culprit's own change: against its parent, unless that step
+		// was already measured.
+		own = total
+		if lo != 0 || hi != n {
+			var err error
+			if own, err = step(commits[lo], commits[hi]); err != nil {
+				return out, err
+			}
+		}
+		// A culprit whose own change measured unchanged contradicts a
+		// parent put on A's side by the midpoint rule alone (its interval
+		// short of half the change, the gate's verdict inconclusive): the
+		// two commits measured alike, so one of those steps was noise, or
+		// a change built over several commits tipped here. Once, the
+		// parent is measured against A again with fresh pairs; like B, it
+		// takes the window's top and the search goes on below it.
+		if rechecked || own.Verdict != compare.Unchanged || byVerdict[lo] {
+			break
+		}
+		rechecked = true
+		s, err := step(commits[0], commits[lo])
 		if err != nil {
 			return out, err
 		}
-		switch side(s, total, out.Direction) {
-		case bad:
-			hi = mid
-		case good:
-			lo = mid
-		default:
-			out.Window = [2]string{commits[lo], commits[hi]}
-			out.Status = Inconclusive
-			out.Note = fmt.Sprintf("step %s against the good commit was %s: the change lies after %s and at or before %s", short(commits[mid]), s.Verdict, short(commits[lo]), short(commits[hi]))
-			return out, nil
+		if side(s, total, out.Direction) != bad {
+			break
+		}
+		hi = lo
+		for lo = hi - 1; lo > 0 && !byVerdict[lo]; lo-- {
 		}
 	}
 	out.Window = [2]string{commits[lo], commits[hi]}
 	out.Culprit = commits[hi]
 	out.Status = Found
-	// The culprit's own change: against its parent, unless that step was
-	// already measured.
-	own := total
-	if lo != 0 || hi != n {
-		if own, err = step(commits[lo], commits[hi]); err != nil {
-			return out, err
-		}
-	}
 	out.Change = &own
 	if own.Verdict != out.Direction {
 		out.Note = fmt.Sprintf("the culprit's own change against its parent was %s (%+.1f%%): it tipped a change built over several commits", own.Verdict, own.DeltaPct)

@@ -140,3 +140,40 @@ func TestSide(t *testing.T) {
 		})
 	}
 }
+
+// The CI failure of TestBisectLoopback, replayed: commits 5 and 12 each
+// add 15%, and commit 5's first step against A came out +3.2% [-6.1,
+// +13.5] (inconclusive, short of half the change: A's side by the
+// midpoint rule) while commit 6, the same code, regressed. The culprit's
+// own change (6 against 5) measures unchanged, contradicting the search:
+// commit 5 is measured against A once more, and the culprit is 5.
+func TestRunRechecksAContradiction(t *testing.T) {
+	m, commits := levels(step(16, 1.15, 5, 12), nil)
+	first := true
+	noisy := func(ctx context.Context, base, head string) (*compare.Comparison, error) {
+		if base == "c0" && head == "c5" && first {
+			first = false
+			return &compare.Comparison{Scenarios: []compare.ScenarioComparison{{Scenario: "api", Verdict: compare.Inconclusive,
+				Metrics: []compare.Metric{{Metric: compare.MetricP99, DeltaPct: 3.2, CIPct: [2]float64{-6.1, 13.5}, Verdict: compare.Inconclusive}}}},
+				AB: &compare.ABRun{Scenarios: []compare.ABScenario{{Scenario: "api", Pairs: 12, RunnerS: 10}}}}, nil
+		}
+		return m(ctx, base, head)
+	}
+	out, err := Run(context.Background(), commits, MeasureFunc(noisy), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace []string
+	for _, s := range out.Steps {
+		trace = append(trace, s.Base+"→"+s.Head+":"+s.Verdict)
+	}
+	if out.Status != Found || out.Culprit != "c5" {
+		t.Fatalf("Run = %s culprit %q (window %v, note %q; steps %v), want found c5", out.Status, out.Culprit, out.Window, out.Note, trace)
+	}
+	if out.Change == nil || out.Change.Verdict != compare.Regressed {
+		t.Errorf("culprit's own change %+v, want regressed", out.Change)
+	}
+	if len(out.Steps) > 9 {
+		t.Errorf("%d steps (%v), want at most 9", len(out.Steps), trace)
+	}
+}

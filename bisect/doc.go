@@ -24,6 +24,14 @@
 // window is one commit wide, a last step measures that commit against its
 // parent: the culprit's own change, with its interval, which may be less
 // than A→B's when several commits contributed (the report then says so).
+// When that own change measures unchanged and the parent was put on A's
+// side by the midpoint rule alone, the two steps contradict each other
+// (the same code measured on both sides of the change: one was noise):
+// the parent is measured against A once more, with fresh pairs, and when
+// it is like B it becomes the window's top and the search goes on below
+// it (TestBisectLoopback's two 15% commits once named the commit after
+// the first as the culprit this way, on a host shared with CI's other
+// packages).
 //
 // Measuring against A, not against the window's lower end, keeps every
 // step's question the same ("is this commit already like B?") and lets a
