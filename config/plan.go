@@ -74,15 +74,9 @@ func Compile(cfg *Config) (*Plan, error) {
 		return nil, fmt.Errorf("%s: the config's folder: %w", cfg.Path, err)
 	}
 	c := *cfg
-	if c.Hash == "" {
-		// Built from the command line: identified by its settings as
-		// given (suite.ConfigHash), before any path is made absolute.
-		b, err := json.Marshal(cfg)
-		if err == nil {
-			sum := sha256.Sum256(b)
-			c.Hash = hex.EncodeToString(sum[:8])
-		}
-	}
+	// Built from the command line, it has no file: identified by its
+	// settings as given, before any path is made absolute.
+	c.Hash = cfg.identity()
 	p := &Plan{Config: &c, Dir: dir, Inputs: map[string]Inputs{}, ReadyWarnings: map[string]string{}}
 	abs := func(f string) string {
 		if f == "" || filepath.IsAbs(f) {
@@ -166,6 +160,22 @@ func Compile(cfg *Config) (*Plan, error) {
 		p.Inputs[sc.Name] = in
 	}
 	return p, nil
+}
+
+// identity is what identifies c, so that shards of different
+// configurations are never merged: its file's hash (Parse), or for a
+// configuration built from the command line (perfgate run --url) a hash
+// of its settings.
+func (c *Config) identity() string {
+	if c.Hash != "" {
+		return c.Hash
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // fileErr is a file named at key (as given) that cannot be used.

@@ -2,9 +2,6 @@ package suite
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -105,7 +102,7 @@ func (g *Generator) record(res *result.Result, cfg *config.Plan, l config.Load, 
 	if g == nil || res == nil {
 		return
 	}
-	gen := &result.Generator{Index: g.Index, Count: g.Count, ConfigHash: ConfigHash(cfg.Config),
+	gen := &result.Generator{Index: g.Index, Count: g.Count, ConfigHash: cfg.Hash,
 		StartedAt: started.UTC()}
 	if !g.StartAt.IsZero() {
 		at := g.StartAt.UTC()
@@ -124,19 +121,4 @@ func (g *Generator) record(res *result.Result, cfg *config.Plan, l config.Load, 
 		}
 	}
 	res.Generator = gen
-}
-
-// ConfigHash identifies cfg: its file's hash, or for a configuration built
-// from the command line (perfgate run --url) a hash of its settings, so
-// that shards of different configurations are never merged.
-func ConfigHash(cfg *config.Config) string {
-	if cfg.Hash != "" {
-		return cfg.Hash
-	}
-	b, err := json.Marshal(cfg)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
 }

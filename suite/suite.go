@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg *config.Plan, o Options) ([]Outcome, error) {
 			res.Environment = env
 			res.Git = git
 			if o.Part != nil {
-				res.Part = &result.Part{Index: o.Part.Index, Count: o.Part.Count, ConfigHash: ConfigHash(cfg.Config)}
+				res.Part = &result.Part{Index: o.Part.Index, Count: o.Part.Count, ConfigHash: cfg.Hash}
 			}
 			if o.OutDir != "" {
 				out.Path = filepath.Join(o.OutDir, FileName(s.Name))

@@ -26,7 +26,6 @@ import (
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/result"
-	"github.com/perfgate/perfgate/suite"
 )
 
 // TestMain lets a test start this package's test binary as the perfgate
@@ -255,7 +254,7 @@ func TestPartsGateLikeUnsplit(t *testing.T) {
 			for _, r := range cand {
 				if r.Scenario == name {
 					c := *r
-					c.Part = &result.Part{Index: i, Count: n, ConfigHash: suite.ConfigHash(cfg)}
+					c.Part = &result.Part{Index: i, Count: n, ConfigHash: cfg.Hash}
 					rs = append(rs, &c)
 				}
 			}
