@@ -30,7 +30,10 @@ func urlTargetPID(base string, log io.Writer) int {
 	case !found:
 		logf(log, "url %s: no process of this user listens on port %d (another user's, or a container's): its CPU time counts as other work in the host load, which may flag trials host busy", base, port)
 	default:
-		logf(log, "url %s: served by process %d on this host: its CPU time (and its children's) is the target's in the host load", base, pid)
+		// The name shows a proxy in front of the service (docker-proxy
+		// for a container's published port), whose CPU is not the
+		// service's.
+		logf(log, "url %s: served by process %d (%s) on this host: its CPU time (and its children's) is the target's in the host load", base, pid, procfs.Comm("/proc", pid))
 		return pid
 	}
 	return 0

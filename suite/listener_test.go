@@ -54,8 +54,8 @@ func TestURLTargetPID(t *testing.T) {
 	if pid := urlTargetPID("http://127.0.0.1:"+strconv.Itoa(port), &log); pid != os.Getpid() {
 		t.Errorf("urlTargetPID = %d, want this process %d (log: %s)", pid, os.Getpid(), log.String())
 	}
-	if !strings.Contains(log.String(), "served by process") {
-		t.Errorf("log %q, want it to name the serving process", log.String())
+	if !strings.Contains(log.String(), "served by process") || !strings.Contains(log.String(), "suite.test") {
+		t.Errorf("log %q, want it to name the serving process and its command (suite.test)", log.String())
 	}
 	ln.Close()
 	log.Reset()

@@ -62,6 +62,16 @@ func ListenerPID(root string, port int) (pid int, ok bool, err error) {
 	return 0, false, nil
 }
 
+// Comm is process pid's command name under root (/proc/PID/comm), "" when
+// it cannot be read.
+func Comm(root string, pid int) string {
+	b, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "comm"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
 // listening adds to inodes the inode of each socket in a /proc/net/tcp
 // table that listens on port.
 func listening(f *os.File, port int, inodes map[string]bool) error {

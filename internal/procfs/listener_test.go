@@ -46,6 +46,7 @@ func fakeProc(t *testing.T) string {
 	mk("22/stat", "22 (worker) S 20 20 20 0 -1 0 0 0 0 0 5 5 0 0 20 0 4 0 101 0 0\n")
 	mk("23/stat", "23 (helper) S 22 20 20 0 -1 0 0 0 0 0 1 0 0 0 20 0 4 0 102 0 0\n")
 	mk("30/stat", "30 (other) S 1 30 30 0 -1 0 0 0 0 0 9 9 0 0 20 0 4 0 103 0 0\n")
+	mk("20/comm", "server\n")
 	link("20", "3", "socket:[7777]")
 	link("20", "0", "/dev/null")
 	link("21", "5", "socket:[5555]")
@@ -72,6 +73,12 @@ func TestListenerPID(t *testing.T) {
 				t.Errorf("ListenerPID(%d) = %d, %v, %v; want %d, %v, nil", tt.port, pid, ok, err, tt.wantPID, tt.wantOK)
 			}
 		})
+	}
+	if got := Comm(root, 20); got != "server" {
+		t.Errorf("Comm(20) = %q, want server", got)
+	}
+	if got := Comm(root, 99); got != "" {
+		t.Errorf("Comm(99) = %q, want empty (no such process)", got)
 	}
 	if err := os.WriteFile(filepath.Join(root, "net", "tcp"), []byte("header\n0: 0100007F 0 0A\n"), 0o644); err != nil {
 		t.Fatal(err)
