@@ -7,33 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
+	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/result"
 )
-
-// writeRun writes rs as a complete run folder, as suite.Run does.
-func writeRun(t *testing.T, dir string, rs ...*result.Result) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	m := result.NewManifest("demo-test", time.Now())
-	for _, r := range rs {
-		p := filepath.Join(dir, result.FileName(r.Scenario))
-		if err := r.WriteFile(p); err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Add(r.Scenario, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m.Complete = true
-	if err := m.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // Store stores what can be a baseline, names each result left out and
 // why, and writes the config to gate with; with nothing storable, or when
@@ -73,7 +51,7 @@ func TestStore(t *testing.T) {
 			}
 			out := t.TempDir()
 			results := filepath.Join(out, "results")
-			writeRun(t, results, tt.rs...)
+			comparetest.WriteRun(t, results, tt.rs...)
 			byName := map[string]*result.Result{}
 			for _, r := range tt.rs {
 				byName[r.Scenario] = r

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
@@ -20,28 +18,6 @@ import (
 func demoResult(name string, seed uint64) *result.Result {
 	return comparetest.Result(comparetest.Spec{Scenario: name, Layer: "model", Trials: 5, Requests: 200,
 		MedianMs: 3, Noise: 0.02}, rand.New(rand.NewPCG(seed, 2)))
-}
-
-// writeDemoRun writes rs as a complete run folder, as suite.Run does.
-func writeDemoRun(t *testing.T, dir string, rs ...*result.Result) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	m := result.NewManifest("demo-test", time.Now())
-	for _, r := range rs {
-		p := filepath.Join(dir, result.FileName(r.Scenario))
-		if err := r.WriteFile(p); err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Add(r.Scenario, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m.Complete = true
-	if err := m.Write(dir); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // On a busy host some results cannot be a baseline: the demo stores the
@@ -79,7 +55,7 @@ func TestDemoStoresWhatItCan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
 			results := filepath.Join(out, "results")
-			writeDemoRun(t, results, tt.rs...)
+			comparetest.WriteRun(t, results, tt.rs...)
 			byName := map[string]*result.Result{}
 			for _, r := range tt.rs {
 				byName[r.Scenario] = r

@@ -1,0 +1,34 @@
+package comparetest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// WriteRun writes rs into dir as a complete run folder, as perfgate run
+// --out DIR leaves one: a result file per scenario and the manifest that
+// lists them.
+func WriteRun(t testing.TB, dir string, rs ...*result.Result) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := result.NewManifest("run-"+filepath.Base(dir), time.Now())
+	for _, r := range rs {
+		p := filepath.Join(dir, result.FileName(r.Scenario))
+		if err := r.WriteFile(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(r.Scenario, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Complete = true
+	if err := m.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+}
