@@ -32,6 +32,25 @@ type llmSeq struct {
 	last llmToken // the real engine's event of this step
 }
 
+// generated records s's token just generated at now (s.gen counts it):
+// the time to first token on its first, the end-to-end latency and time
+// per output token on its last. It reports whether that was s's last.
+func (m *vllmMetrics) generated(s *llmSeq, now time.Time) (last bool) {
+	if s.gen == 1 {
+		s.first = now
+		m.ttft.Observe(now.Sub(s.arrived).Seconds())
+	}
+	if s.gen < s.max {
+		return false
+	}
+	m.e2e.Observe(now.Sub(s.arrived).Seconds())
+	if s.gen > 1 {
+		m.tpot.Observe(now.Sub(s.first).Seconds() / float64(s.gen-1))
+	}
+	m.success.WithLabelValues("length").Inc()
+	return true
+}
+
 // llmEngine is sim-llm: a vLLM-style continuous-batching scheduler over a
 // declared cost model. Each iteration (a step) admits waiting sequences up to
 // LLMMaxSeqs, then spends
@@ -135,17 +154,8 @@ func (e *llmEngine) loop() {
 		for _, s := range running {
 			s.gen++
 			t := llmToken{text: s.token(s.gen - 1)}
-			if s.gen == 1 {
-				s.first = now
-				e.m.ttft.Observe(now.Sub(s.arrived).Seconds())
-			}
-			if s.gen >= s.max {
+			if e.m.generated(s, now) {
 				t.finish = "length"
-				e.m.e2e.Observe(now.Sub(s.arrived).Seconds())
-				if s.gen > 1 {
-					e.m.tpot.Observe(now.Sub(s.first).Seconds() / float64(s.gen-1))
-				}
-				e.m.success.WithLabelValues("length").Inc()
 			} else {
 				left++
 			}

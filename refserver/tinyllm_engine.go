@@ -158,17 +158,8 @@ func (e *tinyEngine) loop() {
 			s.gen++
 			e.m.genTokens.Inc()
 			ev := llmToken{text: string(e.model.Tokenizer().Piece(tok))}
-			if s.gen == 1 {
-				s.first = now
-				e.m.ttft.Observe(now.Sub(s.arrived).Seconds())
-			}
-			if s.gen >= s.max {
+			if e.m.generated(s, now) {
 				ev.finish = "length"
-				e.m.e2e.Observe(now.Sub(s.arrived).Seconds())
-				if s.gen > 1 {
-					e.m.tpot.Observe(now.Sub(s.first).Seconds() / float64(s.gen-1))
-				}
-				e.m.success.WithLabelValues("length").Inc()
 				finished++
 			}
 			s.last = ev
