@@ -87,27 +87,34 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 // pairs are first compared with no run-to-run term to see how far each
 // scenario moved.
 func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Settings) []runNoise {
-	floors, compared := make([]bool, len(cand)), make([]bool, len(cand))
+	floors, compared := make([]map[string]float64, len(cand)), make([]bool, len(cand))
 	lat, qps := make([]moved, len(cand)), make([]moved, len(cand))
-	n := 0
+	n, withFloor := 0, 0
 	for k, r := range cand {
 		if b := byName[r.Scenario]; b != nil {
-			floors[k], compared[k] = hasFloor(b), true
+			floors[k], compared[k] = b.NoiseFloorPct, true
 			n++
+			if hasFloor(b) {
+				withFloor++
+			}
 		}
 	}
 	// Pooling needs MinPooledScenarios others a scenario; with fewer
-	// pairs in all, none is measured.
-	if n > MinPooledScenarios && s.RunToRun > 0 {
+	// pairs in all, none is measured, and only a noise floor's own
+	// sampling is (runFloorVar).
+	if s.RunToRun > 0 && (n > MinPooledScenarios || withFloor > 0) {
 		s0 := s
 		s0.RunToRun = 0
 		s0.Resamples = 100 // the pre-pass reads intervals of t-tests only
 		for k, r := range cand {
-			if !compared[k] {
+			if !compared[k] || (n <= MinPooledScenarios && len(floors[k]) == 0) {
 				continue
 			}
 			o := compareScenario(byName[r.Scenario], r, s0, runNoise{latDF: math.Inf(1), qpsDF: math.Inf(1), latSrc: RunToRunNone, qpsSrc: RunToRunNone})
 			lat[k] = movedOf(o.sc, MetricP99, MethodProcesses, s.Confidence)
+			if len(floors[k]) > 0 {
+				lat[k].within = runSampling(r)
+			}
 			qps[k] = movedOf(o.sc, MetricMaxQPS, MethodKneeEstimates, s.Confidence)
 		}
 	}

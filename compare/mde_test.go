@@ -125,7 +125,7 @@ func TestPooledRunNoise(t *testing.T) {
 		ms = append(ms, moved{d: 0.03 * rng.NormFloat64(), v: 0.0004, ok: true})
 	}
 	s := DefaultSettings()
-	got := poolRunNoise(names(len(ms)), make([]bool, len(ms)), all(len(ms)), ms, ms, s)
+	got := poolRunNoise(names(len(ms)), floorsOf(len(ms), 0), all(len(ms)), ms, ms, s)
 	if got[0].latSrc != RunToRunPooled || got[0].latDF != 7 {
 		t.Fatalf("scenario 0: source %q df %v, want pooled over 8 others (7 df)", got[0].latSrc, got[0].latDF)
 	}
@@ -135,17 +135,32 @@ func TestPooledRunNoise(t *testing.T) {
 	if pct := 100 * math.Sqrt(got[1].lat/2); pct < 10 {
 		t.Errorf("another scenario's noise is %.1f%% a run: the doubling among its others should widen it (conservative)", pct)
 	}
-	few := poolRunNoise(names(4), make([]bool, 4), all(4), ms[:4], ms[:4], s)
+	few := poolRunNoise(names(4), floorsOf(4, 0), all(4), ms[:4], ms[:4], s)
 	if few[0].latSrc != RunToRunAssumed || few[0].lat != s.runVar(false) {
 		t.Errorf("with 3 others: source %q var %v, want the assumed %v", few[0].latSrc, few[0].lat, s.runVar(false))
 	}
-	floors := []bool{true, false, false, false}
-	if fl := poolRunNoise(names(4), floors, all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != 0 {
-		t.Errorf("a baseline with a noise floor, 3 others: source %q var %v, want noise floor and nothing added", fl[0].latSrc, fl[0].lat)
+	if fl := poolRunNoise(names(4), floorsOf(4, 1, 0), all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != 0 {
+		t.Errorf("a baseline whose two runs agree within their sampling, 3 others: source %q var %v, want noise floor and nothing added", fl[0].latSrc, fl[0].lat)
 	}
-	if fl := poolRunNoise(names(6), []bool{true, true, true, true, true, true}, all(6), ms[:6], ms[:6], s); fl[0].latSrc != RunToRunPooled || fl[0].lat == 0 {
+	if fl := poolRunNoise(names(4), floorsOf(4, 15, 0), all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat <= 0 || fl[0].latDF != 1 {
+		t.Errorf("a baseline whose two runs disagree by 15%%, 3 others: source %q var %v df %v, want noise floor, its excess on 1 df", fl[0].latSrc, fl[0].lat, fl[0].latDF)
+	}
+	if fl := poolRunNoise(names(6), floorsOf(6, 1, 0, 1, 2, 3, 4, 5), all(6), ms[:6], ms[:6], s); fl[0].latSrc != RunToRunPooled || fl[0].lat == 0 {
 		t.Errorf("baselines with noise floors, 5 others: source %q var %v, want pooled: the candidate's own run moved too", fl[0].latSrc, fl[0].lat)
 	}
+}
+
+// floorsOf is n baselines' noise floors: a P99 and max-QPS floor of pct
+// percent at the indexes given (none when pct is 0), none elsewhere.
+func floorsOf(n int, pct float64, at ...int) []map[string]float64 {
+	out := make([]map[string]float64, n)
+	for _, i := range at {
+		if pct <= 0 {
+			break
+		}
+		out[i] = map[string]float64{MetricP99: pct, MetricMaxQPS: pct}
+	}
+	return out
 }
 
 func all(n int) []bool {
@@ -216,7 +231,7 @@ func TestPooledRunNoiseCommonShift(t *testing.T) {
 			for range 9 {
 				ms = append(ms, moved{d: tt.shift + 0.02*rng.NormFloat64(), v: within * within, ok: true})
 			}
-			got := poolRunNoise(names(len(ms)), make([]bool, len(ms)), all(len(ms)), ms, ms, DefaultSettings())
+			got := poolRunNoise(names(len(ms)), floorsOf(len(ms), 0), all(len(ms)), ms, ms, DefaultSettings())
 			pct := 100 * math.Expm1(math.Sqrt(got[0].lat/2))
 			if got[0].latSrc != RunToRunPooled || pct < tt.minPct || pct > tt.maxPct {
 				t.Errorf("per-run noise %.1f%% (%s), want %s in [%g%%, %g%%]", pct, got[0].latSrc, RunToRunPooled, tt.minPct, tt.maxPct)

@@ -160,16 +160,29 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 			}
 		}
 	}
-	// A noise floor raises the threshold only where the run-to-run
-	// variance was not measured from the suite (pooled: it is in the test).
+	// A noise floor is in the tests over processes and knee estimates as
+	// a variance (runFloorVar) or pooled from the suite; it raises the
+	// threshold only of a metric tested otherwise (one knee a side).
 	floor := map[string]float64{}
+	inTest := map[string]bool{}
+	for _, m := range sc.Metrics {
+		inTest[m.Metric] = m.Method == MethodProcesses || m.Method == MethodKneeEstimates
+	}
 	for k, v := range bs.res.NoiseFloorPct {
-		if (k == MetricMaxQPS && noise.qpsSrc == RunToRunPooled) || (k != MetricMaxQPS && noise.latSrc == RunToRunPooled) {
-			continue
+		if !inTest[k] {
+			floor[k] = v
 		}
-		floor[k] = v
 	}
 	sc.Warnings = append(sc.Warnings, applyNoiseFloor(sc.Metrics, floor)...)
+	for _, f := range []struct {
+		metric, src string
+		v, df       float64
+	}{{MetricP99, noise.latSrc, noise.lat, noise.latDF}, {MetricMaxQPS, noise.qpsSrc, noise.qps, noise.qpsDF}} {
+		if f.src == RunToRunNoiseFloor && f.v > 0 && inTest[f.metric] {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that is in the test as run-to-run noise on %.0f degree(s) of freedom; a baseline from more runs (perfgate history) or perfgate gate --ab decides more",
+				f.metric, bs.res.NoiseFloorPct[f.metric], f.df))
+		}
+	}
 	usesRunNoise := false
 	for _, m := range sc.Metrics {
 		usesRunNoise = usesRunNoise || (m.Gated && (m.Method == MethodProcesses || m.Method == MethodKneeEstimates))

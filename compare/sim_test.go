@@ -76,13 +76,23 @@ func TestSimulatedRates(t *testing.T) {
 // factor of sd shift (run-to-run noise: memory layout, warm state, the
 // machine at that time) on top of the trials' own noise (3%).
 func simRun(rng *rand.Rand, scale, shift float64, trials, restarts int) *result.Result {
+	return simRunShifted(rng, scale, shift, 0, trials, restarts)
+}
+
+// simRunShifted is simRun on a runner whose whole run moves too: every
+// process of the run shares one lognormal factor of sd runShift (the
+// machine's state for that run: measured on this project's 2-core VM, six
+// consecutive quiet runs of one CPU-bound service had a P99 SD of 12.5%
+// between runs, every process of a run alike).
+func simRunShifted(rng *rand.Rand, scale, shift, runShift float64, trials, restarts int) *result.Result {
 	var out *result.Result
+	run := math.Exp(runShift * rng.NormFloat64())
 	for p := range restarts {
 		n := trials / restarts
 		if p < trials%restarts {
 			n++
 		}
-		f := scale * math.Exp(shift*rng.NormFloat64())
+		f := scale * run * math.Exp(shift*rng.NormFloat64())
 		r := comparetest.Result(comparetest.Spec{Scenario: "sim", Layer: "service", Trials: n, Requests: 5000,
 			MedianMs: 4, Sigma: 0.5, Noise: 0.03, Scale: f}, rng)
 		for i := range r.Trials {
@@ -111,6 +121,9 @@ func simRun(rng *rand.Rand, scale, shift float64, trials, restarts int) *result.
 // floor).
 type runToRun struct {
 	trials, restarts, baseRuns int
+	// runShift is the sd of a shift every process of a run shares (0:
+	// none; simRunShifted).
+	runShift float64
 }
 
 // simulateRunToRun compares n pairs with shift (sd, lognormal) process-to-
@@ -121,11 +134,11 @@ func simulateRunToRun(t *testing.T, seed uint64, n int, scale, shift float64, cf
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	verdicts = map[string]int{}
 	for range n {
-		a := simRun(rng, 1, shift, cfg.trials, cfg.restarts)
+		a := simRunShifted(rng, 1, shift, cfg.runShift, cfg.trials, cfg.restarts)
 		if cfg.baseRuns > 1 {
 			runs := []*result.Result{a}
 			for r := 1; r < cfg.baseRuns; r++ {
-				runs = append(runs, simRun(rng, 1, shift, cfg.trials, cfg.restarts))
+				runs = append(runs, simRunShifted(rng, 1, shift, cfg.runShift, cfg.trials, cfg.restarts))
 			}
 			floor := NoiseFloor(runs)
 			for r, b := range runs[1:] {
@@ -136,7 +149,7 @@ func simulateRunToRun(t *testing.T, seed uint64, n int, scale, shift float64, cf
 			}
 			a.NoiseFloorPct = floor
 		}
-		cand := simRun(rng, scale, shift, cfg.trials, cfg.restarts)
+		cand := simRunShifted(rng, scale, shift, cfg.runShift, cfg.trials, cfg.restarts)
 		c, err := Compare([]*result.Result{a}, []*result.Result{cand}, DefaultSettings())
 		if err != nil {
 			t.Fatal(err)
@@ -172,7 +185,13 @@ func TestSimulatedRunToRun(t *testing.T) {
 		seeds            []uint64
 	}{
 		{name: "A/A", scale: 1, wantMin: 0, wantMax: 1, seeds: []uint64{11, 13, 15}},
-		{name: "25% regression", scale: 1.25, wantMin: 36, wantMax: simRuns, seeds: []uint64{12, 14, 16}},
+		// 32 in 40: a baseline whose two runs disagree beyond their
+		// processes' sampling carries that disagreement into the test on
+		// one degree of freedom (runFloorVar), which costs this runner,
+		// whose runs do not shift, the gates where two runs disagreed by
+		// chance (36 in 40 before; 98 of these 120 now); the runner of
+		// TestSimulatedRunShift is why.
+		{name: "25% regression", scale: 1.25, wantMin: 32, wantMax: simRuns, seeds: []uint64{12, 14, 16}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,6 +210,36 @@ func TestSimulatedRunToRun(t *testing.T) {
 	}
 }
 
+// TestSimulatedRunShift checks a two-run baseline of a one-scenario suite
+// on a runner whose whole runs move (12% sd a run, shared by its
+// processes, on 5% process-to-process shifts: what this project's VM
+// showed), where the candidate's own run shift is in no spread the test
+// over processes sees. A threshold raised to the two runs' disagreement
+// (the rule before runFloorVar) called a change in 48 of these 120 A/A
+// gates; the disagreement as a variance calls 30: those where the two
+// baseline runs agreed by chance and the candidate's run shifted, which
+// two runs cannot see (the suite's other scenarios can: poolRunNoise's
+// common shift; so can a history, or gate --ab, which interleaves). The
+// bound, 36, fails on a return to the old rule.
+func TestSimulatedRunShift(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped in -short and -race runs")
+	}
+	cfg := runToRun{trials: 5, restarts: config.Defaults().Restarts, baseRuns: 2, runShift: 0.12}
+	wrong, all := 0, map[string]int{}
+	for _, seed := range []uint64{21, 23, 25} {
+		_, vs := simulateRunToRun(t, seed, simRuns, 1, 0.05, cfg)
+		t.Logf("A/A, seed %d, 12%% run shift, baseline from 2 runs: scenario verdicts %v", seed, vs)
+		wrong += vs[Regressed] + vs[Improved]
+		for k, v := range vs {
+			all[k] += v
+		}
+	}
+	if wrong > 36 {
+		t.Errorf("A/A on a runner whose runs shift 12%%: %d/120 gates called a change (%v), want at most 36", wrong, all)
+	}
+}
+
 // TestSimulatedRunToRunRates estimates the rates of TestSimulatedRunToRun
 // over many more comparisons, for the documentation (PERFGATE_SIM_RUNS,
 // e.g. 400; skipped unless set).
@@ -199,7 +248,7 @@ func TestSimulatedRunToRunRates(t *testing.T) {
 	if n <= 0 || raceEnabled {
 		t.Skip("set PERFGATE_SIM_RUNS to run")
 	}
-	for _, v := range []runToRun{{5, 1, 1}, {5, 2, 1}, {5, 2, 2}, {5, 3, 2}, {5, 5, 1}, {5, 5, 2}} {
+	for _, v := range []runToRun{{5, 1, 1, 0}, {5, 2, 1, 0}, {5, 2, 2, 0}, {5, 3, 2, 0}, {5, 5, 1, 0}, {5, 5, 2, 0}} {
 		aa, _ := simulateRunToRun(t, 101, n, 1, 0.10, v)
 		reg, _ := simulateRunToRun(t, 102, n, 1.25, 0.10, v)
 		t.Logf("%d trials over %d process(es), baseline from %d run(s): A/A fail %d/%d (%.1f%%), 25%% P99 regression caught %d/%d (%.1f%%)",
