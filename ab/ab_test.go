@@ -449,7 +449,7 @@ func TestABSweep(t *testing.T) {
 `, "", 1)
 	cfg = strings.Replace(cfg, "gate: {", "slo: {p99: 100ms}\ngate: {", 1)
 	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
-		"load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 15s, estimates: 2}", 1)
+		"load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 15s, estimates: 3}", 1)
 	r := newRepo(t, cfg, 10)
 	res, err := r.runAB(context.Background(), "HEAD", 0)
 	if err != nil {
@@ -508,5 +508,10 @@ func TestABSweep(t *testing.T) {
 	}
 	if qps == nil || qps.Baseline <= 0 || qps.Candidate <= 0 || qps.NBase < 2 || qps.NCand < 2 {
 		t.Fatalf("max QPS not compared over both sides' knee estimates: %+v", sc.Metrics)
+	}
+	// Two confirmation rounds, interleaved: max QPS is tested over them,
+	// paired, with no run-to-run term.
+	if qps.Method != compare.MethodPairedKnees || qps.NBase != 2 || qps.RunToRunVar != 0 {
+		t.Errorf("max QPS tested by %s over %d rounds (run-to-run variance %g), want %s over the 2 interleaved rounds and none", qps.Method, qps.NBase, qps.RunToRunVar, compare.MethodPairedKnees)
 	}
 }

@@ -3,6 +3,7 @@ package ab
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -154,8 +155,20 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // sweepAB searches both sides' knees with paired probes: the base side's
 // search first, then, after fresh processes for both, the head's (which
 // reads the twins measured during the first and measures both sides at
-// any rate it needs anew). Max QPS is compared as compare does a knee:
-// over each side's knee estimates.
+// any rate it needs anew). The knee confirmations then run interleaved
+// (confirm): each round in fresh processes for both, the base side's round
+// and the head's back to back. Max QPS is tested over those rounds,
+// paired: the log ratio of the head's estimate to the base's per round,
+// Student's paired t-test, no run-to-run term (compare's
+// Settings.PairedKnees) — both sides ran every round on the runner as it
+// was then, so nothing between runs is left to assume. With fewer than
+// two rounds a side has an estimate for, it is compared as compare does a
+// stored knee: over every estimate, unpaired, with gate.run_to_run.
+//
+// Why not the searches' own estimates in the pairing: one side's search
+// runs while the other waits, so a drift of the runner between them would
+// read as a change (an earlier design that tested every estimate unpaired
+// without the run-to-run term called a loopback A/A a −6% regression).
 //
 // Budget: a paired probe costs two windows (one a side), so each side's
 // search gets twice the scenario's sweep budget in wall time: the same
@@ -180,7 +193,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 	}
 	var caps [2]*result.Capacity
 	for i := range 2 {
-		// Fresh processes for each side's search: two per side in all.
+		// Fresh processes for each side's search.
 		for k, sd := range p.sides {
 			if p.residentOne {
 				break // started probe by probe
@@ -191,21 +204,22 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 			run.Processes[k]++
 		}
 		c, err := knee.Search(ctx, p.probe(i), ko)
-		if c == nil {
-			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
-		}
-		// The knee confirmation (independent estimates, each round in
-		// fresh processes), its probes paired like the search's.
-		if err == nil && s.Load.Estimates > 1 {
-			err = knee.Confirm(ctx, c, p.probe(i), p.fresh(&run), ko, s.Load.Estimates)
-		}
-		if err != nil {
+		if c == nil || err != nil {
 			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
 		}
 		caps[i] = c
 		if p.logf != nil {
-			p.logf("a/b: %s: %s side's knee: %s (%d windows of its own, %d probe pairs so far, %s elapsed)",
+			p.logf("a/b: %s: %s side's knee search: %s (%d windows of its own, %d probe pairs so far, %s elapsed)",
 				s.Name, sideName(i), kneeText(c), c.Windows, p.pairs, time.Since(begin).Round(time.Second))
+		}
+	}
+	paired, err := p.confirm(ctx, &run, caps, ko, s.Load.Estimates, begin)
+	if err != nil {
+		return nil, run, nil, nil, err
+	}
+	for i := range 2 {
+		if p.logf != nil {
+			p.logf("a/b: %s: %s side's knee: %s, %d estimate(s)", s.Name, sideName(i), kneeText(caps[i]), len(caps[i].Estimates))
 		}
 	}
 	run.Order = p.order.String()
@@ -217,7 +231,22 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 	for i := range 2 {
 		rs[i] = kneeResult(s, caps[i], p.runs[i])
 	}
-	c, err := compare.Compare([]*result.Result{rs[0]}, []*result.Result{rs[1]}, o.Settings)
+	// Max QPS is tested over the interleaved rounds, paired, when there
+	// are two or more (each side's estimates are then the rounds' only:
+	// the searches', measured one side after the other, are left out);
+	// else over every estimate unpaired, with the run-to-run term.
+	cmpRes, settings := rs, o.Settings
+	if len(paired[0]) >= 2 {
+		for i := range 2 {
+			r := *rs[i]
+			capa := *r.Capacity
+			capa.Estimates = paired[i]
+			r.Capacity = &capa
+			cmpRes[i] = &r
+		}
+		settings.PairedKnees = true
+	}
+	c, err := compare.Compare([]*result.Result{cmpRes[0]}, []*result.Result{cmpRes[1]}, settings)
 	if err != nil {
 		return nil, run, rs[0], rs[1], err
 	}
@@ -227,6 +256,91 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d probe pair(s) measured again because the host was busy with other work during them", p.remeasured))
 	}
 	return &sc, run, rs[0], rs[1], nil
+}
+
+// confirm runs both sides' knee confirmations interleaved: before each
+// round fresh processes for both (p.fresh), then the base side's round and
+// the head side's (which goes first alternates), so that a round's two
+// estimates were measured moments apart on the runner as it was then, and
+// from the same first rates: both sides' rounds start at one bracket that
+// holds both knees. A round uses only the probes and twins measured in
+// it. It returns the
+// rounds' estimates where both sides had one, paired by index; the
+// searches' own estimates (each side's search ran while the other
+// waited) stay in caps but are not paired.
+func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, caps [2]*result.Capacity, ko knee.Options, estimates int, begin time.Time) ([2][]float64, error) {
+	var paired [2][]float64
+	var conf [2]*knee.Confirmer
+	for i := range 2 {
+		conf[i] = knee.NewConfirmer(caps[i], p.probe(i), ko)
+	}
+	if conf[0] == nil && conf[1] == nil {
+		return paired, nil
+	}
+	if conf[0] != nil && conf[1] != nil {
+		// One bracket holding both knees: each round's two estimates
+		// are read from the same rates (knee.Confirmer.Rebracket).
+		bl, bh := conf[0].Bracket()
+		hl, hh := conf[1].Bracket()
+		lo, hi := min(bl, hl), max(bh, hh)
+		for _, k := range conf {
+			k.Rebracket(lo, hi)
+		}
+		if p.logf != nil {
+			p.logf("a/b: %s: knee confirmation: both sides' rounds probe [%.4g, %.4g] first (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.s.Name, lo, hi, bl, bh, hl, hh)
+		}
+	}
+	var spent [2]time.Duration
+	fresh := p.fresh(run)
+	for r := 1; r < estimates; r++ {
+		if err := fresh(ctx); err != nil {
+			return paired, fmt.Errorf("knee confirmation %d: %w", r, err)
+		}
+		p.queued = [2]map[float64][]result.Point{{}, {}}
+		var est [2]float64
+		var ok [2]bool
+		first := (r + 1) % 2
+		for _, i := range []int{first, 1 - first} {
+			if conf[i] == nil {
+				continue
+			}
+			t0 := time.Now()
+			e, has, err := conf[i].Round(ctx)
+			spent[i] += time.Since(t0)
+			if err != nil {
+				return paired, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
+			}
+			est[i], ok[i] = e, has
+		}
+		if ok[0] && ok[1] {
+			paired[0], paired[1] = append(paired[0], est[0]), append(paired[1], est[1])
+		}
+		if p.logf != nil {
+			p.logf("a/b: %s: knee confirmation round %d of %d: %s; %d probe pairs so far, %s elapsed",
+				p.s.Name, r, estimates-1, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second))
+		}
+	}
+	for i := range 2 {
+		if caps[i] != nil {
+			caps[i].ConfirmS = math.Round(spent[i].Seconds()*10) / 10
+		}
+	}
+	return paired, nil
+}
+
+// roundText is a confirmation round's two estimates, for the progress log.
+func roundText(est [2]float64, ok [2]bool) string {
+	side := func(i int) string {
+		if !ok[i] {
+			return sideName(i) + " no estimate"
+		}
+		return fmt.Sprintf("%s %.4g/s", sideName(i), est[i])
+	}
+	out := side(0) + ", " + side(1)
+	if ok[0] && ok[1] {
+		out += fmt.Sprintf(" (%+.1f%%)", 100*(est[1]/est[0]-1))
+	}
+	return out
 }
 
 // kneeResult is a side's sweep as a result, as the suite writes one: the

@@ -293,6 +293,8 @@ func undecidedText(sc ScenarioComparison) string {
 			what = "target processes"
 		case MethodKneeEstimates, MethodBracket:
 			what = "knee estimates"
+		case MethodPairedKnees:
+			what = "rounds of knee estimates"
 		}
 		t := fmt.Sprintf("%s %+.1f%s beyond the %.3g%s threshold, not decided with %d vs %d %s",
 			m.Metric, m.DeltaPct, unit, m.ThresholdPct, unit, m.NBase, m.NCand, what)

@@ -67,6 +67,11 @@ const (
 	// MethodKneeEstimates: max QPS from several independent knee estimates
 	// a side, Welch's t-test on their logarithms.
 	MethodKneeEstimates = "welch-t-log+knee-estimates"
+	// MethodPairedKnees: max QPS of a same-runner A/B sweep, the two sides'
+	// knee estimates paired by confirmation round (both rounds in the same
+	// fresh processes, back to back), Student's paired t-test on the
+	// rounds' log ratios.
+	MethodPairedKnees = "paired-t-log+knee-rounds"
 	// MethodProcesses: a latency quantile whose trials came from three or
 	// more target processes in all; the unit is the process (the quantile
 	// of its merged trials), tested by a pooled two-sample t-test on the

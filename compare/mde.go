@@ -43,7 +43,7 @@ func quantileFor(m Metric, a float64) float64 {
 	switch m.Method {
 	case MethodProcesses, MethodKneeEstimates:
 		df = float64(m.NBase + m.NCand - 2)
-	case MethodPaired:
+	case MethodPaired, MethodPairedKnees:
 		df = float64(m.NBase - 1)
 	}
 	if df >= 1 {
@@ -61,6 +61,8 @@ func unitOf(m Metric) string {
 		return "knee estimates"
 	case MethodPaired:
 		return "pairs"
+	case MethodPairedKnees:
+		return "rounds of knee estimates"
 	}
 	return "trials"
 }

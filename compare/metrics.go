@@ -320,6 +320,11 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, 
 	case !b.Found || b.MaxQPS <= 0:
 		return nil, nil, "max_qps: the baseline's sweep found no passing rate: not compared"
 	}
+	if c.Found && s.PairedKnees && len(b.Estimates) >= 2 && len(b.Estimates) == len(c.Estimates) {
+		if m, ratio, w, ok := pairedKnees(b.Estimates, c.Estimates, s); ok {
+			return m, ratio, w
+		}
+	}
 	if c.Found && len(b.Estimates) >= 2 && len(c.Estimates) >= 2 {
 		if p, ci, ok := welchLogDF(b.Estimates, c.Estimates, s.Confidence, runVar, runDF); ok {
 			base, cand := GeoMean(b.Estimates), GeoMean(c.Estimates)
@@ -363,6 +368,33 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, 
 	w := fmt.Sprintf("max_qps: one knee per run (no independent estimates on %s), so no test: the interval is what the knee brackets allow (baseline [%.4g, %.4g], candidate [%.4g, %.4g]) and a change beyond %.3g%% is inconclusive; confirm the knee (load.estimates >= %d) to test it",
 		estimateSides(b, c), bLo, bHi, cLo, cHi, 100*s.MaxQPSRegression, MinKneeEstimates)
 	return m, ratio, w
+}
+
+// pairedKnees tests max QPS over paired knee estimates (Settings.
+// PairedKnees): d_r = ln(cand_r / base_r) for each round r, the change
+// exp(mean d) − 1 with Student's t interval and test on n − 1 degrees of
+// freedom, no run-to-run term. ok is false when an estimate is not
+// positive.
+func pairedKnees(b, c []float64, s Settings) (*Metric, *[3]float64, string, bool) {
+	d := make([]float64, len(b))
+	for i := range b {
+		if !(b[i] > 0) || !(c[i] > 0) {
+			return nil, nil, "", false
+		}
+		d[i] = math.Log(c[i] / b[i])
+	}
+	stat := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
+	p, lo, mid, hi := pairedT(d, s.Confidence)
+	_, elo, _, ehi := pairedT(d, equivConf(s.Confidence))
+	base, cand := GeoMean(b), GeoMean(c)
+	m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: stat(mid),
+		CIPct: [2]float64{stat(lo), stat(hi)}, EquivCIPct: &[2]float64{stat(elo), stat(ehi)}, PValue: ptr(p),
+		ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter, Gated: true,
+		Method: MethodPairedKnees, NBase: len(b), NCand: len(c)}
+	ratio := &[3]float64{math.Exp(mid), math.Exp(lo), math.Exp(hi)}
+	w := fmt.Sprintf("max_qps: %d rounds of knee estimates, each round's two measured in the same fresh target processes back to back; Student's paired t-test on the rounds' log ratios, with no run-to-run term (both sides ran every round together); regressed only when the change is beyond %.3g%% and significant",
+		len(b), m.ThresholdPct)
+	return m, ratio, w, true
 }
 
 // estimateSides names the sides without knee estimates.

@@ -37,9 +37,16 @@ type Settings struct {
 	// run share its machine state, so their spread misses how far a whole
 	// run moves, and the test adds this variance for the baseline's run
 	// and the candidate's. A baseline from two or more runs measures that
-	// movement instead (its noise floor raises the threshold; see
-	// applyNoiseFloor), and none is assumed. 0 assumes none.
+	// movement instead (its noise floor, in the test as a variance; see
+	// runFloorVar), and none is assumed. 0 assumes none.
 	RunToRun float64 `json:"run_to_run"`
+	// PairedKnees says the two sides' knee estimates are paired by index:
+	// same-runner A/B, whose round r of each side ran in the same fresh
+	// processes, back to back (ab's interleaved confirmation). Max QPS is
+	// then tested over the rounds' log ratios (MethodPairedKnees), with no
+	// run-to-run term: both sides ran every round on the runner as it was
+	// then. Not a user setting.
+	PairedKnees bool `json:"-"`
 	// Learned is the run-to-run noise learned from the history, by
 	// scenario; it replaces RunToRun for those scenarios (see
 	// LearnedNoise). Nil: none learned.

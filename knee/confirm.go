@@ -37,12 +37,48 @@ import (
 // c.ConfirmS record the outcome. Nothing is done when the search found no
 // knee or was generator-bound. The error is a probe's or fresh's.
 func Confirm(ctx context.Context, c *result.Capacity, probe Probe, fresh func(context.Context) error, o Options, estimates int) error {
+	begin := time.Now()
+	k := NewConfirmer(c, probe, o)
+	if k == nil {
+		return nil
+	}
+	defer func() { c.ConfirmS = math.Round(time.Since(begin).Seconds()*10) / 10 }()
+	for round := 1; round < estimates; round++ {
+		if fresh != nil {
+			if err := fresh(ctx); err != nil {
+				return fmt.Errorf("knee confirmation %d: %w", round, err)
+			}
+		}
+		if _, _, err := k.Round(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Confirmer runs Confirm's rounds one at a time, for a caller that
+// interleaves them with another search's (same-runner A/B: the base's
+// round, then the head's, in the same fresh processes, so that each
+// round's two estimates are paired in time). The caller starts fresh
+// processes before each Round; Round does what one iteration of Confirm
+// does, appending to c.Points and c.Estimates.
+type Confirmer struct {
+	c                   *result.Capacity
+	probe               Probe
+	o                   Options
+	lo, hi, span, slope float64
+	round               int
+}
+
+// NewConfirmer prepares c's confirmation and records the search's own
+// estimate as c.Estimates' first (when the search has one). It is nil
+// when there is nothing to confirm (Confirm's cases: no knee, generator-
+// bound, or a knee above the max rate).
+func NewConfirmer(c *result.Capacity, probe Probe, o Options) *Confirmer {
 	o = o.withDefaults()
 	if c == nil || !c.Found || c.GeneratorBound || c.MaxQPS <= 0 {
 		return nil
 	}
-	begin := time.Now()
-	defer func() { c.ConfirmS = math.Round(time.Since(begin).Seconds()*10) / 10 }()
 	lo, hi := c.Bracket[0], c.Bracket[1]
 	if lo <= 0 {
 		lo = c.MaxQPS
@@ -50,94 +86,123 @@ func Confirm(ctx context.Context, c *result.Capacity, probe Probe, fresh func(co
 	if hi <= 0 && o.MaxRate > 0 && lo >= o.MaxRate*(1-1e-9) {
 		return nil // the knee is above the max rate: nothing to confirm
 	}
-	clamp := func(r float64) float64 {
-		if o.MaxRate > 0 {
-			r = min(r, o.MaxRate)
-		}
-		return max(r, o.MinRate)
-	}
+	k := &Confirmer{c: c, probe: probe, o: o, lo: lo}
 	span := math.Log(1 + 2*o.Resolution)
 	if hi > lo {
 		span = math.Max(math.Log(hi/lo), math.Log(1+o.Resolution))
 	} else {
-		hi = clamp(lo * math.Exp(span)) // the search never failed: probe a step up
+		hi = k.clamp(lo * math.Exp(span)) // the search never failed: probe a step up
 	}
-	slope := kneeSlope(c.Points, o)
+	k.hi, k.span = hi, span
+	k.slope = kneeSlope(c.Points, o)
 	c.Estimates = nil
-	if e, ok := estimateRound(searchPoints(c.Points, lo, hi), o, slope, span); ok {
+	if e, ok := estimateRound(searchPoints(c.Points, lo, hi), o, k.slope, span); ok {
 		c.Estimates = append(c.Estimates, e)
 	}
-	for round := 1; round < estimates; round++ {
-		if fresh != nil {
-			if err := fresh(ctx); err != nil {
-				return fmt.Errorf("knee confirmation %d: %w", round, err)
+	return k
+}
+
+// Bracket is the pair of rates each round probes first.
+func (k *Confirmer) Bracket() (lo, hi float64) { return k.lo, k.hi }
+
+// Rebracket makes the rounds to come probe [lo, hi] first (clamped, with
+// the span recomputed), in place of the search's bracket; a hi not above
+// lo is ignored. Same-runner A/B gives both sides' confirmations one
+// bracket that holds both knees, so that each round's two estimates are
+// read from probes at the same rates: a round's estimate leans on the
+// rates it probed (interpolated between a pass and a fail), and two
+// searches that stopped at different brackets would otherwise differ by
+// that lean in every round alike, which a test over rounds takes for a
+// change (a loopback A/A of one binary read −6.2%, p < 0.05, from brackets
+// [92.2, 121.5] and [97.5, 121.3]).
+func (k *Confirmer) Rebracket(lo, hi float64) {
+	lo, hi = k.clamp(lo), k.clamp(hi)
+	if !(lo > 0) || hi <= lo {
+		return
+	}
+	k.lo, k.hi = lo, hi
+	k.span = math.Max(math.Log(hi/lo), math.Log(1+k.o.Resolution))
+}
+
+// clamp keeps a rate within the options' bounds.
+func (k *Confirmer) clamp(r float64) float64 {
+	if k.o.MaxRate > 0 {
+		r = min(r, k.o.MaxRate)
+	}
+	return max(r, k.o.MinRate)
+}
+
+// Round runs one confirmation round and returns its estimate (ok false:
+// the round's probes carried no information, and no estimate was added).
+func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err error) {
+	k.round++
+	round, c, o := k.round, k.c, k.o
+	lo, hi, span := k.lo, k.hi, k.span
+	var pts []result.Point
+	measure := func(rate float64) error {
+		if o.Drain > 0 {
+			t := time.NewTimer(o.Drain)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
 			}
 		}
-		var pts []result.Point
-		measure := func(rate float64) error {
-			if o.Drain > 0 {
-				t := time.NewTimer(o.Drain)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return ctx.Err()
-				case <-t.C:
-				}
-			}
-			p, err := probe(ctx, rate)
-			if err != nil {
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			p.OfferedRPS = rate
-			p.Pass, p.Why = judgePoint(p, o)
-			pts = append(pts, p)
-			c.Points = append(c.Points, p)
-			c.Windows++
-			c.ConfirmWindows++
-			return nil
+		p, err := k.probe(ctx, rate)
+		if err != nil {
+			return err
 		}
-		for _, r := range []float64{lo, hi} {
-			if err := measure(r); err != nil {
-				return fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(r), err)
-			}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		// Both passed (or both failed): the knee moved in this process.
-		// Step on, a span further each time, until the round has its own
-		// pass and fail, so that its estimate is not anchored on the
-		// search's bracket.
-		if a, b := pts[0], pts[1]; !a.GeneratorBound && !b.GeneratorBound && a.Pass == b.Pass {
-			up := a.Pass
-			next := hi
-			if !up {
-				next = lo
-			}
-			step := math.Max(span, math.Log(1+minConfirmStep))
-			for k := 1; k <= maxConfirmSteps; k++ {
-				prev := next
-				if up {
-					next = clamp(next * math.Exp(step*float64(k)))
-				} else {
-					next = clamp(next / math.Exp(step*float64(k)))
-				}
-				if next == prev {
-					break // at the max (or min) rate
-				}
-				if err := measure(next); err != nil {
-					return fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(next), err)
-				}
-				if last := pts[len(pts)-1]; last.GeneratorBound || last.Pass != up {
-					break
-				}
-			}
-		}
-		if e, ok := estimateRound(pts, o, slope, span); ok {
-			c.Estimates = append(c.Estimates, e)
+		p.OfferedRPS = rate
+		p.Pass, p.Why = judgePoint(p, o)
+		pts = append(pts, p)
+		c.Points = append(c.Points, p)
+		c.Windows++
+		c.ConfirmWindows++
+		return nil
+	}
+	for _, r := range []float64{lo, hi} {
+		if err := measure(r); err != nil {
+			return 0, false, fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(r), err)
 		}
 	}
-	return nil
+	// Both passed (or both failed): the knee moved in this process.
+	// Step on, a span further each time, until the round has its own
+	// pass and fail, so that its estimate is not anchored on the
+	// search's bracket.
+	if a, b := pts[0], pts[1]; !a.GeneratorBound && !b.GeneratorBound && a.Pass == b.Pass {
+		up := a.Pass
+		next := hi
+		if !up {
+			next = lo
+		}
+		step := math.Max(span, math.Log(1+minConfirmStep))
+		for s := 1; s <= maxConfirmSteps; s++ {
+			prev := next
+			if up {
+				next = k.clamp(next * math.Exp(step*float64(s)))
+			} else {
+				next = k.clamp(next / math.Exp(step*float64(s)))
+			}
+			if next == prev {
+				break // at the max (or min) rate
+			}
+			if err := measure(next); err != nil {
+				return 0, false, fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(next), err)
+			}
+			if last := pts[len(pts)-1]; last.GeneratorBound || last.Pass != up {
+				break
+			}
+		}
+	}
+	e, ok := estimateRound(pts, o, k.slope, span)
+	if ok {
+		c.Estimates = append(c.Estimates, e)
+	}
+	return e, ok, nil
 }
 
 // maxConfirmSteps bounds the extra probes of one confirmation round
