@@ -91,7 +91,7 @@ EOF
     protocol: kserve-http
     model: mlp-sim
     restarts: 3
-    load: {mode: sweep, start: 100, duration: 1s, warmup: 300ms, budget: 20s, estimates: 3}
+    load: {mode: sweep, start: 100, duration: 1s, warmup: 300ms, budget: 20s, estimates: 5}
 EOF
 	fi
 }

@@ -84,3 +84,18 @@ func seconds(s float64) string {
 func abMethod(s compare.Settings) string {
 	return fmt.Sprintf("latency (A/B): per pair of base and head trials in ABBA order (pairs merged until each side holds %d requests) the log ratio of each side's P99 from its merged histogram; Student's paired t-test and interval of the mean log ratio, Holm-corrected across a scenario's gated metrics; looks after %d%% of the pairs and each further 30%%, each at the level spent by then (Pocock-type alpha spending)", compare.RequestsForQuantile(99), 30)
 }
+
+// abKneeMethod says how a same-runner A/B sweep's max QPS was tested.
+const abKneeMethod = "max QPS under the SLO (A/B): both sides' knee confirmations interleaved, each round in fresh processes for both and from one bracket holding both knees, the two sides' rounds back to back; Student's paired t-test over the rounds' log ratios of the head's estimate to the base's, with no run-to-run term (the searches' own estimates, one side's measured while the other waited, are not paired); a regression needs the change beyond the threshold and the test significant"
+
+// usesMethod reports whether any metric of c was tested by method.
+func usesMethod(c *compare.Comparison, method string) bool {
+	for _, sc := range c.Scenarios {
+		for _, m := range sc.Metrics {
+			if m.Method == method {
+				return true
+			}
+		}
+	}
+	return false
+}

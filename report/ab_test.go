@@ -41,4 +41,18 @@ func TestABSection(t *testing.T) {
 	if !strings.Contains(md.String(), "paired t-test") {
 		t.Errorf("markdown details do not name the paired method:\n%s", md.String())
 	}
+	if strings.Contains(md.String(), "over the rounds' log ratios") {
+		t.Errorf("a comparison without an A/B sweep describes one:\n%s", md.String())
+	}
+	// An A/B sweep's max QPS, tested over paired rounds, is described as
+	// such, not as the stored gate's Welch test over estimates.
+	c.Scenarios[0].Metrics = []compare.Metric{{Metric: compare.MetricMaxQPS, Gated: true, Method: compare.MethodPairedKnees, BetterIs: compare.HigherIsBetter,
+		Baseline: 100, Candidate: 101, DeltaPct: 1, CIPct: [2]float64{-4, 6}, ThresholdPct: 5, Verdict: compare.Inconclusive, NBase: 4, NCand: 4}}
+	md.Reset()
+	if err := Markdown(&md, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "paired t-test over the rounds' log ratios") || strings.Contains(md.String(), "max QPS under the SLO: Welch") {
+		t.Errorf("an A/B sweep's max QPS method is not described as paired over rounds:\n%s", md.String())
+	}
 }

@@ -110,6 +110,9 @@ func (r *Report) method() []string {
 		fmt.Sprintf("unchanged: the change's %s interval (two one-sided tests at %s each) lies inside the threshold, so the %s interval shown may reach a little past it; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy), and one the runner's own slowdown could explain (a fixed compute probe run between the target processes, slower by 10%% or more and significantly) is inconclusive (runner slower); a baseline's noise floor, when its runs disagreed beyond their sampling, is in the test as run-to-run noise on one degree of freedom", pctOf(2*s.Confidence-1), pctOf(1-s.Confidence), pctOf(s.Confidence)))
 	if r.Comparison.AB != nil {
 		out[len(out)-3] = abMethod(s)
+		if usesMethod(r.Comparison, compare.MethodPairedKnees) {
+			out[len(out)-2] = abKneeMethod
+		}
 	} else if s.RunToRun > 0 {
 		var pooled, assumed []string
 		for _, sc := range r.Comparison.Scenarios {

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/perfgate/perfgate/config"
@@ -139,6 +140,27 @@ func noKneeWarning(c *result.Capacity) string {
 const sweepDrain = 250 * time.Millisecond
 
 // kneeOptions are the knee search's settings for scenario s.
+// minProbeRequests is the fewest requests a knee probe's window is
+// expected to hold: a search whose probes all fail halves its rate down to
+// the min rate, and below this a window may hold none at all (the probe is
+// then an error, not a failing point, and the whole sweep ends with it).
+// Found beside a CPU hog: an SLO no rate could meet sent a 1-second-window
+// search down to 0.2 rps, where no request completed.
+const minProbeRequests = 5
+
+// minProbeRate is the lowest rate a knee search may probe: the knee's own
+// floor, raised so that a window of the given length holds
+// minProbeRequests, never above the max rate.
+func minProbeRate(floor, maxRate float64, window time.Duration) float64 {
+	if w := window.Seconds(); w > 0 {
+		floor = math.Max(floor, minProbeRequests/w)
+	}
+	if maxRate > 0 {
+		floor = math.Min(floor, maxRate)
+	}
+	return floor
+}
+
 func kneeOptions(cfg *config.Plan, s *config.Scenario, o Options) knee.Options {
 	l := s.Load
 	ko := knee.DefaultOptions(cfg.SLO.P99.D())
@@ -156,6 +178,7 @@ func kneeOptions(cfg *config.Plan, s *config.Scenario, o Options) knee.Options {
 	// the target's own queues empty before the next probe.
 	ko.Drain = sweepDrain
 	ko.Window = l.Duration.D()
+	ko.MinRate = minProbeRate(ko.MinRate, ko.MaxRate, ko.Window)
 	ko.Budget = DefaultSweepBudget
 	if o.Budget > 0 {
 		ko.Budget = o.Budget
