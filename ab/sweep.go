@@ -264,12 +264,15 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 // estimates were measured moments apart on the runner as it was then, and
 // from the same first rates: both sides' rounds start at one bracket that
 // holds both knees. A round uses only the probes and twins measured in
-// it. It returns the
-// rounds' estimates where both sides had one, paired by index; the
-// searches' own estimates (each side's search ran while the other
-// waited) stay in caps but are not paired.
+// it. It returns the rounds' estimates where both sides had one, paired
+// by index; the searches' own estimates (each side's search ran while the
+// other waited) stay in caps but are not paired. With estimates < 2
+// nothing is confirmed, as a suite sweep does.
 func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, caps [2]*result.Capacity, ko knee.Options, estimates int, begin time.Time) ([2][]float64, error) {
 	var paired [2][]float64
+	if estimates < 2 {
+		return paired, nil
+	}
 	var conf [2]*knee.Confirmer
 	for i := range 2 {
 		conf[i] = knee.NewConfirmer(caps[i], p.probe(i), ko)
