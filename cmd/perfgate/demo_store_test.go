@@ -55,11 +55,7 @@ func TestDemoStoresWhatItCan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
 			results := filepath.Join(out, "results")
-			comparetest.WriteRun(t, results, tt.rs...)
-			byName := map[string]*result.Result{}
-			for _, r := range tt.rs {
-				byName[r.Scenario] = r
-			}
+			byName := comparetest.WriteRun(t, results, tt.rs...)
 			ctx, cancel := context.WithCancel(context.Background())
 			if tt.interrupted {
 				cancel()
