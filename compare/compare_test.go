@@ -291,6 +291,30 @@ func TestCompareStreamingMetrics(t *testing.T) {
 	}
 }
 
+// A two-run baseline's floor is in the test over processes as P99's and
+// max QPS's run-to-run variance (runFloorVar); TTFT's and TPOT's own
+// floors, which P99's need not hold, still raise their thresholds.
+func TestStreamingFloorsRaiseTheirThresholds(t *testing.T) {
+	b, c := pair(t, 4, 1, func(sp *comparetest.Spec) { sp.Streaming = true })
+	for _, r := range []*result.Result{b, c} {
+		for i := range r.Trials {
+			r.Trials[i].Process = i + 1 // one process a trial: the test over processes
+		}
+	}
+	b.NoiseFloorPct = map[string]float64{MetricP99: 0.1, MetricTTFTP99: 40, MetricTPOTP99: 30}
+	got := mustCompare(t, one(b), one(c), DefaultSettings())
+	want := map[string]float64{MetricP99: 5, MetricTTFTP99: 40, MetricTPOTP99: 30}
+	for _, m := range got.Scenarios[0].Metrics {
+		thr, ok := want[m.Metric]
+		if !ok {
+			continue
+		}
+		if m.Method != MethodProcesses || m.ThresholdPct != thr {
+			t.Errorf("%s: %s, threshold %v%%, want %s and %v%%", m.Metric, m.Method, m.ThresholdPct, MethodProcesses, thr)
+		}
+	}
+}
+
 func TestCompareLayersAndSeed(t *testing.T) {
 	b1, c1 := pair(t, 21, 1.3, func(sp *comparetest.Spec) { sp.Scenario, sp.Layer = "a", "model" })
 	b2, c2 := pair(t, 22, 1.0, func(sp *comparetest.Spec) { sp.Scenario, sp.Layer = "b", "system" })

@@ -161,12 +161,17 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 		}
 	}
 	// A noise floor is in the tests over processes and knee estimates as
-	// a variance (runFloorVar) or pooled from the suite; it raises the
-	// threshold only of a metric tested otherwise (one knee a side).
+	// a variance: pooled from the suite or learned from a history, or, from
+	// the floor itself, P99's and max QPS's (runFloorVar). It raises the
+	// threshold of every other metric it has: one tested otherwise (one
+	// knee a side), and TTFT and TPOT against a floor, whose own
+	// disagreement the P99's variance need not hold.
 	floor := map[string]float64{}
 	inTest := map[string]bool{}
 	for _, m := range sc.Metrics {
-		inTest[m.Metric] = m.Method == MethodProcesses || m.Method == MethodKneeEstimates
+		over := m.Method == MethodProcesses || m.Method == MethodKneeEstimates
+		own := m.Metric == MetricP99 || m.Metric == MetricMaxQPS
+		inTest[m.Metric] = over && (own || noise.latSrc != RunToRunNoiseFloor)
 	}
 	for k, v := range bs.res.NoiseFloorPct {
 		if !inTest[k] {
