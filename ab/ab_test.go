@@ -514,4 +514,12 @@ func TestABSweep(t *testing.T) {
 	if qps.Method != compare.MethodPairedKnees || qps.NBase != 2 || qps.RunToRunVar != 0 {
 		t.Errorf("max QPS tested by %s over %d rounds (run-to-run variance %g), want %s over the 2 interleaved rounds and none", qps.Method, qps.NBase, qps.RunToRunVar, compare.MethodPairedKnees)
 	}
+	// The results written, which the capacity plan sizes, hold the
+	// estimates the gate tested.
+	for i, r := range []*result.Result{res.Base[0], res.Head[0]} {
+		want := []float64{qps.Baseline, qps.Candidate}[i]
+		if got := compare.KneeQPS(r.Capacity); len(r.Capacity.Estimates) != qps.NBase || math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s side's result: %d estimates, knee %v; the gate tested %d, %v", sideName(i), len(r.Capacity.Estimates), got, qps.NBase, want)
+		}
+	}
 }

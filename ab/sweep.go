@@ -232,21 +232,19 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 		rs[i] = kneeResult(s, caps[i], p.runs[i])
 	}
 	// Max QPS is tested over the interleaved rounds, paired, when there
-	// are two or more (each side's estimates are then the rounds' only:
-	// the searches', measured one side after the other, are left out);
-	// else over every estimate unpaired, with the run-to-run term.
-	cmpRes, settings := rs, o.Settings
+	// are two or more: each side's estimates are then the rounds' only
+	// (the searches', measured one side after the other, are left out),
+	// in the comparison and in the results written and sized, so that the
+	// capacity line rests on the estimates the gate tested. Else every
+	// estimate, unpaired, with the run-to-run term.
+	settings := o.Settings
 	if len(paired[0]) >= 2 {
 		for i := range 2 {
-			r := *rs[i]
-			capa := *r.Capacity
-			capa.Estimates = paired[i]
-			r.Capacity = &capa
-			cmpRes[i] = &r
+			rs[i].Capacity.Estimates = paired[i]
 		}
 		settings.PairedKnees = true
 	}
-	c, err := compare.Compare([]*result.Result{cmpRes[0]}, []*result.Result{cmpRes[1]}, settings)
+	c, err := compare.Compare([]*result.Result{rs[0]}, []*result.Result{rs[1]}, settings)
 	if err != nil {
 		return nil, run, rs[0], rs[1], err
 	}
@@ -266,7 +264,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 // holds both knees. A round uses only the probes and twins measured in
 // it. It returns the rounds' estimates where both sides had one, paired
 // by index; the searches' own estimates (each side's search ran while the
-// other waited) stay in caps but are not paired. With estimates < 2
+// other waited) are not paired. With estimates < 2
 // nothing is confirmed, as a suite sweep does.
 func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, caps [2]*result.Capacity, ko knee.Options, estimates int, begin time.Time) ([2][]float64, error) {
 	var paired [2][]float64
