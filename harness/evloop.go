@@ -26,9 +26,9 @@ const NoLoopBatch time.Duration = -1
 // EngineSettings choose and tune the open-loop engine. The command line
 // fills them in (perfgate.yaml's engine, loop_batch and loop_spin, the
 // flags --engine, --loop-batch and --loop-spin, the variables
-// PERFGATE_ENGINE, PERFGATE_LOOP_BATCH and PERFGATE_LOOP_SPIN); this package reads no
-// environment. The zero value runs the event loop where it can, with the
-// default burst and no polling. See docs/event-loop.md.
+// PERFGATE_ENGINE, PERFGATE_LOOP_BATCH and PERFGATE_LOOP_SPIN); this
+// package reads no environment. The zero value runs the event loop where
+// it can, with the default burst and no polling. See docs/event-loop.md.
 type EngineSettings struct {
 	// Engine is EngineWorkers (the goroutine workers, always),
 	// EngineEventLoop or "" (the event loop where it can run: an open
