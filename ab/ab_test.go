@@ -78,7 +78,13 @@ func serve() {
 		if !t0.IsZero() {
 			f += drift * time.Since(t0).Minutes()
 		}
-		time.Sleep(time.Duration(base * f * float64(time.Millisecond)))
+		if r.Context().Err() != nil {
+			return // the client gave up while this request queued
+		}
+		select { // a request the client gives up on stops holding the service
+		case <-time.After(time.Duration(base * f * float64(time.Millisecond))):
+		case <-r.Context().Done():
+		}
 	})
 	srv := &http.Server{Addr: "127.0.0.1:" + os.Args[len(os.Args)-1], ReadHeaderTimeout: 5 * time.Second}
 	if err := srv.ListenAndServe(); err != nil {
@@ -496,11 +502,11 @@ func TestABSweep(t *testing.T) {
 		t.Errorf("order %q for %d pairs", ab.Order, ab.Pairs)
 	}
 	for i, r := range []*result.Result{res.Base[0], res.Head[0]} {
-		if !bracketed(r.Capacity) && r.Valid {
+		if r.Capacity.Found && !bracketed(r.Capacity) && r.Valid {
 			t.Errorf("%s side: the knee search ended without a bracket (%s) but the result is valid", sideName(i), kneeText(r.Capacity))
 		}
 	}
-	if !res.Base[0].Valid || !res.Head[0].Valid {
+	if !bracketed(res.Base[0].Capacity) || !bracketed(res.Head[0].Capacity) {
 		if sc.Verdict != compare.Inconclusive {
 			t.Errorf("a side without a knee: scenario verdict %s, want inconclusive", sc.Verdict)
 		}
@@ -521,5 +527,60 @@ func TestABSweep(t *testing.T) {
 		if got := compare.KneeQPS(r.Capacity); len(r.Capacity.Estimates) != qps.NBase || math.Abs(got-want) > 1e-9*want {
 			t.Errorf("%s side's result: %d estimates, knee %v; the gate tested %d, %v", sideName(i), len(r.Capacity.Estimates), got, qps.NBase, want)
 		}
+	}
+}
+
+// TestABSweepHeadMeetsSLONowhere: a head that cannot meet the SLO at any
+// rate (every request takes 150 ms against an SLO of 100 ms, and the
+// client gives up after 300 ms) against a
+// base whose knee is about 100 rps is a max-QPS regression, its lowest
+// failing rate the bound (compare.MethodCensoredKnee), and is not sized;
+// before, its search "ended without a bracket", its result was invalid and
+// the gate inconclusive.
+func TestABSweepHeadMeetsSLONowhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback A/B sweep: starts processes for about half a minute")
+	}
+	cfg := strings.Replace(cfgWith(`    env: {PERFGATE_AB_TEST_SERVICE: "1", PERFGATE_AB_TEST_SERIAL: "1"}`), `    env: {PERFGATE_AB_TEST_SERVICE: "1"}
+`, "", 1)
+	cfg = strings.Replace(cfg, "gate: {", "slo: {p99: 100ms}\ngate: {", 1)
+	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
+		"timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 400ms, warmup: 100ms, budget: 8s, estimates: 3}", 1)
+	r := newRepo(t, cfg, 10)
+	r.write("latency_ms", "150")
+	r.commit("every request 150 ms")
+	res, err := r.runAB(context.Background(), "HEAD~1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RunErr != nil {
+		t.Fatalf("run failed: %v", res.RunErr)
+	}
+	sc := res.Comparison.Scenarios[0]
+	var qps *compare.Metric
+	for i, m := range sc.Metrics {
+		if m.Metric == compare.MetricMaxQPS {
+			qps = &sc.Metrics[i]
+		}
+	}
+	t.Logf("verdict %s (%s); max QPS %+v; warnings %q", res.Comparison.Verdict, sc.Reason, qps, sc.Warnings)
+	head := res.Head[0]
+	if head.Capacity.Found || !head.Valid {
+		t.Fatalf("head: found %v, valid %v (%s): want no knee, and a result that is compared", head.Capacity.Found, head.Valid, kneeText(head.Capacity))
+	}
+	if !bracketed(res.Base[0].Capacity) {
+		t.Skipf("the base side's search did not bracket its knee on this host (%s): nothing to compare the bound with", kneeText(res.Base[0].Capacity))
+	}
+	if qps == nil || qps.Method != compare.MethodCensoredKnee || qps.Censored != "candidate" {
+		t.Fatalf("max QPS %+v: want the censored test with the candidate's bound", qps)
+	}
+	if sc.HostBusy || sc.RunnerShifted {
+		t.Skipf("the host was busy or the runner's speed moved (%s): the verdict is inconclusive by design", sc.Reason)
+	}
+	if qps.Verdict != compare.Regressed || res.Comparison.Verdict != compare.Fail {
+		t.Errorf("max QPS %s %+.1f%% %v p %v, gate %s: want regressed and fail", qps.Verdict, qps.DeltaPct, qps.CIPct, qps.PValue, res.Comparison.Verdict)
+	}
+	if qps.Candidate > 20 || qps.DeltaPct > -75 {
+		t.Errorf("bound %.4g rps (%+.1f%%): want the lowest failing rate, 20 rps or less, about −80%% or beyond", qps.Candidate, qps.DeltaPct)
 	}
 }

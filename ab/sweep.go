@@ -174,8 +174,11 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // search gets twice the scenario's sweep budget in wall time: the same
 // number of its own windows a `perfgate run` sweep would have. A side
 // whose search ends without a bracket (no probe failed, or none passed)
-// has no knee: its result is invalid, never compared as a number nor
-// sized.
+// has no knee and is never sized; one where no probe failed (or that the
+// budget stopped) is invalid, never compared, while one where no probe
+// passed is compared as a bound: its max QPS is below its lowest failing
+// rate (compare.MethodCensoredKnee), so a head that meets the SLO at no
+// rate is a regression, not an invalid run.
 func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
 	run := compare.ABScenario{Scenario: s.Name, Stopped: "knee", Looks: 1}
 	begin := time.Now()
@@ -356,12 +359,15 @@ func kneeResult(s *config.Scenario, c *result.Capacity, runs map[float64]*result
 	r.Load = result.Load{Mode: harness.ModeSweep, Arrival: l.Arrival, DurationS: l.Duration.D().Seconds(),
 		WarmupS: l.Warmup.D().Seconds(), Trials: c.Windows}
 	if !c.Found {
-		r.Warnings = append(r.Warnings, "no probe met the SLO: the service cannot meet it at the lowest rate tried")
+		// No knee, but a bound: its max QPS is below its lowest failing
+		// rate, which the comparison tests against the other side's
+		// estimates (compare.MethodCensoredKnee). It is never sized.
+		r.Warnings = append(r.Warnings, "no probe met the SLO: the service cannot meet it at the lowest rate tried; its max QPS is compared as below that rate, and not sized")
 	}
 	if c.Stopped != "" {
 		r.Warnings = append(r.Warnings, "knee search stopped early: "+c.Stopped)
 	}
-	if !bracketed(c) {
+	if c.Found && !bracketed(c) {
 		r.Valid = false
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the knee search ended without a bracket (%s): there is no knee to compare or size; raise load.budget, or max_rate when every probe passed", kneeText(c)))
 	}

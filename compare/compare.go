@@ -291,7 +291,7 @@ func undecidedText(sc ScenarioComparison) string {
 		switch m.Method {
 		case MethodProcesses:
 			what = "target processes"
-		case MethodKneeEstimates, MethodBracket:
+		case MethodKneeEstimates, MethodBracket, MethodCensoredKnee:
 			what = "knee estimates"
 		case MethodPairedKnees:
 			what = "rounds of knee estimates"

@@ -72,6 +72,12 @@ const (
 	// fresh processes, back to back), Student's paired t-test on the
 	// rounds' log ratios.
 	MethodPairedKnees = "paired-t-log+knee-rounds"
+	// MethodCensoredKnee: max QPS where one side's knee search met the SLO
+	// at no rate it tried (its max QPS is below its lowest failing rate)
+	// and the other's has knee estimates: the lowest failing rate tested as
+	// one new estimate against the other side's, Student's t on the logs
+	// with their spread and the run-to-run variance (a prediction test).
+	MethodCensoredKnee = "censored-t-log+knee-estimates"
 	// MethodProcesses: a latency quantile whose trials came from three or
 	// more target processes in all; the unit is the process (the quantile
 	// of its merged trials), tested by a pooled two-sample t-test on the
@@ -201,6 +207,12 @@ type Metric struct {
 	// never failed); CIPct[1] then holds the larger of the point and the
 	// bottom, and renderers should show "∞".
 	CIOpenHigh bool `json:"ci_open_high,omitempty"`
+	// Censored names the side ("baseline" or "candidate") whose knee
+	// search met the SLO at no rate it tried (MethodCensoredKnee): its max
+	// QPS is only known to lie below its lowest failing rate, which stands
+	// in for it, so DeltaPct is a bound (the change is at least that far
+	// in the verdict's direction) and the interval open on that side.
+	Censored string `json:"censored,omitempty"`
 	// PValue is the two-sided p-value of the method's test (Mann-Whitney U
 	// over trials, or a t-test over processes or knee estimates); nil when
 	// the method has none (a bracket).

@@ -28,7 +28,7 @@ func gateWide(scs []ScenarioComparison, s Settings) {
 			continue
 		}
 		for k, m := range scs[i].Metrics {
-			if m.Gated && m.PHolm != nil && m.PValue != nil && (m.Method == MethodProcesses || m.Method == MethodKneeEstimates) {
+			if m.Gated && m.PHolm != nil && m.PValue != nil && (m.Method == MethodProcesses || m.Method == MethodKneeEstimates || m.Method == MethodCensoredKnee) {
 				refs = append(refs, ref{i, k})
 				ps = append(ps, *m.PValue)
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/perfgate/perfgate/result"
 )
@@ -318,7 +319,14 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, 
 	case b == nil || c == nil:
 		return nil, nil, "max_qps: only one side ran a sweep: not compared"
 	case !b.Found || b.MaxQPS <= 0:
+		if m, ratio, w, ok := censoredKnee(b, c, "baseline", s, runVar, runDF); ok {
+			return m, ratio, w
+		}
 		return nil, nil, "max_qps: the baseline's sweep found no passing rate: not compared"
+	case !c.Found:
+		if m, ratio, w, ok := censoredKnee(c, b, "candidate", s, runVar, runDF); ok {
+			return m, ratio, w
+		}
 	}
 	if c.Found && s.PairedKnees && len(b.Estimates) >= 2 && len(b.Estimates) == len(c.Estimates) {
 		if m, ratio, w, ok := pairedKnees(b.Estimates, c.Estimates, s); ok {
@@ -394,6 +402,97 @@ func pairedKnees(b, c []float64, s Settings) (*Metric, *[3]float64, string, bool
 	ratio := &[3]float64{math.Exp(mid), math.Exp(lo), math.Exp(hi)}
 	w := fmt.Sprintf("max_qps: %d rounds of knee estimates, each round's two measured in the same fresh target processes back to back; Student's paired t-test on the rounds' log ratios, with no run-to-run term (both sides ran every round together); regressed only when the change is beyond %.3g%% and significant",
 		len(b), m.ThresholdPct)
+	return m, ratio, w, true
+}
+
+// MinCensoredFails is the fewest failing probes, and no passing one, that
+// a knee search must have for its lowest failing rate to stand in for its
+// max QPS (MethodCensoredKnee): one failing window may be one unlucky
+// second; a search that went on failing as it lowered the rate has found
+// a service that cannot meet the SLO there.
+const MinCensoredFails = 3
+
+// censoredKnee compares max QPS when one side's knee search (none) met the
+// SLO at no rate it tried and the other's (known) has two or more knee
+// estimates: the side without a knee has a max QPS below its lowest
+// failing rate r, so r stands in for it as an upper bound. Under the null
+// hypothesis that side's knee would be one more estimate like the known
+// side's, so r is tested as one new observation (a prediction test):
+//
+//	t = (ln r − mean ln known) / √(s²·(1 + 1/n) + run-to-run variance)
+//
+// on n − 1 degrees of freedom (Satterthwaite's when the run-to-run
+// variance is itself estimated). Since the true value lies below r, the
+// one-sided p-value in the direction of "no knee" is conservative; the
+// two-sided p is twice it. DeltaPct is the change with r in place of the
+// missing max QPS: a bound, the least change the data allow in that
+// direction, and the interval is open beyond it (−100% for a candidate,
+// ci_open_high for a baseline). So a service that cannot meet the SLO at
+// any rate it was probed at is regressed against one that could (unless
+// the bound is within the threshold, or the test is not significant);
+// before, it was left inconclusive with the knee "invalid".
+//
+// ok is false when the known side has fewer than two positive estimates,
+// or the censored side has fewer than MinCensoredFails failing probes or
+// any passing one (not generator-bound ones, which neither pass nor fail).
+func censoredKnee(none, known *result.Capacity, side string, s Settings, runVar, runDF float64) (*Metric, *[3]float64, string, bool) {
+	fails, bound := 0, math.Inf(1)
+	for _, p := range none.Points {
+		switch {
+		case p.GeneratorBound:
+		case p.Pass:
+			return nil, nil, "", false
+		case p.OfferedRPS > 0:
+			fails++
+			bound = math.Min(bound, p.OfferedRPS)
+		}
+	}
+	lk, ok := logs(known.Estimates)
+	if fails < MinCensoredFails || !ok || len(lk) < 2 || !known.Found {
+		return nil, nil, "", false
+	}
+	mk, vk := meanVar(lk)
+	n := float64(len(lk))
+	pred := vk * (1 + 1/n)
+	v := pred + runVar
+	if !(v > 0) {
+		return nil, nil, "", false
+	}
+	df := n - 1
+	if pred > 0 && runVar > 0 {
+		df = v * v / (pred*pred/(n-1) + runVar*runVar/runDF)
+	}
+	td := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	z := (math.Log(bound) - mk) / math.Sqrt(v)
+	p := math.Min(1, 2*td.CDF(z)) // the censored side lies below the bound
+	q := td.Quantile((1 + s.Confidence) / 2)
+	spread := q * math.Sqrt(vk/n+runVar)
+	kv := GeoMean(known.Estimates)
+	m := &Metric{Metric: MetricMaxQPS, ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
+		Gated: true, Method: MethodCensoredKnee, PValue: ptr(p), Censored: side, RunToRunVar: runVar}
+	var ratio *[3]float64
+	if side == "candidate" {
+		// The change is at most bound/known − 1 (and below it, to −100%).
+		d := math.Log(bound) - mk
+		m.Baseline, m.Candidate = kv, bound
+		m.NBase, m.NCand = len(lk), fails
+		m.DeltaPct = 100 * math.Expm1(d)
+		m.CIPct = [2]float64{-100, 100 * math.Expm1(d+spread)}
+		ratio = &[3]float64{bound / kv, 0, math.Exp(d + spread)}
+	} else {
+		// The change is at least known/bound − 1 (and above it, unbounded).
+		d := mk - math.Log(bound)
+		m.Baseline, m.Candidate = bound, kv
+		m.NBase, m.NCand = fails, len(lk)
+		m.DeltaPct = 100 * math.Expm1(d)
+		m.CIPct = [2]float64{100 * math.Expm1(d-spread), 100 * math.Expm1(d)}
+		m.CIOpenHigh = true
+		ratio = &[3]float64{kv / bound, math.Exp(d - spread), math.Inf(1)}
+	}
+	eq := m.CIPct
+	m.EquivCIPct = &eq
+	w := fmt.Sprintf("max_qps: the %s's knee search met the SLO at no rate it tried (%d probes failed, the lowest at %.4g rps), so its max QPS is below %.4g rps: that bound tested as one more knee estimate against the other side's %d (Student's t on the logs, their spread and the run-to-run noise); delta_pct is the least change the data allow",
+		side, fails, bound, bound, len(lk))
 	return m, ratio, w, true
 }
 

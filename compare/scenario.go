@@ -71,7 +71,7 @@ func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOu
 		}
 	}
 	if bs.broken == "" && cs.broken == "" {
-		if bs.trials == 0 || cs.trials == 0 {
+		if (bs.trials == 0 || cs.trials == 0) && !kneeless(bs, cs) {
 			reasons = append(reasons, fmt.Sprintf("no valid trials to compare (%d baseline, %d candidate)", bs.trials, cs.trials))
 		} else {
 			out.metrics(bs, cs, s, noise)
@@ -89,6 +89,19 @@ func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOu
 		}
 	}
 	return out
+}
+
+// kneeless reports whether a side has no trials because its knee search
+// met the SLO at no rate (a sweep's trials are its knee's probe): that
+// side is compared by max QPS alone, as a bound (MethodCensoredKnee).
+func kneeless(bs, cs *side) bool {
+	for _, x := range []*side{bs, cs} {
+		c := x.res.Capacity
+		if x.res.Load.Mode == "sweep" && c != nil && !c.Found && x.trials == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // metrics fills the scenario's metrics, applies Holm's correction to the
@@ -112,12 +125,16 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	if sweep {
 		sc.Warnings = append(sc.Warnings, "a sweep's latencies (P99, and TTFT and TPOT when streaming) were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
 	}
-	if len(lat) > 0 {
+	noKnee := kneeless(bs, cs)
+	switch {
+	case len(lat) > 0:
 		if !sweep { // a knee probe's P99 is not the layer's latency change
 			out.p99Point = 1 + lat[1].m.DeltaPct/100
 			out.p99Reps = lat[1].reps
 		}
-	} else {
+	case noKnee:
+		sc.Warnings = append(sc.Warnings, "a side's knee search met the SLO at no rate: it has no knee, so no latency at its knee to show")
+	default:
 		sc.Warnings = append(sc.Warnings, "no latency histograms on one side: latency not compared")
 	}
 	for _, q := range lat {
@@ -130,9 +147,11 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	} else if w != "" {
 		sc.Warnings = append(sc.Warnings, w)
 	}
-	sc.Metrics = append(sc.Metrics, errorRate(bs, cs, s, rs))
-	if errorRatesTied(bs, cs) {
-		out.untestable = map[int]bool{len(sc.Metrics) - 1: true}
+	if !noKnee || (bs.trials > 0 && cs.trials > 0) {
+		sc.Metrics = append(sc.Metrics, errorRate(bs, cs, s, rs))
+		if errorRatesTied(bs, cs) {
+			out.untestable = map[int]bool{len(sc.Metrics) - 1: true}
+		}
 	}
 	if bs.tokens != nil && cs.tokens != nil {
 		for _, fam := range []struct {
@@ -169,7 +188,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	floor := map[string]float64{}
 	inTest := map[string]bool{}
 	for _, m := range sc.Metrics {
-		over := m.Method == MethodProcesses || m.Method == MethodKneeEstimates
+		over := m.Method == MethodProcesses || m.Method == MethodKneeEstimates || m.Method == MethodCensoredKnee
 		own := m.Metric == MetricP99 || m.Metric == MetricMaxQPS
 		inTest[m.Metric] = over && (own || noise.latSrc != RunToRunNoiseFloor)
 	}
@@ -190,7 +209,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	}
 	usesRunNoise := false
 	for _, m := range sc.Metrics {
-		usesRunNoise = usesRunNoise || (m.Gated && (m.Method == MethodProcesses || m.Method == MethodKneeEstimates))
+		usesRunNoise = usesRunNoise || (m.Gated && (m.Method == MethodProcesses || m.Method == MethodKneeEstimates || m.Method == MethodCensoredKnee))
 	}
 	if !usesRunNoise {
 		sc.RunToRunSource, sc.RunToRunPct = "", 0
@@ -243,7 +262,7 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 				m.Verdict = Inconclusive // one knee a side: no test
 			}
 		}
-		if m.Gated && m.Verdict == Inconclusive && beyond(*m) && m.TrialsNeeded == 0 && m.RequestsNeeded == 0 {
+		if m.Gated && m.Verdict == Inconclusive && beyond(*m) && m.TrialsNeeded == 0 && m.RequestsNeeded == 0 && m.Method != MethodCensoredKnee {
 			m.TrialsNeeded = needed(*m, level)
 		}
 		if m.TrialsNeeded > sc.TrialsNeeded {

@@ -207,6 +207,27 @@ func TestCapacityFollowsTheVerdict(t *testing.T) {
 			t.Errorf("warnings %q do not say why the base was not sized", rep.Warnings)
 		}
 	})
+	t.Run("a head that meets the SLO at no rate: regressed, not sized", func(t *testing.T) {
+		base := withKnee(1, 100, 110, []float64{100, 104, 98, 102, 101})
+		cand := gen(2, comparetest.Spec{Scenario: "batched", Layer: "service"})
+		cand.Capacity = &result.Capacity{SLOP99Ms: 50, Bracket: [2]float64{0, 10}}
+		for _, r := range []float64{100, 50, 25, 12.5, 10} {
+			cand.Capacity.Points = append(cand.Capacity.Points, result.Point{OfferedRPS: r, Why: "p99 above the SLO"})
+		}
+		rep, err := Evaluate(c, []*result.Result{base}, []*result.Result{cand}, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Comparison.Verdict != compare.Fail {
+			t.Errorf("verdict %s (%s), want fail: the head's max QPS is below 10 rps against about 100", rep.Comparison.Verdict, rep.Comparison.Reason)
+		}
+		if len(rep.Plans) != 1 || rep.Plans[0].Candidate != nil || rep.Plans[0].Diff != nil {
+			t.Errorf("plans %+v: the head must not be sized, nor a change shown", rep.Plans)
+		}
+		if !strings.Contains(strings.Join(rep.Warnings, "\n"), "not sized") {
+			t.Errorf("warnings %q do not say why the head was not sized", rep.Warnings)
+		}
+	})
 	t.Run("inconclusive and wide: withheld", func(t *testing.T) {
 		base := withKnee(1, 100, 110, []float64{100, 140, 80, 120})
 		cand := withKnee(2, 90, 100, []float64{70, 130, 90, 100})

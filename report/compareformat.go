@@ -31,6 +31,34 @@ func ComparisonJSON(w io.Writer, c *compare.Comparison) error {
 	return enc.Encode(c)
 }
 
+// values formats a metric's two values, the censored side's (a knee
+// search that met the SLO at no rate, compare.Metric.Censored) as the
+// bound it is: "< 12.5".
+func values(m *compare.Metric, f func(float64) string) (base, cand string) {
+	base, cand = f(m.Baseline), f(m.Candidate)
+	switch m.Censored {
+	case "baseline":
+		base = "< " + base
+	case "candidate":
+		cand = "< " + cand
+	}
+	return base, cand
+}
+
+// delta formats a metric's change; a censored one is a bound: "≤ -88.8%"
+// when the candidate's value is (the change is at least that large a
+// loss), "≥ +300.0%" when the baseline's is.
+func delta(m *compare.Metric) string {
+	d := pct(m.DeltaPct, m.Absolute)
+	switch m.Censored {
+	case "baseline":
+		return "≥ " + d
+	case "candidate":
+		return "≤ " + d
+	}
+	return d
+}
+
 // value formats a metric's value for reading: error rates as percent,
 // other values with about four significant digits, never in exponent form.
 func value(metric string, v float64) string {

@@ -46,8 +46,9 @@ func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 			fmt.Fprintln(bw, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 			for _, row := range s.rows {
 				m := row.metric
-				fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d+%d | %s |\n", esc(name(*m)), value(m.Metric, m.Baseline),
-					value(m.Metric, m.Candidate), pct(m.DeltaPct, m.Absolute),
+				bv, cv := values(m, func(v float64) string { return value(m.Metric, v) })
+				fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d+%d | %s |\n", esc(name(*m)), bv, cv,
+					delta(m),
 					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(*m), m.NBase, m.NCand, bold(m.Verdict))
 			}
 			fmt.Fprintln(bw)

@@ -56,8 +56,9 @@ func comparisonTextSection(bw io.Writer, c *compare.Comparison, s section) {
 			fmt.Fprintf(tw, "  %-*s\tbaseline\tcandidate\tdelta\tinterval\tp\tn\tverdict\t\n", width, "metric")
 			for _, row := range s.rows {
 				m := row.metric
-				fmt.Fprintf(tw, "  %-*s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t\n", width, name(*m), value(m.Metric, m.Baseline),
-					value(m.Metric, m.Candidate), pct(m.DeltaPct, m.Absolute),
+				bv, cv := values(m, func(v float64) string { return value(m.Metric, v) })
+				fmt.Fprintf(tw, "  %-*s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t\n", width, name(*m), bv, cv,
+					delta(m),
 					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(*m), m.NBase, m.NCand, m.Verdict)
 			}
 			tw.Flush()

@@ -19,8 +19,9 @@ func RegressionLines(c *compare.Comparison) []string {
 		b.WriteString(s.Scenario + " (" + s.Layer + " layer) regressed")
 		for _, m := range s.Metrics {
 			if m.Verdict == compare.Regressed {
-				b.WriteString("; " + m.Metric + " " + value(m.Metric, m.Baseline) + " → " + value(m.Metric, m.Candidate) +
-					" (" + pct(m.DeltaPct, m.Absolute) + ", interval " + ciText(m.CIPct, m.Absolute, m.CIOpenHigh) + ")")
+				bv, cv := values(&m, func(v float64) string { return value(m.Metric, v) })
+				b.WriteString("; " + m.Metric + " " + bv + " → " + cv +
+					" (" + delta(&m) + ", interval " + ciText(m.CIPct, m.Absolute, m.CIOpenHigh) + ")")
 			}
 		}
 		out = append(out, b.String())

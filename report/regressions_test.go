@@ -28,6 +28,13 @@ func TestRegressionLines(t *testing.T) {
 				{Metric: compare.MetricMaxQPS, Baseline: 1234.5, Candidate: 962.9, DeltaPct: -22, CIPct: [2]float64{-30, 0}, CIOpenHigh: true, Verdict: compare.Regressed},
 			}}},
 			[]string{"llm (model layer) regressed; error_rate 0.10% → 2.10% (+2.00 pp, interval [+1.50 pp, +2.50 pp]); max_qps 1234 → 962.9 (-22.0%, interval [-30.0%, ∞))"}},
+		// A knee search that met the SLO at no rate: its max QPS is a
+		// bound, and so is the change.
+		{"a censored max QPS", []compare.ScenarioComparison{{Scenario: "batched", Layer: "service", Verdict: compare.Regressed,
+			Metrics: []compare.Metric{
+				{Metric: compare.MetricMaxQPS, Baseline: 111.6, Candidate: 12.5, DeltaPct: -88.8, CIPct: [2]float64{-100, -83.5}, Censored: "candidate", Verdict: compare.Regressed},
+			}}},
+			[]string{"batched (service layer) regressed; max_qps 111.6 → < 12.50 (≤ -88.8%, interval [-100.0%, -83.5%])"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,8 +39,9 @@ func (r *Report) scenarioRow(s compare.ScenarioComparison, dash string) row {
 	}
 	switch {
 	case knee != nil:
-		w.QPS = qps(knee.Baseline) + " → " + qps(knee.Candidate)
-		w.QPSPct, w.QPSCI, w.QPSRegressed = pct(knee.DeltaPct, false), interval(knee), knee.Verdict == compare.Regressed
+		bq, cq := values(knee, qps)
+		w.QPS = bq + " → " + cq
+		w.QPSPct, w.QPSCI, w.QPSRegressed = delta(knee), interval(knee), knee.Verdict == compare.Regressed
 	case cand != nil && cand.Capacity != nil && cand.Capacity.Found:
 		w.QPS = dash + " → " + qps(cand.Capacity.MaxQPS)
 	}
