@@ -138,10 +138,11 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		final := t >= 1
 		if p.Design.LookAt(n, lastLook) || final {
 			level := p.Design.Spent(t) - p.Design.Spent(tPrev)
+			eqLevel := p.Design.EquivSpent(t) - p.Design.EquivSpent(tPrev)
 			tPrev, lastLook = t, n
-			out.Comparison = compare.ComparePaired(p.Scenario, p.Layer, out.Pairs, p.Settings, level)
+			out.Comparison = compare.ComparePaired(p.Scenario, p.Layer, out.Pairs, p.Settings, level, eqLevel)
 			run.Looks++
-			run.Level = level
+			run.Level, run.EquivLevel = level, eqLevel
 			switch {
 			case compare.Decided(out.Comparison):
 				run.Stopped = "decided"
@@ -150,7 +151,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			case final:
 				run.Stopped = "budget"
 			}
-			p.logLook(out.Comparison, run.Looks, n, level, elapsed)
+			p.logLook(out.Comparison, run.Looks, n, level, eqLevel, elapsed)
 		}
 		if run.Stopped != "" {
 			break
@@ -195,7 +196,7 @@ func (p Plan) logf(format string, a ...any) {
 // logLook logs a look: the pairs, the level, each gated metric's running
 // estimate and verdict, and the time left at most (to max_trials or the
 // budget, whichever comes first, at this run's pace).
-func (p Plan) logLook(sc compare.ScenarioComparison, look, pairs int, level float64, elapsed time.Duration) {
+func (p Plan) logLook(sc compare.ScenarioComparison, look, pairs int, level, eqLevel float64, elapsed time.Duration) {
 	if p.Log == nil {
 		return
 	}
@@ -213,7 +214,7 @@ func (p Plan) logLook(sc compare.ScenarioComparison, look, pairs int, level floa
 		}
 		eta = fmt.Sprintf("at most %s more (%d pairs left, %.1f s a pair)", left.Round(time.Second), p.Design.MaxPairs-pairs, elapsed.Seconds()/float64(pairs))
 	}
-	p.logf("a/b: %s: look %d after %d pairs (level %.3g): %s; %s", p.Scenario, look, pairs, level, strings.Join(ms, "; "), eta)
+	p.logf("a/b: %s: look %d after %d pairs (level %.3g, for unchanged %.3g): %s; %s", p.Scenario, look, pairs, level, eqLevel, strings.Join(ms, "; "), eta)
 }
 
 // p99s are the pairs' P99s, base and head, for compare.UnpairedDeltaPct.

@@ -179,7 +179,7 @@ func runScenario(ctx context.Context, cfg *config.Plan, s *config.Scenario, d si
 			res.Run.Stopped = "interrupted"
 		}
 		if res.Comparison.Scenario == "" {
-			res.Comparison = compare.ComparePaired(s.Name, s.Layer, res.Pairs, o.Settings, 1-o.Settings.Confidence)
+			res.Comparison = compare.ComparePaired(s.Name, s.Layer, res.Pairs, o.Settings, 1-o.Settings.Confidence, 1-o.Settings.Confidence)
 		}
 		res.Comparison.Invalid = true
 		res.Comparison.Verdict = compare.Inconclusive

@@ -188,9 +188,12 @@ func (s *cpuSide) Trial(context.Context) (*result.Trial, error) {
 // TestSimulatedABDecides checks the A/B mode's decisiveness on the seeded
 // simulation of a CPU-bound service, through the real Interleave and
 // ComparePaired: a +10% P99 regression is called in at least 90% of runs
-// (issue 27's target); an A/A run decides unchanged in at least 75%
-// (the issue asks 80%: this model reaches 82% since unchanged is the
-// equivalence test at the look's level, 75% before)
+// (issue 27's target); an A/A run decides unchanged in at least 85%
+// (the issue asks 80%: this model reaches 36 of 40 since unchanged spends
+// its own α as O'Brien and Fleming's function does, Sequential.EquivSpent;
+// 33 with the regressions' Pocock-type levels, 30 when unchanged needed
+// the reported interval inside the threshold), a change of exactly the
+// threshold is called unchanged in about α of runs (3 of 40; 4 before),
 // and calls a regression or an improvement at most once in 40 (the test's
 // level is 5%, two-sided: 1 in 40 a side is its allowance). It logs the rates, the median pairs and the
 // simulated runner time per decided verdict beside the fixed design's
@@ -209,8 +212,12 @@ func TestSimulatedABDecides(t *testing.T) {
 		// atMost bounds other verdicts' counts.
 		atMost map[string]int
 	}{
-		{name: "A/A", scale: 1, seed: 27, want: compare.Unchanged, min: 30, atMost: map[string]int{compare.Regressed: 1, compare.Improved: 1}},
+		{name: "A/A", scale: 1, seed: 27, want: compare.Unchanged, min: 34, atMost: map[string]int{compare.Regressed: 1, compare.Improved: 1}},
 		{name: "+10% P99", scale: 1.10, seed: 28, want: compare.Regressed, min: 36, atMost: map[string]int{compare.Improved: 0, compare.Unchanged: 0}},
+		// A change of exactly the threshold is called unchanged in at most
+		// α of runs (5%: 2 in 40) whatever the looks (EquivSpent's budget);
+		// 4 allows for the seeded sample.
+		{name: "+5% P99 (the threshold)", scale: 1.05, seed: 29, atMost: map[string]int{compare.Unchanged: 4, compare.Improved: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,7 +252,7 @@ func TestSimulatedABDecides(t *testing.T) {
 			}
 			t.Logf("%s: P99 verdicts %v of %d; median %d pairs of %d; runner time per decided verdict %.0f s (sequential) vs %.0f s per run of the fixed design (%d pairs)",
 				tt.name, got, runs, pairs[len(pairs)/2], simMaxPairs, perDecided, fixed/runs, simMaxPairs)
-			if got[tt.want] < tt.min {
+			if tt.want != "" && got[tt.want] < tt.min {
 				t.Errorf("%s: %s in %d of %d runs, want at least %d", tt.name, tt.want, got[tt.want], runs, tt.min)
 			}
 			for v, most := range tt.atMost {
@@ -287,7 +294,7 @@ func TestInterleaveProgress(t *testing.T) {
 	for _, want := range []string{
 		"a/b: cpu: pair 1 of at most 20 (AB): P99 base ",
 		"a/b: cpu: pair 2 of at most 20 (BA): P99 base ",
-		"a/b: cpu: look 1 after 6 pairs (level 0.0208): p99_ms ",
+		"a/b: cpu: look 1 after 6 pairs (level 0.0208, for unchanged 0.000346): p99_ms ",
 		"at most 2m1s more (14 pairs left, 8.7 s a pair)",
 	} {
 		if !strings.Contains(all, want) {

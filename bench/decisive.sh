@@ -16,12 +16,16 @@
 #   ab      `gate --ab` in a throwaway repository whose head is the base
 #           (A/A), or costs 2.5 ms (AB_COST_10: about +10% at P99) or 3.5 ms
 #           (AB_COST_30: about +30%) a request, on a two-scenario suite (the
-#           fixed-rate one and a knee search), each timed.
+#           fixed-rate one and a knee search), each timed; and (AB_SLOW)
+#           with a head of 12 ms a request, slower than the 10 ms SLO at
+#           any rate: its knee search meets the SLO nowhere, and max QPS is
+#           compared with its lowest failing rate as a bound.
 #
 # Not part of CI (tens of minutes). Prints one line per gate and a table
 # per mode; RESULTS names the output file (default
 # bench/decisive-<date>.txt). Settings (environment): PHASES ("stored ab"),
-# RUNS_A (10), RUNS_B (6), AB_AA (3), AB_10 (3), AB_30 (2), HOG (empty;
+# RUNS_A (10), RUNS_B (6), AB_AA (3), AB_10 (3), AB_30 (2), AB_SLOW (0),
+# HOG (empty;
 # 1 runs a CPU hog at normal priority throughout), PIN (empty; 1 puts
 # the target on CPU 1 and perfgate on CPU 0: `cpus`, `generator_cpus`),
 # PERFGATE (a built binary; default: built here), WORK (the scratch
@@ -35,6 +39,7 @@ RUNS_B=${RUNS_B:-6}
 AB_AA=${AB_AA:-3}
 AB_10=${AB_10:-3}
 AB_30=${AB_30:-2}
+AB_SLOW=${AB_SLOW:-0}
 RESULTS=${RESULTS:-$root/bench/decisive-$(date -u +%F).txt}
 work=${WORK:-$(mktemp -d /tmp/perfgate-decisive.XXXXXX)}
 hog=
@@ -102,7 +107,7 @@ c = json.load(open(sys.argv[1]))
 parts = [c.get("verdict", "?")]
 for s in c.get("scenarios", []):
     p99 = next((m for m in s.get("metrics", []) if m["metric"] in ("p99_ms", "max_qps") and m.get("gated")), None)
-    d = f" {p99['metric']} {p99['delta_pct']:+.1f}% [{p99['ci_pct'][0]:+.1f}, {p99['ci_pct'][1]:+.1f}] mde {p99.get('mde_pct', float('nan')):.1f}%" if p99 else ""
+    d = f" {p99['metric']} {p99['delta_pct']:+.1f}% [{p99['ci_pct'][0]:+.1f}, {p99['ci_pct'][1]:+.1f}] mde {p99.get('mde_pct', float('nan')):.1f}%{' censored:' + p99['censored'] if p99.get('censored') else ''}" if p99 else ""
     parts.append(f"{s['scenario']}={s['verdict']}{d} noise:{s.get('run_to_run_source', '-')}")
 print(" ".join(parts))
 PY
@@ -209,5 +214,6 @@ if [[ " $PHASES " == *" ab "* ]]; then
 	for i in $(seq 1 "$AB_AA"); do ab "aa-$i" 2ms; done
 	for i in $(seq 1 "$AB_10"); do ab "r10-$i" "${AB_COST_10:-2.5ms}"; done
 	for i in $(seq 1 "$AB_30"); do ab "r30-$i" "${AB_COST_30:-3.5ms}"; done
+	for i in $(seq 1 "$AB_SLOW"); do ab "slow-$i" 12ms; done
 fi
 say "# done $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -78,10 +78,11 @@ func pairedSpecs() []pairedSpec {
 
 // ComparePaired compares the head side of an interleaved A/B run with its
 // base side at test level level (the nominal level of this look of a
-// sequential design; 1 − s.Confidence for a single look). The intervals
-// are at confidence 1 − level, so that "unchanged" (the interval inside
-// the threshold) is claimed with the same error allowance as a
-// regression.
+// sequential design for a regression or an improvement; 1 − s.Confidence
+// for a single look) and equivalence level eqLevel (this look's level
+// for `unchanged`, Sequential.EquivSpent; level again for a single look).
+// The interval is at confidence 1 − level, the equivalence interval at
+// 1 − 2·eqLevel (two one-sided tests at eqLevel).
 //
 // The pairs are grouped into units (pairedUnits): each pair, merged with
 // the next until each side holds RequestsForQuantile(99) requests.
@@ -101,7 +102,7 @@ func pairedSpecs() []pairedSpec {
 // cancels in d_u, where an unpaired test would read it as the change; in
 // ABBA order the pairs alternate which side ran first, so a drift within a
 // pair adds ±δ alternately and cancels in the mean.
-func ComparePaired(scenario, layer string, p Pairs, s Settings, level float64) ScenarioComparison {
+func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel float64) ScenarioComparison {
 	sc := ScenarioComparison{Scenario: scenario, Layer: layer, Metrics: []Metric{}}
 	n := p.Len()
 	sc.BaseTrials, sc.CandTrials = n, n
@@ -136,7 +137,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level float64) S
 		if skipped > 0 {
 			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: %d of %d units left out (an invalid trial or no value on one side)", sp.name, skipped, len(units)))
 		}
-		m := pairedMetric(sp, d, bv, hv, s, conf)
+		m := pairedMetric(sp, d, bv, hv, s, conf, math.Max(0, 1-2*eqLevel))
 		m.NBaseTrials, m.NCandTrials = n, n
 		if allZero(d) {
 			untestable[len(sc.Metrics)] = true
@@ -147,9 +148,10 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level float64) S
 	return sc
 }
 
-// pairedMetric computes one metric's change, interval and p-value from the
-// units' differences d (log ratios, or points when absolute).
-func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf float64) Metric {
+// pairedMetric computes one metric's change, interval (at conf), p-value
+// and equivalence interval (at eqConf) from the units' differences d (log
+// ratios, or points when absolute).
+func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf, eqConf float64) Metric {
 	n := len(d)
 	stat := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
 	m := Metric{Metric: sp.name, Gated: sp.gated, BetterIs: sp.betterIs, Absolute: sp.absolute,
@@ -166,7 +168,7 @@ func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf float64) 
 	m.PValue = ptr(p)
 	m.DeltaPct = stat(mid)
 	m.CIPct = [2]float64{stat(lo), stat(hi)}
-	_, elo, _, ehi := pairedT(d, equivConf(conf))
+	_, elo, _, ehi := pairedT(d, eqConf)
 	m.EquivCIPct = &[2]float64{stat(elo), stat(ehi)}
 	return m
 }

@@ -103,7 +103,7 @@ func TestComparePaired(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := pairs(base, func(i int) float64 { return tt.scale * noise[i] })
-			sc := ComparePaired("api", "service", p, DefaultSettings(), 0.05)
+			sc := ComparePaired("api", "service", p, DefaultSettings(), 0.05, 0.05)
 			var got []string
 			for _, m := range sc.Metrics {
 				got = append(got, m.Metric+":"+m.Verdict)
@@ -139,6 +139,21 @@ func TestSequential(t *testing.T) {
 	}
 	if d := cmp.Diff(0.05, sum, cmpopts.EquateApprox(0, 1e-12)); d != "" {
 		t.Errorf("levels sum (-want +got):\n%s", d)
+	}
+	// The equivalence budget likewise sums to α, spends almost nothing at
+	// the first look and most at the last.
+	var eqs []float64
+	prev = 0
+	for _, n := range []int{6, 12, 20} {
+		tn := q.Fraction(n, 0)
+		eqs = append(eqs, q.EquivSpent(tn)-q.EquivSpent(prev))
+		prev = tn
+	}
+	if d := cmp.Diff(0.05, eqs[0]+eqs[1]+eqs[2], cmpopts.EquateApprox(0, 1e-12)); d != "" {
+		t.Errorf("equivalence levels sum (-want +got):\n%s", d)
+	}
+	if eqs[0] > 0.001 || eqs[2] < 0.035 || q.EquivSpent(0) != 0 {
+		t.Errorf("equivalence levels %v at 6, 12, 20 pairs (EquivSpent(0) %v): want under 0.001 first, over 0.035 last, 0 at t = 0", eqs, q.EquivSpent(0))
 	}
 	if got := q.FirstLook(); got != 6 {
 		t.Errorf("FirstLook() = %d, want 6 (three blocks)", got)

@@ -82,7 +82,7 @@ func seconds(s float64) string {
 
 // abMethod is the method line of an A/B run's details.
 func abMethod(s compare.Settings) string {
-	return fmt.Sprintf("latency (A/B): per pair of base and head trials in ABBA order (pairs merged until each side holds %d requests) the log ratio of each side's P99 from its merged histogram; Student's paired t-test and interval of the mean log ratio, Holm-corrected across a scenario's gated metrics; looks after %d%% of the pairs and each further 30%%, each at the level spent by then (Pocock-type alpha spending)", compare.RequestsForQuantile(99), 30)
+	return fmt.Sprintf("latency (A/B): per pair of base and head trials in ABBA order (pairs merged until each side holds %d requests) the log ratio of each side's P99 from its merged histogram; Student's paired t-test and interval of the mean log ratio, Holm-corrected across a scenario's gated metrics; looks after %d%% of the pairs and each further 30%%, each at the level spent by then (Pocock-type alpha spending for a regression or an improvement, O'Brien-Fleming-type for unchanged)", compare.RequestsForQuantile(99), 30)
 }
 
 // abKneeMethod says how a same-runner A/B sweep's max QPS was tested.
