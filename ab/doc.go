@@ -28,8 +28,9 @@
 // and the scenario stops once every gated metric is decided, at a level
 // spent over the looks (compare.Sequential), else at ab.max_trials pairs or
 // the ab.budget time. Each side runs in at least two fresh processes over a
-// scenario (with ab.resident both, both are restarted after the first block
-// and every second block after; with ab.resident one, every switch of side
+// scenario (with ab.resident both, both are restarted after every block,
+// or every second one when a start costs more than a tenth of a block,
+// which side starts first alternating; with ab.resident one, every switch of side
 // starts a fresh process), so one unlucky process is not read as the
 // change. The report gives the trials and runner time spent beside what the
 // fixed design (max_trials pairs) would have spent, and how far the base

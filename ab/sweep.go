@@ -42,6 +42,16 @@ type pairedProbes struct {
 	residentOne bool
 	active      int
 	processes   *[2]int
+	// starts counts the times both sides were started together, for
+	// startOrder.
+	starts int
+	// solo marks a side whose probes are measured alone: once the other
+	// side's search has ended with no knee to confirm, its twins would
+	// serve nothing (and a service slower than the SLO at every rate
+	// drains its queue for seconds after each window). windows counts
+	// the windows measured, both sides'.
+	solo    [2]bool
+	windows int
 	// remeasured counts the probe pairs measured again because the host
 	// was busy during one of them; logf logs progress (nil: none).
 	remeasured int
@@ -79,11 +89,18 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 				p.logf("a/b: %s: probe pair at %.4g/s measured again: the host was busy (%s)", p.s.Name, rate, busy)
 			}
 		}
-		if p.logf != nil {
+		switch {
+		case p.logf == nil:
+		case p.solo[i]:
+			p.logf("a/b: %s: %s side's knee confirmation, probe at %.4g/s (alone: the other side has no knee): P99 %.1f ms; errors %.1f%%",
+				p.s.Name, sideName(i), rate, pts[i].Latency.P99, 100*pts[i].ErrorRate)
+		default:
 			p.logf("a/b: %s: %s side's knee search, probe pair %d at %.4g/s: P99 base %.1f ms, head %.1f ms; errors base %.1f%%, head %.1f%%",
 				p.s.Name, sideName(i), p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
 		}
-		p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
+		if !p.solo[i] {
+			p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
+		}
 		return pts[i], nil
 	}
 }
@@ -96,7 +113,11 @@ func (p *pairedProbes) pair(ctx context.Context, i int, rate float64) ([2]result
 		first = 1 - i
 	}
 	var pts [2]result.Point
-	for _, k := range []int{first, 1 - first} {
+	order := []int{first, 1 - first}
+	if p.solo[i] {
+		order = []int{i}
+	}
+	for _, k := range order {
 		if p.residentOne && p.active != k {
 			if p.active >= 0 {
 				p.sides[p.active].Stop()
@@ -116,8 +137,11 @@ func (p *pairedProbes) pair(ctx context.Context, i int, rate float64) ([2]result
 		}
 		pts[k] = pt
 		p.order.WriteString([2]string{"A", "B"}[k])
+		p.windows++
 	}
-	p.pairs++
+	if len(order) == 2 {
+		p.pairs++
+	}
 	return pts, nil
 }
 
@@ -142,12 +166,13 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 			p.active = -1
 			return nil
 		}
-		for k, sd := range p.sides {
-			if err := sd.Start(ctx); err != nil {
+		for _, k := range startOrder(p.starts) {
+			if err := p.sides[k].Start(ctx); err != nil {
 				return fmt.Errorf("%s side: %w", sideName(k), err)
 			}
 			run.Processes[k]++
 		}
+		p.starts++
 		return nil
 	}
 }
@@ -197,15 +222,16 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 	var caps [2]*result.Capacity
 	for i := range 2 {
 		// Fresh processes for each side's search.
-		for k, sd := range p.sides {
+		for _, k := range startOrder(p.starts) {
 			if p.residentOne {
 				break // started probe by probe
 			}
-			if err := sd.Start(ctx); err != nil {
+			if err := p.sides[k].Start(ctx); err != nil {
 				return nil, run, nil, nil, fmt.Errorf("%s side: %w", sideName(k), err)
 			}
 			run.Processes[k]++
 		}
+		p.starts++
 		c, err := knee.Search(ctx, p.probe(i), ko)
 		if c == nil || err != nil {
 			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
@@ -226,7 +252,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 		}
 	}
 	run.Order = p.order.String()
-	run.Pairs, run.Trials = p.pairs, 2*p.pairs
+	run.Pairs, run.Trials = p.pairs, p.windows
 	run.FixedTrials = run.Trials
 	run.RunnerS = time.Since(begin).Seconds()
 	run.FixedRunnerS = run.RunnerS
@@ -268,7 +294,8 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 // it. It returns the rounds' estimates where both sides had one, paired
 // by index; the searches' own estimates (each side's search ran while the
 // other waited) are not paired. With estimates < 2
-// nothing is confirmed, as a suite sweep does.
+// nothing is confirmed, as a suite sweep does. When one side's search
+// ended with no knee, the other's rounds probe it alone (pairedProbes.solo).
 func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, caps [2]*result.Capacity, ko knee.Options, estimates int, begin time.Time) ([2][]float64, error) {
 	var paired [2][]float64
 	if estimates < 2 {
@@ -280,6 +307,9 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 	}
 	if conf[0] == nil && conf[1] == nil {
 		return paired, nil
+	}
+	for i := range 2 {
+		p.solo[i] = conf[1-i] == nil
 	}
 	if conf[0] != nil && conf[1] != nil {
 		// One bracket holding both knees: each round's two estimates

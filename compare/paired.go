@@ -112,6 +112,21 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		sc.Reason = fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n, len(units), RequestsForQuantile(99))
 		return sc
 	}
+	for k, side := range [][]result.Trial{p.Base[:n], p.Head[:n]} {
+		flagged, why := 0, ""
+		for _, t := range side {
+			if !t.Valid && !t.GeneratorLimited {
+				flagged++
+				if why == "" && len(t.Invalid) > 0 {
+					why = t.Invalid[0]
+				}
+			}
+		}
+		if flagged > 0 {
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: %d of %d trials kept though flagged (the target fell behind the offered load: %s); their latencies, timed from each request's intended send, show the backlog",
+				[2]string{"base", "head"}[k], flagged, n, why))
+		}
+	}
 	conf := 1 - level
 	untestable := map[int]bool{}
 	for _, sp := range pairedSpecs() {
@@ -145,6 +160,14 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		sc.Metrics = append(sc.Metrics, m)
 	}
 	decidePaired(&sc, untestable, level)
+	gated := false
+	for _, m := range sc.Metrics {
+		gated = gated || m.Gated
+	}
+	if !gated {
+		sc.Verdict = Inconclusive
+		sc.Reason = fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", len(units), n)
+	}
 	return sc
 }
 

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,5 +172,37 @@ func TestSequential(t *testing.T) {
 	}
 	if got := q.Fraction(3, 0.7); got != 0.7 {
 		t.Errorf("Fraction(3, 0.7) = %v, want the budget's 0.7", got)
+	}
+}
+
+// TestComparePairedTargetFellBehind: a head that could not keep up with
+// the offered load (its trials flagged invalid, the target's doing, not
+// the generator's) is compared, as against a stored baseline, and its
+// backlog is a regression; trials the generator limited are left out, and
+// with nothing left the scenario says why.
+func TestComparePairedTargetFellBehind(t *testing.T) {
+	var base []float64
+	for i := range 12 {
+		base = append(base, 6*(1+0.01*float64(i%3)))
+	}
+	behind := pairs(base, func(i int) float64 { return 140 * (1 + 0.02*float64(i%4)) })
+	for i := range behind.Head {
+		behind.Head[i].Valid = false
+		behind.Head[i].Invalid = []string{"achieved 84.7 rps, under 95% of the offered 100.0 rps"}
+	}
+	sc := ComparePaired("api", "service", behind, DefaultSettings(), 0.05, 0.05)
+	if sc.Verdict != Regressed {
+		t.Errorf("a head 140× slower that fell behind the load: %s (%s), want regressed", sc.Verdict, sc.Reason)
+	}
+	if !strings.Contains(strings.Join(sc.Warnings, "\n"), "head: 12 of 12 trials kept though flagged") {
+		t.Errorf("warnings %q do not say the flagged trials were kept", sc.Warnings)
+	}
+	limited := pairs(base, func(int) float64 { return 1 })
+	for i := range limited.Head {
+		limited.Head[i].Valid, limited.Head[i].GeneratorLimited = false, true
+	}
+	sc = ComparePaired("api", "service", limited, DefaultSettings(), 0.05, 0.05)
+	if sc.Verdict != Inconclusive || !strings.Contains(sc.Reason, "no gated metric had a value on both sides") {
+		t.Errorf("every head trial generator-limited: %s (%q), want inconclusive saying why", sc.Verdict, sc.Reason)
 	}
 }

@@ -200,7 +200,7 @@ func runFloorVar(floorPct float64, m moved) (v, df float64) {
 	return 0.75 * (f*f - samp), 1
 }
 
-// floorChi2 is the 90th percentile of χ² on 1 degree of freedom: two
+// floorChi2 is the 95th percentile of χ² on 1 degree of freedom: two
 // runs' disagreement counts as a run shift only when it is beyond what
 // their sampling explains at that level. Below it the runs agree, and the
 // test keeps its degrees of freedom: on the simulation of a runner with no

@@ -147,7 +147,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	} else if w != "" {
 		sc.Warnings = append(sc.Warnings, w)
 	}
-	if !noKnee || (bs.trials > 0 && cs.trials > 0) {
+	if !noKnee { // a kneeless side has no trials: no error rate to compare
 		sc.Metrics = append(sc.Metrics, errorRate(bs, cs, s, rs))
 		if errorRatesTied(bs, cs) {
 			out.untestable = map[int]bool{len(sc.Metrics) - 1: true}
