@@ -433,6 +433,16 @@ scenarios:
 // cfgWith is serviceConfig with extra lines in its target.
 func cfgWith(extra string) string { return strings.Replace(serviceConfig, "%s", extra, 1) }
 
+// serialSweepConfig is serviceConfig with the serial test service (its
+// capacity about 1/latency), an SLO of 100 ms, and load (the scenario's
+// load line, and any scenario keys before it) in place of the rate load.
+func serialSweepConfig(load string) string {
+	cfg := strings.Replace(cfgWith(`    env: {PERFGATE_AB_TEST_SERVICE: "1", PERFGATE_AB_TEST_SERIAL: "1"}`), `    env: {PERFGATE_AB_TEST_SERVICE: "1"}
+`, "", 1)
+	cfg = strings.Replace(cfg, "gate: {", "slo: {p99: 100ms}\ngate: {", 1)
+	return strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}", load, 1)
+}
+
 // TestABSweep checks max QPS in A/B: a serial service (one request at a
 // time, so its capacity is about 1/latency) swept on both sides, each rate
 // probed on both back to back, each side's knee from its own search in
@@ -451,11 +461,7 @@ func TestABSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B sweep: starts processes for about a minute")
 	}
-	cfg := strings.Replace(cfgWith(`    env: {PERFGATE_AB_TEST_SERVICE: "1", PERFGATE_AB_TEST_SERIAL: "1"}`), `    env: {PERFGATE_AB_TEST_SERVICE: "1"}
-`, "", 1)
-	cfg = strings.Replace(cfg, "gate: {", "slo: {p99: 100ms}\ngate: {", 1)
-	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
-		"load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 15s, estimates: 3}", 1)
+	cfg := serialSweepConfig("load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 15s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
 	res, err := r.runAB(context.Background(), "HEAD", 0)
 	if err != nil {
@@ -541,11 +547,7 @@ func TestABSweepHeadMeetsSLONowhere(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B sweep: starts processes for about half a minute")
 	}
-	cfg := strings.Replace(cfgWith(`    env: {PERFGATE_AB_TEST_SERVICE: "1", PERFGATE_AB_TEST_SERIAL: "1"}`), `    env: {PERFGATE_AB_TEST_SERVICE: "1"}
-`, "", 1)
-	cfg = strings.Replace(cfg, "gate: {", "slo: {p99: 100ms}\ngate: {", 1)
-	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
-		"timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 400ms, warmup: 100ms, budget: 8s, estimates: 3}", 1)
+	cfg := serialSweepConfig("timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 400ms, warmup: 100ms, budget: 8s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
 	r.write("latency_ms", "150")
 	r.commit("every request 150 ms")
