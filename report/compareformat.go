@@ -165,4 +165,4 @@ func settingsLine(c *compare.Comparison) string {
 }
 
 // legend explains the columns.
-const legend = "* gated: can fail the gate. p: Mann-Whitney U over trials (Holm-adjusted for gated metrics); interval: bootstrap over trials; max_qps: knee brackets, no p."
+const legend = "* gated: can fail the gate. p: the metric's test (its method in the JSON: over target processes, trials, A/B pairs or knee estimates; none for a knee bracket), Holm-adjusted for gated metrics; interval: that test's interval of the change; max_qps < x: a knee search that met the SLO at no rate, its lowest failing rate a bound."
