@@ -202,11 +202,13 @@ func sideName(i int) string { return [2]string{"base", "head"}[i] }
 // offsets, so their log ratios are not independent, and the paired t-test,
 // which takes them to be, is too sure: on the seeded simulation of issue
 // 27's service (TestSimulatedABDecides, 2% process noise) with processes
-// for two blocks, a true change of exactly the threshold was called
-// unchanged in 6 of 40 runs (α allows 2) and an A/A run decided unchanged
-// in 36 of 40 with 2 false calls; with fresh processes every block, 3 of
-// 40, and 39 of 40 with none, for 4% more runner time (a start of 1 s in
-// a 16 s block). A target that takes long to start (a model server
+// for two blocks (the start order alternating, as now), a true change of
+// exactly the threshold was called unchanged in 6 of 40 runs (α allows 2)
+// and an A/A run decided unchanged in 38 of 40; with fresh processes every
+// block, 3 of 40 and 39 of 40, no false call in either, for 4% more runner
+// time (a start of 1 s in a 16 s block). The seeds are the same, but
+// which draws go where differs with the starts, so these are two samples,
+// not one sample twice. A target that takes long to start (a model server
 // loading weights) keeps its processes for two blocks: the starts would
 // cost more than the independence buys.
 func restartEvery(startCost, blockTime time.Duration) int {

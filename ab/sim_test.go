@@ -191,8 +191,9 @@ func (s *cpuSide) Trial(context.Context) (*result.Trial, error) {
 // (issue 27's target); an A/A run decides unchanged in at least 90%
 // (the issue asks 80%: this model reaches 39 of 40 since unchanged spends
 // its own α as O'Brien and Fleming's function does, Sequential.EquivSpent,
-// and fresh processes start every block, restartEvery; 36 with processes
-// for two blocks, 33 with the regressions' Pocock-type levels too, 30
+// and fresh processes start every block, restartEvery; 38 with processes
+// for two blocks, 36 when the base also always started first, 33 with the
+// regressions' Pocock-type levels too, 30
 // when unchanged needed the reported interval inside the threshold), a
 // change of exactly the threshold is called unchanged in about α of runs
 // (3 of 40; 6 with processes for two blocks, whose pairs are not
