@@ -79,10 +79,10 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		run.Processes[i]++
 		return nil
 	}
-	restarts := 0
+	starts := 0                            // times both sides were started together, for startOrder
 	var startCost, blockTime time.Duration // the slower side's first start; the first block
 	if !p.ResidentOne {
-		for _, i := range startOrder(restarts) {
+		for _, i := range startOrder(starts) {
 			t0 := clock()
 			if err := start(i); err != nil {
 				return out, err
@@ -168,8 +168,8 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			blockTime = clock() - blockStart
 		}
 		if !p.ResidentOne && b%restartEvery(startCost, blockTime) == 0 {
-			restarts++
-			for _, i := range startOrder(restarts) {
+			starts++
+			for _, i := range startOrder(starts) {
 				if err := start(i); err != nil {
 					return out, err
 				}

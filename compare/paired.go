@@ -115,7 +115,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	for k, side := range [][]result.Trial{p.Base[:n], p.Head[:n]} {
 		flagged, why := 0, ""
 		for _, t := range side {
-			if !t.Valid && !t.GeneratorLimited {
+			if !t.Valid && !leftOut(&t) {
 				flagged++
 				if why == "" && len(t.Invalid) > 0 {
 					why = t.Invalid[0]

@@ -81,7 +81,7 @@ func unitValue(sp pairedSpec, trials []result.Trial) (float64, bool) {
 	for i := range trials {
 		t := &trials[i]
 		v, ok := sp.value(t)
-		if !ok || (!t.Valid && t.GeneratorLimited) {
+		if !ok || leftOut(t) {
 			return 0, false
 		}
 		errs += t.Errors

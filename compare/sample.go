@@ -106,6 +106,12 @@ type side struct {
 	broken   string // why the result cannot be compared at all
 }
 
+// leftOut reports whether trial t is left out of every comparison: the
+// load generator, not the target, limited its window, so its figures
+// measure perfgate. A trial flagged because the target fell behind the
+// offered load is kept (see prepare).
+func leftOut(t *result.Trial) bool { return !t.Valid && t.GeneratorLimited }
+
 // prepare decodes r's valid trials. A trial whose histogram does not decode
 // makes the whole result unusable (broken), since it should have been
 // rejected when read.
@@ -119,9 +125,7 @@ func prepare(r *result.Result, who string) *side {
 			if len(t.Invalid) > 0 {
 				why = strings.Join(t.Invalid, "; ")
 			}
-			if t.GeneratorLimited {
-				// The generator, not the target, limited this window: its
-				// figures measure perfgate and are left out.
+			if leftOut(&t) {
 				s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d left out: %s", who, n, why))
 				continue
 			}

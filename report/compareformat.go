@@ -45,6 +45,11 @@ func values(m *compare.Metric, f func(float64) string) (base, cand string) {
 	return base, cand
 }
 
+// metricValues is values with each value formatted as value does.
+func metricValues(m *compare.Metric) (base, cand string) {
+	return values(m, func(v float64) string { return value(m.Metric, v) })
+}
+
 // delta formats a metric's change; a censored one is a bound: "≤ -88.8%"
 // when the candidate's value is (the change is at least that large a
 // loss), "≥ +300.0%" when the baseline's is.

@@ -46,7 +46,7 @@ func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 			fmt.Fprintln(bw, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 			for _, row := range s.rows {
 				m := row.metric
-				bv, cv := values(m, func(v float64) string { return value(m.Metric, v) })
+				bv, cv := metricValues(m)
 				fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d+%d | %s |\n", esc(name(*m)), bv, cv,
 					delta(m),
 					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(*m), m.NBase, m.NCand, bold(m.Verdict))

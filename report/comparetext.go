@@ -56,7 +56,7 @@ func comparisonTextSection(bw io.Writer, c *compare.Comparison, s section) {
 			fmt.Fprintf(tw, "  %-*s\tbaseline\tcandidate\tdelta\tinterval\tp\tn\tverdict\t\n", width, "metric")
 			for _, row := range s.rows {
 				m := row.metric
-				bv, cv := values(m, func(v float64) string { return value(m.Metric, v) })
+				bv, cv := metricValues(m)
 				fmt.Fprintf(tw, "  %-*s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t\n", width, name(*m), bv, cv,
 					delta(m),
 					ciText(m.CIPct, m.Absolute, m.CIOpenHigh), pValue(*m), m.NBase, m.NCand, m.Verdict)

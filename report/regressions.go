@@ -19,7 +19,7 @@ func RegressionLines(c *compare.Comparison) []string {
 		b.WriteString(s.Scenario + " (" + s.Layer + " layer) regressed")
 		for _, m := range s.Metrics {
 			if m.Verdict == compare.Regressed {
-				bv, cv := values(&m, func(v float64) string { return value(m.Metric, v) })
+				bv, cv := metricValues(&m)
 				b.WriteString("; " + m.Metric + " " + bv + " → " + cv +
 					" (" + delta(&m) + ", interval " + ciText(m.CIPct, m.Absolute, m.CIOpenHigh) + ")")
 			}

@@ -139,7 +139,6 @@ func noKneeWarning(c *result.Capacity) string {
 // sweepDrain is the pause between knee probes.
 const sweepDrain = 250 * time.Millisecond
 
-// kneeOptions are the knee search's settings for scenario s.
 // minProbeRequests is the fewest requests a knee probe's window is
 // expected to hold: a search whose probes all fail halves its rate down to
 // the min rate, and below this a window may hold none at all (the probe is
@@ -161,6 +160,7 @@ func minProbeRate(floor, maxRate float64, window time.Duration) float64 {
 	return floor
 }
 
+// kneeOptions are the knee search's settings for scenario s.
 func kneeOptions(cfg *config.Plan, s *config.Scenario, o Options) knee.Options {
 	l := s.Load
 	ko := knee.DefaultOptions(cfg.SLO.P99.D())
