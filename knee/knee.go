@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -195,7 +196,7 @@ func Search(ctx context.Context, probe Probe, o Options) (*result.Capacity, erro
 			c.Stopped = "interrupted: " + err.Error()
 			return c, fmt.Errorf("knee search: probe at %s rps: %w", fmtRate(rate), err)
 		}
-		if p := s.points[0]; len(s.points) == 1 && p.ErrorRate >= 1 {
+		if p := s.points[0]; len(s.points) == 1 && p.ErrorRate >= 1 && !onlyTimeouts(p) {
 			s.stopped = fmt.Sprintf("every request failed at the first probe (%s rps): is the target up?", fmtRate(p.OfferedRPS))
 			break
 		}
@@ -206,6 +207,21 @@ func Search(ctx context.Context, probe Probe, o Options) (*result.Capacity, erro
 		rate = next
 	}
 	return s.capacity(), nil
+}
+
+// onlyTimeouts reports whether every failed request of p timed out: the
+// target took them, only slower than the client waits, so a first probe
+// that failed this way is a failing probe (the search goes on down), not a
+// target that is not up. A probe without classes is not known to be so.
+func onlyTimeouts(p result.Point) bool {
+	n := int64(0)
+	for class, c := range p.ErrorsBy {
+		if class != harness.ErrTimeout && c > 0 {
+			return false
+		}
+		n += c
+	}
+	return n > 0
 }
 
 // kneeSearch is the state of one search.
@@ -307,7 +323,11 @@ func judgePoint(p result.Point, o Options) (bool, string) {
 	}
 	var why []string
 	if p.ErrorRate > o.MaxErrorRate {
-		why = append(why, fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*p.ErrorRate, 100*o.MaxErrorRate))
+		w := fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*p.ErrorRate, 100*o.MaxErrorRate)
+		if p.ErrorRate >= 1 && onlyTimeouts(p) {
+			w += " (every request timed out)"
+		}
+		why = append(why, w)
 	}
 	if shortOf(p, o) {
 		why = append(why, fmt.Sprintf("achieved %s rps < %.0f%% of offered %s rps",

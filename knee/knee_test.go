@@ -187,6 +187,16 @@ func TestSearchStops(t *testing.T) {
 		{"window cap", func(o *Options) { o.MaxWindows = 3 }, cliff(777, 10, 0.5), true, 0, "window cap reached: 3 windows", 3},
 		{"nothing passes", func(o *Options) { o.Start, o.MinRate = 8, 1 }, cliff(0, 10, 0.5), false, 0, "no probe passed down to the min rate 1 rps", 12},
 		{"target down", nil, func(float64, int) result.Point { return result.Point{ErrorRate: 1} }, false, 0, "every request failed at the first probe", 1},
+		{"target refused some, timed out the rest", nil, func(float64, int) result.Point {
+			return result.Point{ErrorRate: 1, ErrorsBy: map[string]int64{"timeout": 30, "connection": 1}}
+		}, false, 0, "every request failed at the first probe", 1},
+		// Every request timed out at the first probe: the target is up but
+		// slower than the client waits (a CI run's test head, 150 ms a
+		// request at 80 rps, once stopped here and had no bound): the
+		// search goes on down as for any failing probe.
+		{"every request timed out", func(o *Options) { o.Start, o.MinRate = 80, 5 }, func(rate float64, _ int) result.Point {
+			return result.Point{ErrorRate: 1, ErrorsBy: map[string]int64{"timeout": int64(rate)}}
+		}, false, 0, "no probe passed down to the min rate 5 rps", 12},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

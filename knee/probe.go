@@ -67,6 +67,7 @@ func PointOf(res *result.Result, rate float64) result.Point {
 		ErrorRate:    s.ErrorRate,
 		Latency:      s.Latency,
 		InFlightMean: s.InFlightMean,
+		ErrorsBy:     s.ErrorsBy,
 	}
 	if s.Requests > 0 && s.Requests == s.Errors {
 		p.ErrorRate = 1

@@ -40,8 +40,12 @@ type Point struct {
 	OfferedRPS  float64 `json:"offered_rps"`
 	AchievedRPS float64 `json:"achieved_rps"`
 	ErrorRate   float64 `json:"error_rate"`
-	Latency     Latency `json:"latency_ms"`
-	Pass        bool    `json:"pass"`
+	// ErrorsBy counts the probe's failed requests by class (as a trial's):
+	// a probe whose every request timed out reached a target that is up
+	// but slower than the client's timeout, one refused is down.
+	ErrorsBy map[string]int64 `json:"errors_by_class,omitempty"`
+	Latency  Latency          `json:"latency_ms"`
+	Pass     bool             `json:"pass"`
 	// Why says which condition failed.
 	Why string `json:"why,omitempty"`
 	// Host is how busy the machine was with other work during the probe
