@@ -19,9 +19,9 @@ import (
 // samples process-to-process variance) and the bracket [highest pass,
 // lowest fail] is probed again, low rate first, each probe a full window
 // after its warm-up. When both probes pass the knee lies above: the round
-// steps up, a bracket's width, then two, then three further (at most
-// maxConfirmSteps), until a probe fails; when both fail it steps down the
-// same way. A round's estimate is where its probes' worst latency, relative
+// steps up, a bracket's width, then two, then three further and so on (at
+// most maxConfirmSteps, about 5.8 times past the bracket), until a probe
+// fails; when both fail it steps down the same way. A round's estimate is where its probes' worst latency, relative
 // to the objective (severity, 1 at the SLO), crosses 1, interpolated
 // linearly in log rate and log severity between the round's highest pass
 // and lowest fail. A round without both sides extrapolates from its
@@ -206,8 +206,15 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 }
 
 // maxConfirmSteps bounds the extra probes of one confirmation round
-// beyond the bracket's two.
-const maxConfirmSteps = 3
+// beyond the bracket's two. The steps grow (a span, then two, …), so eight
+// reach about 5.8 times past the bracket at the smallest step: a round
+// must find a knee that moved far since the search, not stop near the
+// search's bracket and report its edge. Three steps (×1.34) once left
+// every round of a stored A/A run at 138 rps, the search's knee (97 rps,
+// measured while something disturbed the host) plus its reach, though the
+// rounds passed every probe and the build's knee was about 370: max QPS
+// read −67.7%, a false alarm.
+const maxConfirmSteps = 8
 
 // minConfirmStep is the smallest relative step of a confirmation round
 // beyond the bracket: about the run-to-run noise of a knee, so that one

@@ -11,7 +11,7 @@ import (
 )
 
 // Confirmation gives one estimate per round, each near the model's true
-// knee, and re-probes the bracket (2 to 5 windows a round), calling fresh
+// knee, and re-probes the bracket (2 to 10 windows a round), calling fresh
 // before each round.
 func TestConfirm(t *testing.T) {
 	q := queueModel{s: 10 * time.Millisecond, c: 1, noise: 0.10, rng: rand.New(rand.NewPCG(3, 3))}
@@ -32,7 +32,7 @@ func TestConfirm(t *testing.T) {
 		t.Fatalf("Confirm: %d estimates after %d fresh starts, want 4 after 3", len(c.Estimates), fresh)
 	}
 	if c.ConfirmWindows < 6 || c.ConfirmWindows > 3*(2+maxConfirmSteps) || c.Windows != searchWindows+c.ConfirmWindows || len(c.Points) != c.Windows {
-		t.Errorf("confirmation used %d windows (search %d, total %d, points %d), want 2 to 5 a round added to the search's", c.ConfirmWindows, searchWindows, c.Windows, len(c.Points))
+		t.Errorf("confirmation used %d windows (search %d, total %d, points %d), want 2 to 2+maxConfirmSteps a round added to the search's", c.ConfirmWindows, searchWindows, c.Windows, len(c.Points))
 	}
 	want := q.knee(slo)
 	for i, e := range c.Estimates {
@@ -120,5 +120,44 @@ func TestSearchNonMonotone(t *testing.T) {
 	next, done := s.next()
 	if done || next != 800 {
 		t.Errorf("next() = %v, %v after a pass at 800 above a fail at 400; want 800 probed again", next, done)
+	}
+}
+
+// A knee that moved far between the search and a round is found by the
+// round, not capped near the search's bracket. Replayed from a stored A/A
+// run on a 2-core VM: the search ran while something disturbed the host
+// (P99 12.4 ms at 100 rps against a 10 ms SLO; the baseline's knee was
+// about 370 rps), then the disturbance passed; the rounds probed 97, 100,
+// 105, 116, 134 rps, passed every one, stopped after three steps and
+// estimated 138, so that max QPS read −67.7% against an unchanged build.
+func TestConfirmFollowsAKneeThatMovedFar(t *testing.T) {
+	knee := 100.0
+	probe := func(_ context.Context, rate float64) (result.Point, error) {
+		// P99 grows as the cube of the load past half the knee: 10 ms at
+		// the knee, 5 ms well below it.
+		p99 := 5 + 5*math.Pow(rate/knee, 3)
+		return result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 4, P99: p99, Mean: 4}}, nil
+	}
+	o := DefaultOptions(10 * time.Millisecond)
+	o.Drain, o.Start = 0, 100
+	c, err := Search(context.Background(), probe, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxQPS > 101 {
+		t.Fatalf("search found %.1f rps, want the disturbed knee near 100", c.MaxQPS)
+	}
+	fresh := func(context.Context) error { knee = 370; return nil } // the disturbance is over
+	if err := Confirm(context.Background(), c, probe, fresh, o, 5); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("estimates %.1f", c.Estimates)
+	if len(c.Estimates) != 5 {
+		t.Fatalf("%d estimates, want 5", len(c.Estimates))
+	}
+	for i, e := range c.Estimates[1:] {
+		if e < 370*0.85 || e > 370*1.15 {
+			t.Errorf("round %d estimated %.1f rps, want within 15%% of the knee it probed, 370", i+1, e)
+		}
 	}
 }
