@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"strings"
 	"time"
@@ -53,8 +54,10 @@ type Step struct {
 	Metric   string     `json:"metric,omitempty"`
 	DeltaPct float64    `json:"delta_pct"`
 	CIPct    [2]float64 `json:"ci_pct"`
-	Pairs    int        `json:"pairs"`
-	RunnerS  float64    `json:"runner_s"`
+	// ThresholdPct is the gate's threshold for that metric (0: unknown).
+	ThresholdPct float64 `json:"threshold_pct,omitempty"`
+	Pairs        int     `json:"pairs"`
+	RunnerS      float64 `json:"runner_s"`
 	// WallS is the step's wall time, builds and starts included.
 	WallS float64 `json:"wall_s"`
 }
@@ -165,17 +168,30 @@ func Run(ctx context.Context, commits []string, m Measurer, scenarios []string) 
 			if err != nil {
 				return out, err
 			}
-			switch side(s, total, out.Direction) {
+			sd := side(s, total, out.Direction)
+			if sd == undecided {
+				// Once, an undecided commit is measured again with fresh
+				// pairs: a commit carrying part of a change built over
+				// several commits straddles the bar, and one more
+				// measurement often settles which side it is on.
+				first := s
+				if s, err = step(commits[0], commits[mid]); err != nil {
+					return out, err
+				}
+				if sd = side(s, total, out.Direction); sd == undecided {
+					out.Window = [2]string{commits[lo], commits[hi]}
+					out.Status = Inconclusive
+					out.Note = fmt.Sprintf("step %s against the good commit was %s twice (%s, then %s), short of neither the bar nor beyond it: the change lies after %s and at or before %s",
+						short(commits[mid]), s.Verdict, stepChange(first), stepChange(s), short(commits[lo]), short(commits[hi]))
+					return out, nil
+				}
+			}
+			switch sd {
 			case bad:
 				hi = mid
 			case good:
 				lo = mid
 				byVerdict[mid] = s.Verdict == compare.Unchanged
-			default:
-				out.Window = [2]string{commits[lo], commits[hi]}
-				out.Status = Inconclusive
-				out.Note = fmt.Sprintf("step %s against the good commit was %s: the change lies after %s and at or before %s", short(commits[mid]), s.Verdict, short(commits[lo]), short(commits[hi]))
-				return out, nil
 			}
 		}
 		// The culprit's own change: against its parent, unless that step
@@ -230,11 +246,15 @@ const (
 
 // side says which end a commit measured against the good one is like: bad
 // when the step's verdict is the bisected change's direction, or when its
-// whole interval lies beyond half the good→bad change (closer to bad than
-// to good); good when the verdict is unchanged, or the whole interval lies
-// short of half the change; else undecided. The midpoint rule lets a step
-// decide a commit that is clearly one or the other even when the gate's
-// own verdict, which asks about its threshold, is inconclusive.
+// whole interval lies beyond the bar; good when the verdict is unchanged,
+// or the whole interval lies short of the bar; else undecided. The bar is
+// half the good→bad change, or the gate's threshold when that is smaller:
+// a commit whose change may exceed the threshold is not like A, even when
+// it is short of half a change several commits built (two commits adding
+// 15% each against a 10% threshold: the first measured +9.9% [+6.3,
+// +13.6] and, by half the change alone, was put on A's side). The rule
+// lets a step decide a commit that is clearly one or the other even when
+// the gate's own verdict is inconclusive.
 func side(s, total Step, direction string) int {
 	switch s.Verdict {
 	case direction:
@@ -245,18 +265,26 @@ func side(s, total Step, direction string) int {
 	if s.Metric == "" || s.Metric != total.Metric {
 		return undecided
 	}
-	half := total.DeltaPct / 2
+	bar := math.Abs(total.DeltaPct) / 2
+	if t := s.ThresholdPct; t > 0 && t < bar {
+		bar = t
+	}
 	lo, hi := s.CIPct[0], s.CIPct[1]
-	if half < 0 { // an improvement: mirror
-		half, lo, hi = -half, -hi, -lo
+	if total.DeltaPct < 0 { // an improvement: mirror
+		lo, hi = -hi, -lo
 	}
 	switch {
-	case lo > half:
+	case lo > bar:
 		return bad
-	case hi < half:
+	case hi < bar:
 		return good
 	}
 	return undecided
+}
+
+// stepChange is a step's change and interval in a few words.
+func stepChange(s Step) string {
+	return fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]", s.DeltaPct, s.CIPct[0], s.CIPct[1])
 }
 
 // summarize reduces a comparison to a step: the worst scenario verdict
@@ -283,7 +311,7 @@ func summarize(c *compare.Comparison, scenarios []string) Step {
 			}
 			for _, m := range sc.Metrics {
 				if m.Metric == compare.MetricP99 || m.Metric == compare.MetricMaxQPS {
-					s.Metric, s.DeltaPct, s.CIPct = m.Metric, m.DeltaPct, m.CIPct
+					s.Metric, s.DeltaPct, s.CIPct, s.ThresholdPct = m.Metric, m.DeltaPct, m.CIPct, m.ThresholdPct
 					break
 				}
 			}

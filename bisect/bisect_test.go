@@ -76,8 +76,9 @@ func TestRun(t *testing.T) {
 		{"two commits 15% each", step(16, 1.15, 5, 12), nil, Found, "c5", "bisect again with --good c5", 6},
 		{"no change", step(16, 1.02, 3), nil, NoChange, "", "nothing to bisect", 1},
 		// A step that cannot decide (and whose interval, ±3% here, holds
-		// half the change) stops the search with its window.
-		{"undecided middle", step(16, 1.25, 11), map[int]bool{12: true}, Inconclusive, "", "was inconclusive", 3},
+		// half the change) is measured once more, then stops the search
+		// with its window.
+		{"undecided middle", step(16, 1.25, 11), map[int]bool{12: true}, Inconclusive, "", "was inconclusive twice", 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +131,12 @@ func TestSide(t *testing.T) {
 		{"inconclusive, beyond half", st(compare.Inconclusive, 13, 40), total, bad},
 		{"inconclusive, straddles half", st(compare.Inconclusive, 5, 20), total, undecided},
 		{"opposite direction", st(compare.Improved, -20, -10), total, good},
+		// Two commits adding 15% each against a 10% threshold (A→B
+		// +31.9%): the first measured alone is short of half the change
+		// but may exceed the threshold, so it is not like A.
+		{"short of half, straddles the threshold", withThreshold(st(compare.Inconclusive, 6.3, 13.6), 10), st(compare.Regressed, 25, 39), undecided},
+		{"short of half, beyond the threshold", withThreshold(st(compare.Inconclusive, 10.5, 15.5), 10), st(compare.Regressed, 25, 39), bad},
+		{"short of half and of the threshold", withThreshold(st(compare.Inconclusive, -0.6, 9.5), 10), st(compare.Regressed, 25, 39), good},
 		{"improvement bisected", st(compare.Inconclusive, -40, -16), improved, bad},
 	}
 	for _, tt := range tests {
@@ -138,6 +145,56 @@ func TestSide(t *testing.T) {
 				t.Errorf("side(%+v) = %d, want %d", tt.s, got, tt.want)
 			}
 		})
+	}
+}
+
+func withThreshold(s Step, pct float64) Step {
+	s.ThresholdPct = pct
+	return s
+}
+
+// A second CI failure of TestBisectLoopback, replayed: commits 5 and 12
+// each add 15% against a 10% threshold and every commit from 5 to 11
+// first measures +9.9% [+6.3, +13.6] against A (inconclusive). By half of
+// A→B's +31.9% alone those commits were like A and the culprit named was
+// 6; now each straddles the threshold, is measured once more, and the
+// culprit is 5. When the second measurement straddles it too, the search
+// stops with a window that holds 5.
+func TestRunStraddlingTheThreshold(t *testing.T) {
+	for _, again := range []bool{true, false} {
+		m, commits := levels(step(16, 1.15, 5, 12), nil)
+		seen := map[string]int{}
+		noisy := func(ctx context.Context, base, head string) (*compare.Comparison, error) {
+			var i int
+			fmt.Sscanf(head, "c%d", &i)
+			seen[head]++
+			if base == "c0" && i >= 5 && i <= 11 && (seen[head] == 1 || !again) {
+				return &compare.Comparison{Scenarios: []compare.ScenarioComparison{{Scenario: "api", Verdict: compare.Inconclusive,
+					Metrics: []compare.Metric{{Metric: compare.MetricP99, DeltaPct: 9.9, CIPct: [2]float64{6.3, 13.6}, ThresholdPct: 10, Verdict: compare.Inconclusive}}}},
+					AB: &compare.ABRun{Scenarios: []compare.ABScenario{{Scenario: "api", Pairs: 12, RunnerS: 10}}}}, nil
+			}
+			return m(ctx, base, head)
+		}
+		out, err := Run(context.Background(), commits, MeasureFunc(noisy), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var trace []string
+		for _, s := range out.Steps {
+			trace = append(trace, s.Base+"→"+s.Head+":"+s.Verdict)
+		}
+		if again {
+			if out.Status != Found || out.Culprit != "c5" {
+				t.Errorf("Run = %s culprit %q (window %v, note %q; steps %v), want found c5", out.Status, out.Culprit, out.Window, out.Note, trace)
+			}
+			continue
+		}
+		lo, hi := 0, 0
+		fmt.Sscanf(out.Window[0], "c%d", &lo)
+		fmt.Sscanf(out.Window[1], "c%d", &hi)
+		if out.Status != Inconclusive || lo >= 5 || hi < 5 || !strings.Contains(out.Note, "twice") {
+			t.Errorf("Run = %s window (c%d, c%d] (note %q; steps %v), want inconclusive, a window holding c5, saying it measured twice", out.Status, lo, hi, out.Note, trace)
+		}
 	}
 }
 

@@ -16,11 +16,17 @@
 // "inconclusive". Then a binary search keeps a window (lo, hi] with lo
 // like A and hi like B: each step measures A against the commit in the
 // middle; the same verdict as B moves hi there, "unchanged" moves lo
-// there. A step the gate calls inconclusive (its interval straddles the
-// threshold) still decides when its whole interval lies on one side of
-// half the A→B change: beyond it the commit is like B, short of it like A
-// (the midpoint rule). Anything else stops the search as "inconclusive"
-// with the narrowest window established. When the
+// there. A step the gate calls inconclusive still decides when its whole
+// interval lies on one side of the bar: half the A→B change, or the gate's
+// threshold when that is smaller (the midpoint rule). Beyond the bar the
+// commit is like B; short of it, like A. The threshold caps the bar
+// because a commit whose change may exceed it is not like A: two commits
+// adding 15% each against a 10% threshold make A→B +32%, and the first
+// alone, measured +9.9% [+6.3, +13.6], was short of half of that and was
+// put on A's side, so that the search named the commit after it. A step
+// whose interval straddles the bar is measured once more with fresh
+// pairs; when the second straddles it too, the search stops as
+// "inconclusive" with the narrowest window established. When the
 // window is one commit wide, a last step measures that commit against its
 // parent: the culprit's own change, with its interval, which may be less
 // than A→B's when several commits contributed (the report then says so).
