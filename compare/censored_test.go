@@ -59,6 +59,10 @@ func TestCensoredKnee(t *testing.T) {
 			if got.Verdict != tt.wantTopVerdict {
 				t.Errorf("verdict %s (%s), want %s", got.Verdict, got.Reason, tt.wantTopVerdict)
 			}
+			// The scenario's layer says its max QPS is the same bound.
+			if l := got.Layers; len(l) != 1 || l[0].MaxQPS == nil || l[0].MaxQPS.Censored != tt.wantCensored || l[0].MaxQPS.Verdict != m.Verdict {
+				t.Errorf("layers %+v: want one whose max QPS is censored %q, %s", l, tt.wantCensored, m.Verdict)
+			}
 			if m.Method == MethodCensoredKnee && (m.EquivCIPct == nil || m.PValue == nil || m.MDEPct != nil) {
 				t.Errorf("censored metric: equivalence %v, p %v, mde %v: want an equivalence interval, a p-value and no MDE", m.EquivCIPct, m.PValue, m.MDEPct)
 			}

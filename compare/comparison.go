@@ -312,6 +312,12 @@ type Change struct {
 	// own (a layer combining several scenarios by geometric mean): read it,
 	// do not gate on it.
 	Descriptive bool `json:"descriptive,omitempty"`
+	// Censored is set, as for Metric.Censored, when the change rests on a
+	// side whose knee search met the SLO at no rate: "candidate" (the
+	// change is at most DeltaPct) or "baseline" (at least). A layer of
+	// several scenarios carries it when its censored scenarios share one
+	// side.
+	Censored string `json:"censored,omitempty"`
 }
 
 // LayerAttribution is the change per layer, combined over its scenarios.

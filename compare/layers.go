@@ -74,6 +74,7 @@ func attributeLayers(outs []scenarioOut, s Settings) []LayerAttribution {
 		}
 		if len(qps) > 0 {
 			la.MaxQPS = qpsChange(qps, s)
+			la.MaxQPS.Censored = censoredSide(groups[l])
 		}
 		// A layer of one scenario is that scenario's test; a combination
 		// of several has no test of its own and is only described.
@@ -99,6 +100,26 @@ func attributeLayers(outs []scenarioOut, s Settings) []LayerAttribution {
 		las = append(las, la)
 	}
 	return las
+}
+
+// censoredSide is the side whose max QPS is a bound in the scenarios'
+// max-QPS metrics (compare.Metric.Censored) when they all share it, else
+// "": a geometric mean over ratios one of which is at most (at least) its
+// value is at most (at least) its own.
+func censoredSide(outs []scenarioOut) string {
+	side := ""
+	for _, o := range outs {
+		for _, m := range o.sc.Metrics {
+			if m.Metric != MetricMaxQPS || m.Censored == "" {
+				continue
+			}
+			if side != "" && side != m.Censored {
+				return ""
+			}
+			side = m.Censored
+		}
+	}
+	return side
 }
 
 // p99Change combines P99 ratios and their replicates by geometric mean.

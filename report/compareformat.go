@@ -54,14 +54,19 @@ func metricValues(m *compare.Metric) (base, cand string) {
 // when the candidate's value is (the change is at least that large a
 // loss), "≥ +300.0%" when the baseline's is.
 func delta(m *compare.Metric) string {
-	d := pct(m.DeltaPct, m.Absolute)
-	switch m.Censored {
+	return bound(m.Censored) + pct(m.DeltaPct, m.Absolute)
+}
+
+// bound is the prefix of a change that rests on a censored side: "≤ "
+// when the candidate's value is a bound, "≥ " when the baseline's is.
+func bound(censored string) string {
+	switch censored {
 	case "baseline":
-		return "≥ " + d
+		return "≥ "
 	case "candidate":
-		return "≤ " + d
+		return "≤ "
 	}
-	return d
+	return ""
 }
 
 // value formats a metric's value for reading: error rates as percent,
@@ -139,7 +144,7 @@ func change(c *compare.Change, abs bool) string {
 	if c.Descriptive {
 		v = "(descriptive)"
 	}
-	s := pct(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + v
+	s := bound(c.Censored) + pct(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + v
 	if c.Ratio > 0 {
 		s = fmt.Sprintf("×%.3f (log %+.3f) ", c.Ratio, c.LogRatio) + s
 	}

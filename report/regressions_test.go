@@ -45,3 +45,21 @@ func TestRegressionLines(t *testing.T) {
 		})
 	}
 }
+
+// A layer whose max QPS rests on a censored side shows the bound as its
+// scenario's metric does: "≤" before the change, "≥" for a baseline.
+func TestChangeCensored(t *testing.T) {
+	tests := []struct {
+		c    *compare.Change
+		want string
+	}{
+		{&compare.Change{DeltaPct: -88.8, CIPct: [2]float64{-100, -83.5}, Censored: "candidate", Verdict: compare.Regressed}, "≤ -88.8% [-100.0%, -83.5%] regressed"},
+		{&compare.Change{DeltaPct: 300, CIPct: [2]float64{250, 300}, CIOpenHigh: true, Censored: "baseline", Verdict: compare.Improved}, "≥ +300.0% [+250.0%, ∞) improved"},
+		{&compare.Change{DeltaPct: -4, CIPct: [2]float64{-6, -2}, Verdict: compare.Unchanged}, "-4.0% [-6.0%, -2.0%] unchanged"},
+	}
+	for _, tt := range tests {
+		if got := change(tt.c, false); got != tt.want {
+			t.Errorf("change(%+v) = %q, want %q", *tt.c, got, tt.want)
+		}
+	}
+}
