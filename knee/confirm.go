@@ -139,41 +139,67 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 	round, c, o := k.round, k.c, k.o
 	lo, hi, span := k.lo, k.hi, k.span
 	var pts []result.Point
-	measure := func(rate float64) error {
+	once := func(rate float64) (result.Point, error) {
 		if o.Drain > 0 {
 			t := time.NewTimer(o.Drain)
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return ctx.Err()
+				return result.Point{}, ctx.Err()
 			case <-t.C:
 			}
 		}
 		p, err := k.probe(ctx, rate)
 		if err != nil {
-			return err
+			return result.Point{}, err
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return result.Point{}, err
 		}
 		p.OfferedRPS = rate
 		p.Pass, p.Why = judgePoint(p, o)
-		pts = append(pts, p)
-		c.Points = append(c.Points, p)
-		c.Windows++
-		c.ConfirmWindows++
-		return nil
+		return p, nil
 	}
-	for _, r := range []float64{lo, hi} {
-		if err := measure(r); err != nil {
+	record := func(ps ...result.Point) {
+		pts = append(pts, ps...)
+		c.Points = append(c.Points, ps...)
+		c.Windows += len(ps)
+		c.ConfirmWindows += len(ps)
+	}
+	// measure probes rate; a failure resting on a thin tail is measured
+	// once more and the two windows judged together, as in the search.
+	// It returns the rate's judged point.
+	measure := func(rate float64) (result.Point, error) {
+		p, err := once(rate)
+		if err != nil {
+			return p, err
+		}
+		if !thinTail(p, o) {
+			record(p)
+			return p, nil
+		}
+		again, err := once(rate)
+		if err != nil {
+			record(p)
+			return p, err
+		}
+		poolTail(&p, &again, o)
+		record(p, again)
+		return again, nil
+	}
+	var ends [2]result.Point
+	for i, r := range []float64{lo, hi} {
+		p, err := measure(r)
+		if err != nil {
 			return 0, false, fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(r), err)
 		}
+		ends[i] = p
 	}
 	// Both passed (or both failed): the knee moved in this process.
 	// Step on, a span further each time, until the round has its own
 	// pass and fail, so that its estimate is not anchored on the
 	// search's bracket.
-	if a, b := pts[0], pts[1]; !a.GeneratorBound && !b.GeneratorBound && a.Pass == b.Pass {
+	if a, b := ends[0], ends[1]; !a.GeneratorBound && !b.GeneratorBound && a.Pass == b.Pass {
 		up := a.Pass
 		next := hi
 		if !up {
@@ -190,10 +216,11 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 			if next == prev {
 				break // at the max (or min) rate
 			}
-			if err := measure(next); err != nil {
+			last, err := measure(next)
+			if err != nil {
 				return 0, false, fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(next), err)
 			}
-			if last := pts[len(pts)-1]; last.GeneratorBound || last.Pass != up {
+			if last.GeneratorBound || last.Pass != up {
 				break
 			}
 		}

@@ -3,6 +3,7 @@ package knee
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
@@ -24,6 +25,11 @@ type RateProbe struct {
 	// Observe, when set, sees the run of every probe that measured and
 	// may add to its point (the host's load during the probe, say).
 	Observe func(rate float64, r *result.Result, p *result.Point)
+	// SLOP99, when set, makes each point count its requests and those
+	// slower than it (result.Point.Requests and OverSLO), from the
+	// window's latency histogram: a search judges a failure that rests on
+	// a request or two again (see Options.TailRetry).
+	SLOP99 time.Duration
 }
 
 // FixedOptions is a RateProbe's Options that gives base at every rate.
@@ -49,6 +55,9 @@ func (p RateProbe) Measure(ctx context.Context, rate float64) (result.Point, err
 		return result.Point{OfferedRPS: rate}, err
 	}
 	pt := PointOf(res, rate)
+	if p.SLOP99 > 0 {
+		pt.Requests, pt.OverSLO = countOver(res, p.SLOP99)
+	}
 	if p.Observe != nil {
 		p.Observe(rate, res, &pt)
 	}
@@ -82,4 +91,24 @@ func PointOf(res *result.Result, rate float64) result.Point {
 		}
 	}
 	return p
+}
+
+// countOver counts the successful requests of res's trials and those
+// slower than slo, from the trials' merged latency histogram (µs). A value
+// counts as slower when its bucket's highest equivalent value is above
+// slo, as the bucket's P99 would read. Zero counts when the trials carry
+// no histogram.
+func countOver(res *result.Result, slo time.Duration) (n, over int64) {
+	h, err := result.MergeTrials(res.Trials)
+	if err != nil || h.TotalCount() == 0 {
+		return 0, 0
+	}
+	limit := slo.Microseconds()
+	for _, b := range h.Distribution() {
+		n += b.Count
+		if b.To > limit {
+			over += b.Count
+		}
+	}
+	return n, over
 }

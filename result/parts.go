@@ -45,7 +45,13 @@ type Point struct {
 	// but slower than the client's timeout, one refused is down.
 	ErrorsBy map[string]int64 `json:"errors_by_class,omitempty"`
 	Latency  Latency          `json:"latency_ms"`
-	Pass     bool             `json:"pass"`
+	// Requests is how many successful requests the probe measured and
+	// OverSLO how many of them took longer than the P99 SLO: its P99 is
+	// above the SLO exactly when OverSLO is more than 1% of Requests. Both
+	// zero when not counted (no P99 SLO, or an older result).
+	Requests int64 `json:"requests,omitempty"`
+	OverSLO  int64 `json:"over_slo,omitempty"`
+	Pass     bool  `json:"pass"`
 	// Why says which condition failed.
 	Why string `json:"why,omitempty"`
 	// Host is how busy the machine was with other work during the probe

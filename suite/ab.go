@@ -100,6 +100,7 @@ func Probe(ctx context.Context, cfg *config.Plan, s *config.Scenario, client har
 			run = r
 			pt.Host = hs.Load(0)
 		},
+		SLOP99: cfg.SLO.P99.D(),
 	}
 	pt, err := p.Measure(ctx, rate)
 	return run, pt, err

@@ -57,6 +57,7 @@ func runSweep(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Optio
 			}
 			pt.Host = hs.Load(0)
 		},
+		SLOP99: ko.SLOP99,
 	}.Probe()
 	mprobe, metricsURL := probeMetrics(ctx, ss.tg, s.URL == "")
 	cacheBefore, cacheOK := cacheScrape(ctx, metricsURL)
