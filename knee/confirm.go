@@ -225,11 +225,48 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 			}
 		}
 	}
+	// A round that stepped far ends with a pass and a fail far apart, and
+	// an estimate interpolated across them leans on where they fell: on a
+	// curve that turns up sharply at the knee, low (rounds stepped from a
+	// disturbed search to 299 and 364 rps read 290 and 312 against quiet
+	// rounds' 342 to 385, bracketed within 3%). Such a bracket is bisected
+	// (geometric midpoint), at most maxNarrowSteps times, until it is no
+	// wider than twice the search's.
+	for n := 0; n < maxNarrowSteps; n++ {
+		hp, lf, ok := roundBracket(pts)
+		if !ok || math.Log(lf/hp) <= math.Max(2*span, math.Log(1+2*o.Resolution)) {
+			break
+		}
+		mid := math.Sqrt(hp * lf)
+		if _, err := measure(mid); err != nil {
+			return 0, false, fmt.Errorf("knee confirmation %d: probe at %s rps: %w", round, fmtRate(mid), err)
+		}
+	}
 	e, ok := estimateRound(pts, o, k.slope, span)
 	if ok {
 		c.Estimates = append(c.Estimates, e)
 	}
 	return e, ok, nil
+}
+
+// maxNarrowSteps bounds the bisections of a round's own bracket.
+const maxNarrowSteps = 2
+
+// roundBracket is a round's highest passing rate below its lowest failing
+// one (generator-bound probes carry no information); ok is false when the
+// round has not both.
+func roundBracket(pts []result.Point) (pass, fail float64, ok bool) {
+	for _, p := range pts {
+		if !p.GeneratorBound && !p.Pass && (fail == 0 || p.OfferedRPS < fail) {
+			fail = p.OfferedRPS
+		}
+	}
+	for _, p := range pts {
+		if !p.GeneratorBound && p.Pass && p.OfferedRPS < fail && p.OfferedRPS > pass {
+			pass = p.OfferedRPS
+		}
+	}
+	return pass, fail, pass > 0 && fail > 0
 }
 
 // maxConfirmSteps bounds the extra probes of one confirmation round
