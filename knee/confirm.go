@@ -21,7 +21,9 @@ import (
 // after its warm-up. When both probes pass the knee lies above: the round
 // steps up, a bracket's width, then two, then three further and so on (at
 // most maxConfirmSteps, about 5.8 times past the bracket), until a probe
-// fails; when both fail it steps down the same way. A round's estimate is where its probes' worst latency, relative
+// fails; when both fail it steps down the same way, and a round that
+// stepped far bisects its own bracket. A round's estimate is where its
+// probes' worst latency, relative
 // to the objective (severity, 1 at the SLO), crosses 1, interpolated
 // linearly in log rate and log severity between the round's highest pass
 // and lowest fail. A round without both sides extrapolates from its
@@ -140,31 +142,10 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 	lo, hi, span := k.lo, k.hi, k.span
 	var pts []result.Point
 	once := func(rate float64) (result.Point, error) {
-		if o.Drain > 0 {
-			t := time.NewTimer(o.Drain)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return result.Point{}, ctx.Err()
-			case <-t.C:
-			}
-		}
-		p, err := k.probe(ctx, rate)
-		if err != nil {
+		if err := pause(ctx, o.Drain); err != nil {
 			return result.Point{}, err
 		}
-		if err := ctx.Err(); err != nil {
-			return result.Point{}, err
-		}
-		p.OfferedRPS = rate
-		p.Pass, p.Why = judgePoint(p, o)
-		return p, nil
-	}
-	record := func(ps ...result.Point) {
-		pts = append(pts, ps...)
-		c.Points = append(c.Points, ps...)
-		c.Windows += len(ps)
-		c.ConfirmWindows += len(ps)
+		return probeJudged(ctx, k.probe, rate, o)
 	}
 	// measure probes rate; a failure resting on a thin tail is measured
 	// once more and the two windows judged together, as in the search.
@@ -174,18 +155,12 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 		if err != nil {
 			return p, err
 		}
-		if !thinTail(p, o) {
-			record(p)
-			return p, nil
-		}
-		again, err := once(rate)
-		if err != nil {
-			record(p)
-			return p, err
-		}
-		poolTail(&p, &again, o)
-		record(p, again)
-		return again, nil
+		ps, err := retryThin(p, o, func() (result.Point, error) { return once(rate) })
+		pts = append(pts, ps...)
+		c.Points = append(c.Points, ps...)
+		c.Windows += len(ps)
+		c.ConfirmWindows += len(ps)
+		return ps[len(ps)-1], err
 	}
 	var ends [2]result.Point
 	for i, r := range []float64{lo, hi} {
@@ -231,10 +206,10 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 	// disturbed search to 299 and 364 rps read 290 and 312 against quiet
 	// rounds' 342 to 385, bracketed within 3%). Such a bracket is bisected
 	// (geometric midpoint), at most maxNarrowSteps times, until it is no
-	// wider than twice the search's.
+	// wider than narrowBeyond and four times the search's.
 	for n := 0; n < maxNarrowSteps; n++ {
 		hp, lf, ok := roundBracket(pts)
-		if !ok || math.Log(lf/hp) <= math.Max(2*span, math.Log(1+2*o.Resolution)) {
+		if !ok || math.Log(lf/hp) <= math.Max(4*span, math.Log(1+narrowBeyond)) {
 			break
 		}
 		mid := math.Sqrt(hp * lf)
@@ -249,8 +224,18 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 	return e, ok, nil
 }
 
-// maxNarrowSteps bounds the bisections of a round's own bracket.
-const maxNarrowSteps = 2
+// maxNarrowSteps bounds the bisections of a round's own bracket, and
+// narrowBeyond (relative) with four times the search's bracket is the
+// width past which it is bisected. Only a round that stepped far is
+// narrowed: one that stepped once or twice keeps its bracket, as the
+// other side's round in a same-runner A/B does, so that paired rounds
+// read their estimates from alike brackets (narrowing every bracket
+// wider than twice the search's raised the seeded A/B simulation's A/A
+// false regressions from 2 to 6 of 120, TestSimulatedPairedKnees).
+const (
+	maxNarrowSteps = 2
+	narrowBeyond   = 0.15
+)
 
 // roundBracket is a round's highest passing rate below its lowest failing
 // one (generator-bound probes carry no information); ok is false when the

@@ -298,43 +298,71 @@ func (s *kneeSearch) measure(ctx context.Context, rate float64) error {
 	if err != nil {
 		return err
 	}
-	if !thinTail(p, s.o) || s.mustStop() != "" {
-		s.points = append(s.points, p)
-		return nil
+	var again func() (result.Point, error)
+	if s.mustStop() == "" {
+		again = func() (result.Point, error) { return s.probeOnce(ctx, rate) }
 	}
-	again, err := s.probeOnce(ctx, rate)
-	if err != nil {
-		s.points = append(s.points, p)
-		return err
-	}
-	poolTail(&p, &again, s.o)
-	s.points = append(s.points, p, again)
-	return nil
+	ps, err := retryThin(p, s.o, again)
+	s.points = append(s.points, ps...)
+	return err
 }
 
 // probeOnce drains, probes rate and judges the point.
 func (s *kneeSearch) probeOnce(ctx context.Context, rate float64) (result.Point, error) {
-	if len(s.points) > 0 && s.o.Drain > 0 {
-		t := time.NewTimer(s.o.Drain)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return result.Point{}, ctx.Err()
-		case <-t.C:
+	if len(s.points) > 0 {
+		if err := pause(ctx, s.o.Drain); err != nil {
+			return result.Point{}, err
 		}
 	}
 	t0 := time.Now()
-	p, err := s.probe(ctx, rate)
+	p, err := probeJudged(ctx, s.probe, rate, s.o)
+	s.longest = max(s.longest, time.Since(t0))
+	return p, err
+}
+
+// pause waits d (nothing when d ≤ 0) unless ctx ends first.
+func pause(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// probeJudged probes rate and judges the point.
+func probeJudged(ctx context.Context, probe Probe, rate float64, o Options) (result.Point, error) {
+	p, err := probe(ctx, rate)
 	if err != nil {
 		return result.Point{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return result.Point{}, err
 	}
-	s.longest = max(s.longest, time.Since(t0))
 	p.OfferedRPS = rate
-	p.Pass, p.Why = judgePoint(p, s.o)
+	p.Pass, p.Why = judgePoint(p, o)
 	return p, nil
+}
+
+// retryThin returns p alone, or, when p's failure rests on a thin tail
+// (thinTail) and again is not nil, p and a second window at its rate
+// (again's), the two judged together (poolTail). On again's error p is
+// returned alone with it.
+func retryThin(p result.Point, o Options, again func() (result.Point, error)) ([]result.Point, error) {
+	if again == nil || !thinTail(p, o) {
+		return []result.Point{p}, nil
+	}
+	q, err := again()
+	if err != nil {
+		return []result.Point{p}, err
+	}
+	poolTail(&p, &q, o)
+	return []result.Point{p, q}, nil
 }
 
 // ThinTailP is the least chance, were the rate's true P99 exactly the

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/internal/procfs"
 	"github.com/perfgate/perfgate/kserve"
 	"github.com/perfgate/perfgate/refserver/mlp"
 )
@@ -133,22 +134,58 @@ func TestBatchingRaisesThroughputMLP(t *testing.T) {
 	// request, or (when Gemm spreads a batch over both cores and CPU per
 	// request barely moves) more requests per second; either is enough.
 	// A neighbour's burst can hide both in one pair of runs (1.08× and
-	// 1.14× seen beside CI's other packages): up to three pairs.
+	// 1.14× seen beside CI's other packages; and 0.89×, 0.80× and 1.04×,
+	// three pairs in a row, while CI's other test binaries shared the two
+	// cores): up to five pairs, and only a pair measured while other
+	// processes left the cores to this one counts against batching.
 	shown := func() bool { return float64(offCPU) >= 1.1*float64(onCPU) || onRate >= 1.2*offRate }
-	for attempt := 0; attempt < 3; attempt++ {
+	quiet := 0
+	for attempt := 0; attempt < 5; attempt++ {
 		o := Options{Seed: 1}
-		offCPU, offRate = perRequest(o)
-		o.MaxBatch, o.BatchWindow = 32, 5*time.Millisecond
-		onCPU, onRate = perRequest(o)
-		t.Logf("fp32 MLP, 32 clients: batching off %v CPU/request (%.0f/s), on %v (%.0f/s): %.2f× less CPU",
-			offCPU, offRate, onCPU, onRate, float64(offCPU)/float64(onCPU))
+		other, measured := otherCores(func() {
+			offCPU, offRate = perRequest(o)
+			o.MaxBatch, o.BatchWindow = 32, 5*time.Millisecond
+			onCPU, onRate = perRequest(o)
+		})
+		t.Logf("fp32 MLP, 32 clients: batching off %v CPU/request (%.0f/s), on %v (%.0f/s): %.2f× less CPU; other processes %.2f cores",
+			offCPU, offRate, onCPU, onRate, float64(offCPU)/float64(onCPU), other)
 		if shown() {
+			return
+		}
+		if !measured || other <= busyOtherCores {
+			quiet++
+		}
+		if quiet >= 3 {
 			break
 		}
 	}
-	if !shown() {
-		t.Errorf("batching off %v CPU/request at %.0f/s, on %v at %.0f/s: want on ≥ 1.1× cheaper or ≥ 1.2× faster", offCPU, offRate, onCPU, onRate)
+	if quiet == 0 {
+		t.Skipf("every pair ran while other processes used more than %.1f cores: this host is too busy to time batching; rerun on a quieter one", busyOtherCores)
 	}
+	t.Errorf("batching off %v CPU/request at %.0f/s, on %v at %.0f/s (%d pairs on a quiet host): want on ≥ 1.1× cheaper or ≥ 1.2× faster", offCPU, offRate, onCPU, onRate, quiet)
+}
+
+// busyOtherCores is the host-busy threshold of harness.BusyOtherCores: a
+// timing taken while other processes used more cores than this says
+// little about the code timed.
+const busyOtherCores = 0.5
+
+// otherCores runs f and returns how many cores, on average, processes
+// other than this one used meanwhile, from /proc/stat and this process's
+// CPU time; measured is false where either cannot be read.
+func otherCores(f func()) (cores float64, measured bool) {
+	h0, ok0 := procfs.ReadCPUTimes("/proc")
+	p0, okp := processCPU()
+	t0 := time.Now()
+	f()
+	wall := time.Since(t0).Seconds()
+	h1, ok1 := procfs.ReadCPUTimes("/proc")
+	p1, _ := processCPU()
+	if !ok0 || !ok1 || !okp || wall <= 0 {
+		return 0, false
+	}
+	host := ((h1.Busy - h0.Busy) - (h1.Steal - h0.Steal)) / procfs.ClockTicks
+	return max(host-(p1-p0).Seconds(), 0) / wall, true
 }
 
 // TestInt8FasterThanFP32 compares median latency at concurrency 1 through
