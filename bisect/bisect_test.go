@@ -169,20 +169,11 @@ func TestRunStraddlingTheThreshold(t *testing.T) {
 			fmt.Sscanf(head, "c%d", &i)
 			seen[head]++
 			if base == "c0" && i >= 5 && i <= 11 && (seen[head] == 1 || !again) {
-				return &compare.Comparison{Scenarios: []compare.ScenarioComparison{{Scenario: "api", Verdict: compare.Inconclusive,
-					Metrics: []compare.Metric{{Metric: compare.MetricP99, DeltaPct: 9.9, CIPct: [2]float64{6.3, 13.6}, ThresholdPct: 10, Verdict: compare.Inconclusive}}}},
-					AB: &compare.ABRun{Scenarios: []compare.ABScenario{{Scenario: "api", Pairs: 12, RunnerS: 10}}}}, nil
+				return inconclusive(9.9, 6.3, 13.6, 10), nil
 			}
 			return m(ctx, base, head)
 		}
-		out, err := Run(context.Background(), commits, MeasureFunc(noisy), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var trace []string
-		for _, s := range out.Steps {
-			trace = append(trace, s.Base+"→"+s.Head+":"+s.Verdict)
-		}
+		out, trace := runTraced(t, commits, noisy)
 		if again {
 			if out.Status != Found || out.Culprit != "c5" {
 				t.Errorf("Run = %s culprit %q (window %v, note %q; steps %v), want found c5", out.Status, out.Culprit, out.Window, out.Note, trace)
@@ -210,20 +201,11 @@ func TestRunRechecksAContradiction(t *testing.T) {
 	noisy := func(ctx context.Context, base, head string) (*compare.Comparison, error) {
 		if base == "c0" && head == "c5" && first {
 			first = false
-			return &compare.Comparison{Scenarios: []compare.ScenarioComparison{{Scenario: "api", Verdict: compare.Inconclusive,
-				Metrics: []compare.Metric{{Metric: compare.MetricP99, DeltaPct: 3.2, CIPct: [2]float64{-6.1, 13.5}, Verdict: compare.Inconclusive}}}},
-				AB: &compare.ABRun{Scenarios: []compare.ABScenario{{Scenario: "api", Pairs: 12, RunnerS: 10}}}}, nil
+			return inconclusive(3.2, -6.1, 13.5, 0), nil
 		}
 		return m(ctx, base, head)
 	}
-	out, err := Run(context.Background(), commits, MeasureFunc(noisy), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace []string
-	for _, s := range out.Steps {
-		trace = append(trace, s.Base+"→"+s.Head+":"+s.Verdict)
-	}
+	out, trace := runTraced(t, commits, noisy)
 	if out.Status != Found || out.Culprit != "c5" {
 		t.Fatalf("Run = %s culprit %q (window %v, note %q; steps %v), want found c5", out.Status, out.Culprit, out.Window, out.Note, trace)
 	}
@@ -233,4 +215,28 @@ func TestRunRechecksAContradiction(t *testing.T) {
 	if len(out.Steps) > 9 {
 		t.Errorf("%d steps (%v), want at most 9", len(out.Steps), trace)
 	}
+}
+
+// inconclusive is a step's comparison that could not decide: P99 moved
+// delta% with the interval [lo, hi] against threshold% (0: not given),
+// over 12 pairs.
+func inconclusive(delta, lo, hi, threshold float64) *compare.Comparison {
+	return &compare.Comparison{Scenarios: []compare.ScenarioComparison{{Scenario: "api", Verdict: compare.Inconclusive,
+		Metrics: []compare.Metric{{Metric: compare.MetricP99, DeltaPct: delta, CIPct: [2]float64{lo, hi}, ThresholdPct: threshold, Verdict: compare.Inconclusive}}}},
+		AB: &compare.ABRun{Scenarios: []compare.ABScenario{{Scenario: "api", Pairs: 12, RunnerS: 10}}}}
+}
+
+// runTraced bisects commits with m and returns the outcome and its steps
+// as "base→head:verdict", for messages.
+func runTraced(t *testing.T, commits []string, m MeasureFunc) (*Outcome, []string) {
+	t.Helper()
+	out, err := Run(context.Background(), commits, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace []string
+	for _, s := range out.Steps {
+		trace = append(trace, s.Base+"→"+s.Head+":"+s.Verdict)
+	}
+	return out, trace
 }
