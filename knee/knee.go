@@ -298,8 +298,9 @@ func (s *kneeSearch) measure(ctx context.Context, rate float64) error {
 	if err != nil {
 		return err
 	}
+	// p is not recorded yet: the window cap counts it.
 	var again func() (result.Point, error)
-	if s.mustStop() == "" {
+	if len(s.points)+1 < s.o.MaxWindows && s.mustStop() == "" {
 		again = func() (result.Point, error) { return s.probeOnce(ctx, rate) }
 	}
 	ps, err := retryThin(p, s.o, again)

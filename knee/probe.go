@@ -28,7 +28,7 @@ type RateProbe struct {
 	// SLOP99, when set, makes each point count its requests and those
 	// slower than it (result.Point.Requests and OverSLO), from the
 	// window's latency histogram: a search judges a failure that rests on
-	// a request or two again (see Options.TailRetry).
+	// a request or two again (see ThinTailP).
 	SLOP99 time.Duration
 }
 

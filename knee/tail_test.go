@@ -144,3 +144,18 @@ func TestConfirmThinTail(t *testing.T) {
 		}
 	}
 }
+
+// A thin failure's second window counts against the window cap: a search
+// capped at 3 windows never measures a fourth to judge one again.
+func TestThinTailWindowCap(t *testing.T) {
+	o := DefaultOptions(10 * time.Millisecond)
+	o.Drain, o.Start, o.MaxWindows = 0, 100, 3
+	calls := 0
+	c, err := Search(context.Background(), scripted(&calls, spiky(370, true)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Windows > 3 || calls > 3 {
+		t.Errorf("%d windows (%d probes), want at most the cap of 3", c.Windows, calls)
+	}
+}
