@@ -60,45 +60,11 @@ if [ -n "${HOG:-}" ]; then
 fi
 say "# bench/decisive.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) hog ${HOG:-none} pinned ${PIN:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# The service: the cost comes from the target's folder (cost.txt), so an
-# A/B checkout carries its own.
-serve='exec '"$pg"' fixture serve --addr 127.0.0.1:$0 --model sim --sim-cpu --sim-fixed $(cat cost.txt) --sim-per-item 0s --max-batch 1 --instances 1'
+# The service and its config (bench/lib.sh): the cost comes from the
+# target's folder (cost.txt), so an A/B checkout carries its own.
+. "$root/bench/lib.sh"
 config() { # config FILE [knee]
-	cat >"$1" <<EOF
-version: 1
-gate:
-  p99_regression: 5%
-  max_qps_regression: 5%
-  confidence: 0.95
-  on_inconclusive: pass
-slo:
-  p99: 10ms
-targets:
-  svc:
-    command: ["sh", "-c", '$serve', "{port}"]
-    ready: "http://127.0.0.1:{port}/v2/health/ready"
-    dir: .
-${PIN:+    cpus: "1"}
-${PIN:+generator_cpus: "0"}
-scenarios:
-  - name: cpu-fixed
-    layer: service
-    target: svc
-    protocol: kserve-http
-    model: mlp-sim
-    load: {mode: rate, rate: 100, warmup: 1s, duration: 3s, trials: 5}
-EOF
-	if [ "${2:-}" = knee ]; then
-		cat >>"$1" <<EOF
-  - name: cpu-knee
-    layer: service
-    target: svc
-    protocol: kserve-http
-    model: mlp-sim
-    restarts: 3
-    load: {mode: sweep, start: 100, duration: 1s, warmup: 300ms, budget: 20s, estimates: 5}
-EOF
-	fi
+	if [ "${2:-}" = knee ]; then svc_config "$1" "$pg" fixed knee; else svc_config "$1" "$pg" fixed; fi
 }
 verdicts() { # verdicts COMPARISON.json: "headline scenario=verdict …"
 	python3 - "$1" <<'PY'
@@ -125,8 +91,15 @@ if [[ " $PHASES " == *" stored "* ]]; then
 		fi
 	}
 	t0=$(date +%s)
-	for i in $(seq 1 "$RUNS_A"); do measure "a$i" 2ms || true; done
-	for i in $(seq 1 "$RUNS_B"); do measure "b10-$i" 2.2ms || true; measure "b25-$i" 2.5ms || true; done
+	# The baselines' four A runs first (a real baseline is older than its
+	# candidates), then the candidates interleaved, A with each B, so that
+	# a drift of the runner over the minutes reaches the A/A gates and the
+	# B gates alike instead of reading as the B builds' slowdown.
+	for i in $(seq 1 "$((RUNS_A > RUNS_B + 4 ? RUNS_A : RUNS_B + 4))"); do
+		if [ "$i" -le "$RUNS_A" ]; then measure "a$i" 2ms || true; fi
+		j=$((i - 4))
+		if [ "$j" -ge 1 ] && [ "$j" -le "$RUNS_B" ]; then measure "b10-$j" 2.2ms || true; measure "b25-$j" 2.5ms || true; fi
+	done
 	say "stored: $RUNS_A runs at 2 ms, $RUNS_B at 2.2 ms and at 2.5 ms, measured in $(($(date +%s) - t0)) s"
 	# The run-to-run spread of the A runs' P99 (what a one-run baseline
 	# cannot see), with the CPU placement they ran under.

@@ -23,33 +23,13 @@ N=${N:-3}
 DISTURB=${DISTURB:-20}
 BUSY=${BUSY:-40}
 IDLE=${IDLE:-60}
+here=$(cd "$(dirname "$0")" && pwd)
 work=${WORK:-$(mktemp -d /tmp/perfgate-knee.XXXXXX)}
 mkdir -p "$work"
 cd "$work"
 echo 2ms >cost.txt
-serve='exec '"$NEW"' fixture serve --addr 127.0.0.1:$0 --model sim --sim-cpu --sim-fixed $(cat cost.txt) --sim-per-item 0s --max-batch 1 --instances 1'
-cat >perfgate.yaml <<YAML
-version: 1
-gate:
-  p99_regression: 5%
-  max_qps_regression: 5%
-  confidence: 0.95
-slo:
-  p99: 10ms
-targets:
-  svc:
-    command: ["sh", "-c", '$serve', "{port}"]
-    ready: "http://127.0.0.1:{port}/v2/health/ready"
-    dir: .
-scenarios:
-  - name: cpu-knee
-    layer: service
-    target: svc
-    protocol: kserve-http
-    model: mlp-sim
-    restarts: 3
-    load: {mode: sweep, start: 100, duration: 1s, warmup: 300ms, budget: 20s, estimates: 5}
-YAML
+. "$here/lib.sh"
+svc_config perfgate.yaml "$NEW" knee
 # duty SECONDS: the neighbour.
 duty() {
 	local end=$(($(date +%s) + $1))

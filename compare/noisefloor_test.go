@@ -1,7 +1,10 @@
 package compare
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/result"
@@ -59,5 +62,74 @@ func TestGeoMeanAndKneeQPS(t *testing.T) {
 	}
 	if got := GeoMean(nil); !math.IsNaN(got) {
 		t.Errorf("GeoMean(nil) = %v, want NaN", got)
+	}
+}
+
+// TestUnseenRunShiftWarned: a regression called against a baseline from
+// two runs that agreed within their sampling (no run-to-run term in the
+// test) says that the candidate's own run shift is not seen, and how to
+// see it; one whose runs disagreed (the floor in the test) or whose suite
+// pools the noise does not.
+func TestUnseenRunShiftWarned(t *testing.T) {
+	const want = "a shift of the candidate's whole run"
+	twoRuns := func(rng *rand.Rand, floorPct float64) *result.Result {
+		a := simRun(rng, 1, 0.02, 5, 5)
+		b := simRun(rng, 1, 0.02, 5, 5)
+		for i := range b.Trials {
+			b.Trials[i].Process += 5
+		}
+		a.Trials = append(a.Trials, b.Trials...)
+		a.NoiseFloorPct = map[string]float64{MetricP99: floorPct}
+		return a
+	}
+	tests := []struct {
+		name     string
+		floorPct float64 // the two baseline runs' disagreement
+		warned   bool
+	}{
+		{"runs agreed: no run term, warned", 0.5, true},
+		{"runs disagreed: the floor is in the test", 25, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 7))
+			base := twoRuns(rng, tt.floorPct)
+			cand := simRun(rng, 1.4, 0.02, 5, 5)
+			c, err := Compare([]*result.Result{base}, []*result.Result{cand}, DefaultSettings())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := c.Scenarios[0]
+			if sc.RunToRunSource != RunToRunNoiseFloor {
+				t.Fatalf("run_to_run_source %q, want %q", sc.RunToRunSource, RunToRunNoiseFloor)
+			}
+			got := strings.Contains(strings.Join(sc.Warnings, "\n"), want)
+			if tt.warned && sc.Verdict != Regressed {
+				t.Fatalf("verdict %s, want regressed (a 40%% slower run); warnings %q", sc.Verdict, sc.Warnings)
+			}
+			if got != tt.warned {
+				t.Errorf("warned %v, want %v (verdict %s); warnings %q", got, tt.warned, sc.Verdict, sc.Warnings)
+			}
+		})
+	}
+	// A suite that pools its run-to-run noise measures the shift: no
+	// warning even for a regression.
+	rng := rand.New(rand.NewPCG(8, 8))
+	var base, cand []*result.Result
+	for i := range 6 {
+		b, c := twoRuns(rng, 0.5), simRun(rng, 1, 0.02, 5, 5)
+		if i == 0 {
+			c = simRun(rng, 1.4, 0.02, 5, 5)
+		}
+		name := fmt.Sprintf("s%d", i)
+		b.Scenario, c.Scenario = name, name
+		base, cand = append(base, b), append(cand, c)
+	}
+	c, err := Compare(base, cand, DefaultSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := c.Scenarios[0]; sc.RunToRunSource != RunToRunPooled || strings.Contains(strings.Join(sc.Warnings, "\n"), want) {
+		t.Errorf("pooled suite: source %q, verdict %s, warnings %q: want pooled and no run-shift warning", sc.RunToRunSource, sc.Verdict, sc.Warnings)
 	}
 }

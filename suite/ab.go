@@ -98,7 +98,7 @@ func Probe(ctx context.Context, cfg *config.Plan, s *config.Scenario, client har
 		},
 		Observe: func(_ float64, r *result.Result, pt *result.Point) {
 			run = r
-			pt.Host = hs.Load(0)
+			pt.Host = stallMarked(hs.Load(0), r)
 		},
 		SLOP99: cfg.SLO.P99.D(),
 	}

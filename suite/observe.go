@@ -58,6 +58,25 @@ func annotate(res *result.Result, obs harness.TrialObserver, targetCores int) {
 	}
 }
 
+// stallMarked is a knee probe's host load h, marked busy when a window of
+// r stalled (telemetry.StallOf: its sends late while perfgate sat mostly
+// idle), so that the probe is measured again (gate --ab) or a change
+// resting on it is inconclusive (host busy), as for a neighbour's load: a
+// stall of the whole machine for a fraction of a second fails a probe
+// far below the knee, which the probe's own P99 cannot tell from the
+// service.
+func stallMarked(h *result.HostLoad, r *result.Result) *result.HostLoad {
+	if r == nil {
+		return h
+	}
+	for i := range r.Trials {
+		if why, ok := telemetry.StallOf(&r.Trials[i], runtime.GOMAXPROCS(0)); ok {
+			h = telemetry.WithBusy(h, why)
+		}
+	}
+	return h
+}
+
 // isAllFailed reports whether err says every request failed.
 func isAllFailed(err error) bool { return errors.Is(err, harness.ErrAllFailed) }
 

@@ -55,7 +55,7 @@ func runSweep(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Optio
 			if _, seen := runs[rate]; !seen {
 				runs[rate] = r
 			}
-			pt.Host = hs.Load(0)
+			pt.Host = stallMarked(hs.Load(0), r)
 		},
 		SLOP99: ko.SLOP99,
 	}.Probe()

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/perfgate/perfgate/result"
 )
@@ -42,9 +43,12 @@ type ClassifyInput struct {
 	AchievedRPS float64
 	// GeneratorCPUCores is perfgate's own CPU use; GeneratorCores the cores
 	// it may use. LagP99Ms is its schedule lag at P99 (open loop).
+	// RunQueueMs is the mean time its threads waited in the kernel's run
+	// queue each time they ran (0: not measured).
 	GeneratorCPUCores float64
 	GeneratorCores    int
 	LagP99Ms          float64
+	RunQueueMs        float64
 }
 
 // Classify names the bottleneck of one window by the rules in the package
@@ -156,8 +160,9 @@ func generatorBound(in ClassifyInput) *result.Bottleneck {
 	}
 	// Late sends are timed from their intended time, so lag alone does not
 	// falsify the figures; it does when it makes up much of the measured
-	// tail (or the tail is unknown).
-	if in.LagP99Ms > MaxScheduleLagP99Ms && (in.ClientP99Ms <= 0 || in.LagP99Ms > MaxLagShareOfP99*in.ClientP99Ms) {
+	// tail (or the tail is unknown), and it is the generator's doing when
+	// the generator was busy (or its cores are unknown).
+	if lagged(in) && !Stalled(in) {
 		ev = append(ev, fmt.Sprintf("schedule lag P99 %s (threshold %s and %s of the client P99 %s)",
 			ms(in.LagP99Ms), ms(MaxScheduleLagP99Ms), pct(100*MaxLagShareOfP99), ms(in.ClientP99Ms)))
 	}
@@ -165,6 +170,33 @@ func generatorBound(in ClassifyInput) *result.Bottleneck {
 		return nil
 	}
 	return &result.Bottleneck{Class: result.GeneratorBound, Next: NextGenerator, Evidence: ev}
+}
+
+// lagged reports whether the sends' lateness makes up much of the tail.
+func lagged(in ClassifyInput) bool {
+	return in.LagP99Ms > MaxScheduleLagP99Ms && (in.ClientP99Ms <= 0 || in.LagP99Ms > MaxLagShareOfP99*in.ClientP99Ms)
+}
+
+// Stalled reports whether a trial's sends were late (as generatorBound
+// reads lag) while the generator used less than LagBusyFraction of its
+// cores: it was ready but not given a CPU, so the machine stalled, and
+// perfgate was not the bottleneck. Measured on this project's 2-core VM:
+// one trial of a quiet run sent 88.8 ms late at P99 while the generator
+// used 0.05 cores and no other process ran (steal 0): a hypervisor pause
+// that, read as generator-bound, threw away the whole run.
+//
+// The generator's threads must also have waited next to nothing in the
+// kernel's run queue (RunQueueMs, measured: above 0 and under
+// StallRunQueueMs a time they ran): a pause of the whole machine stops
+// the guest's clock for everyone and leaves no queue (that trial: 0.07
+// ms, as in quiet trials), whereas a generator crowded off the cores by
+// another process, or by the target itself, waits in the queue, and
+// that lag stays generator-bound.
+func Stalled(in ClassifyInput) bool {
+	if !lagged(in) || in.GeneratorCores <= 0 || !(in.RunQueueMs > 0 && in.RunQueueMs < StallRunQueueMs) {
+		return false
+	}
+	return in.GeneratorCPUCores < LagBusyFraction*float64(in.GeneratorCores)
 }
 
 // ioBound applies rule 5.
@@ -348,6 +380,7 @@ func AnnotateCores(t *result.Telemetry, tr *result.Trial, generatorCores, target
 		GeneratorCPUCores: tr.GeneratorCPU,
 		GeneratorCores:    generatorCores,
 		LagP99Ms:          tr.LagP99Ms,
+		RunQueueMs:        tr.GeneratorRunQueueMs,
 		TargetCores:       targetCores,
 	}
 	if t != nil {
@@ -361,5 +394,33 @@ func AnnotateCores(t *result.Telemetry, tr *result.Trial, generatorCores, target
 	if b.Class == result.GeneratorBound {
 		tr.Valid = false
 		tr.Invalid = append(tr.Invalid, Line(b))
+	} else if why, ok := StallOf(tr, generatorCores); ok {
+		tr.Valid = false
+		tr.Invalid = append(tr.Invalid, why+": this trial's figures hold the stall; the others stand")
+		tr.Host = WithBusy(tr.Host, why)
 	}
+}
+
+// StallOf reports whether trial tr's sends were late while the generator,
+// with generatorCores cores, sat mostly idle (Stalled), and says so.
+func StallOf(tr *result.Trial, generatorCores int) (why string, ok bool) {
+	in := ClassifyInput{ClientP99Ms: tr.Latency.P99, LagP99Ms: tr.LagP99Ms,
+		GeneratorCPUCores: tr.GeneratorCPU, GeneratorCores: generatorCores, RunQueueMs: tr.GeneratorRunQueueMs}
+	if !Stalled(in) {
+		return "", false
+	}
+	return fmt.Sprintf("the machine stalled: sends were %s late at P99 (client P99 %s) while the generator used only %.2f of %d cores, so it was not given a CPU",
+		ms(in.LagP99Ms), ms(in.ClientP99Ms), in.GeneratorCPUCores, in.GeneratorCores), true
+}
+
+// WithBusy returns a copy of h (nil: an empty load) marked busy, why
+// added to its reasons.
+func WithBusy(h *result.HostLoad, why string) *result.HostLoad {
+	out := result.HostLoad{}
+	if h != nil {
+		out = *h
+	}
+	out.Busy = true
+	out.Why = strings.TrimPrefix(out.Why+"; "+why, "; ")
+	return &out
 }

@@ -163,6 +163,23 @@ func TestClassify(t *testing.T) {
 				"schedule lag P99 42.0 ms (threshold 10.0 ms and 50% of the client P99 60.0 ms)"}},
 		},
 		{
+			// The same lag with the generator mostly idle: it was not given
+			// a CPU. The machine stalled; perfgate was not the bottleneck.
+			name: "lag with an idle generator is a stall, not generator-bound",
+			in:   ClassifyInput{NoGPU: true, LagP99Ms: 42, ClientP99Ms: 60, GeneratorCPUCores: 0.5, GeneratorCores: 8, RunQueueMs: 0.07},
+			want: &result.Bottleneck{Class: result.Unknown, Next: NextUnknownCPU,
+				Evidence: []string{"no GPU", "target CPU not measured", "server metrics not scraped"}},
+		},
+		{
+			// The same lag with the generator idle but its threads queued
+			// for a CPU: another process (or the target) crowded it off
+			// the cores. It stays generator-bound.
+			name: "lag with an idle generator that waited for a CPU",
+			in:   ClassifyInput{NoGPU: true, LagP99Ms: 42, ClientP99Ms: 60, GeneratorCPUCores: 0.5, GeneratorCores: 8, RunQueueMs: 2},
+			want: &result.Bottleneck{Class: result.GeneratorBound, Next: NextGenerator, Evidence: []string{
+				"schedule lag P99 42.0 ms (threshold 10.0 ms and 50% of the client P99 60.0 ms)"}},
+		},
+		{
 			// Lag over the bound but a small part of a long tail: the late
 			// sends are timed from their intended time, the figures stand.
 			name: "lag small against the tail",
@@ -215,6 +232,7 @@ func TestAnnotate(t *testing.T) {
 		cores     int
 		wantClass string
 		wantValid bool
+		wantStall bool // invalid as a stall of the machine, host busy
 	}{
 		{
 			name:  "bandwidth-bound stays valid",
@@ -240,6 +258,15 @@ func TestAnnotate(t *testing.T) {
 			trial: result.Trial{Valid: true, LagP99Ms: 25},
 			cores: 8, wantClass: result.GeneratorBound, wantValid: false,
 		},
+		{
+			// The quiet run's stall on the project's VM: sends 88.8 ms late
+			// at P99 while perfgate used 0.05 of 2 cores. The trial is
+			// invalid and its host busy; the run is not generator-bound.
+			name:  "a stall with the generator idle",
+			tel:   &result.Telemetry{NoGPU: true, TargetProcs: 1, TargetCPUCores: 0.3},
+			trial: result.Trial{Valid: true, LagP99Ms: 88.8, GeneratorCPU: 0.05, GeneratorRunQueueMs: 0.073, Latency: result.Latency{P50: 3.9, P99: 94.1}},
+			cores: 2, wantClass: result.Unknown, wantValid: false, wantStall: true,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,8 +280,15 @@ func TestAnnotate(t *testing.T) {
 			if tr.Valid != tt.wantValid {
 				t.Errorf("Valid = %v, want %v", tr.Valid, tt.wantValid)
 			}
-			if !tt.wantValid && (len(tr.Invalid) != 1 || !strings.HasPrefix(tr.Invalid[0], "generator-bound: ")) {
-				t.Errorf("Invalid = %q, want one generator-bound reason", tr.Invalid)
+			prefix := "generator-bound: "
+			if tt.wantStall {
+				prefix = "the machine stalled: sends were 88.8 ms late at P99"
+			}
+			if !tt.wantValid && (len(tr.Invalid) != 1 || !strings.HasPrefix(tr.Invalid[0], prefix)) {
+				t.Errorf("Invalid = %q, want one reason starting %q", tr.Invalid, prefix)
+			}
+			if busy := tr.Host != nil && tr.Host.Busy; busy != tt.wantStall {
+				t.Errorf("host busy = %v, want %v (%+v)", busy, tt.wantStall, tr.Host)
 			}
 		})
 	}

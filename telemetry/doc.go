@@ -24,8 +24,12 @@
 //     GeneratorCPUFraction of its cores, or its schedule lag P99 exceeded
 //     MaxScheduleLagP99Ms and MaxLagShareOfP99 of the client P99 (late
 //     sends are timed from their intended time, so only lag that makes up
-//     much of the tail falsifies it). The run measured perfgate, not the
-//     target, so Annotate marks the trial invalid.
+//     much of the tail falsifies it) while it used at least
+//     LagBusyFraction of its cores. The run measured perfgate, not the
+//     target, so Annotate marks the trial invalid (and the suite the
+//     run). The same lag with the generator mostly idle is a stall of the
+//     machine, not of perfgate: Annotate marks that trial invalid and its
+//     host busy, and the run stays valid.
 //  2. bandwidth-bound: a GPU's mean memory-bandwidth utilization is at
 //     least BandwidthMemPct while its SM utilization is below
 //     BandwidthMaxSMPct ("GPU util 5%" can still be a saturated memory
@@ -65,6 +69,18 @@ const (
 	// MaxLagShareOfP99: lag above the bound is generator-bound only when it
 	// exceeds this share of the client P99 (the tail is mostly lateness).
 	MaxLagShareOfP99 = 0.5
+	// LagBusyFraction: such lag is the generator's own doing only when it
+	// used at least this share of its cores (harness.BusyCPUShare, the same
+	// line for its goroutines' scheduling delay). Late while mostly idle,
+	// it was not given a CPU: the machine stalled (other work, or the
+	// hypervisor), and only that trial is invalid (Stalled).
+	LagBusyFraction = 0.5
+	// StallRunQueueMs: a stall also needs the generator's threads to have
+	// waited under this long on average in the run queue each time they
+	// ran (a quarter of harness.MaxRunQueueWait; quiet trials on a 2-core
+	// VM wait 0.05–0.08 ms): a generator crowded off its cores waits
+	// there, a paused machine leaves no queue.
+	StallRunQueueMs = 0.25
 	// ComputeSMPct: SM utilization ≥ 80% is compute-bound.
 	ComputeSMPct = 80.0
 	// BandwidthMemPct and BandwidthMaxSMPct: memory-bandwidth utilization
