@@ -160,8 +160,9 @@ func generatorBound(in ClassifyInput) *result.Bottleneck {
 	}
 	// Late sends are timed from their intended time, so lag alone does not
 	// falsify the figures; it does when it makes up much of the measured
-	// tail (or the tail is unknown), and it is the generator's doing when
-	// the generator was busy (or its cores are unknown).
+	// tail (or the tail is unknown), and it is the generator's doing unless
+	// the machine stalled (Stalled: the generator idle and not queued for
+	// a CPU; where its cores or its run-queue wait are unknown, it is).
 	if lagged(in) && !Stalled(in) {
 		ev = append(ev, fmt.Sprintf("schedule lag P99 %s (threshold %s and %s of the client P99 %s)",
 			ms(in.LagP99Ms), ms(MaxScheduleLagP99Ms), pct(100*MaxLagShareOfP99), ms(in.ClientP99Ms)))
@@ -182,7 +183,7 @@ func lagged(in ClassifyInput) bool {
 // cores: it was ready but not given a CPU, so the machine stalled, and
 // perfgate was not the bottleneck. Measured on this project's 2-core VM:
 // one trial of a quiet run sent 88.8 ms late at P99 while the generator
-// used 0.05 cores and no other process ran (steal 0): a hypervisor pause
+// used 0.04 cores and no other process ran (steal 0): a hypervisor pause
 // that, read as generator-bound, threw away the whole run.
 //
 // The generator's threads must also have waited next to nothing in the

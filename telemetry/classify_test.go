@@ -260,11 +260,11 @@ func TestAnnotate(t *testing.T) {
 		},
 		{
 			// The quiet run's stall on the project's VM: sends 88.8 ms late
-			// at P99 while perfgate used 0.05 of 2 cores. The trial is
+			// at P99 while perfgate used 0.04 of 2 cores. The trial is
 			// invalid and its host busy; the run is not generator-bound.
 			name:  "a stall with the generator idle",
 			tel:   &result.Telemetry{NoGPU: true, TargetProcs: 1, TargetCPUCores: 0.3},
-			trial: result.Trial{Valid: true, LagP99Ms: 88.8, GeneratorCPU: 0.05, GeneratorRunQueueMs: 0.073, Latency: result.Latency{P50: 3.9, P99: 94.1}},
+			trial: result.Trial{Valid: true, LagP99Ms: 88.8, GeneratorCPU: 0.036, GeneratorRunQueueMs: 0.073, Latency: result.Latency{P50: 3.9, P99: 94.1}},
 			cores: 2, wantClass: result.Unknown, wantValid: false, wantStall: true,
 		},
 	}
