@@ -78,7 +78,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	}
 	c.Layers = attributeLayers(outs, s)
 	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
-	c.Verdict, c.Reason = topVerdict(c, env, compared, s)
+	c.Verdict, c.Reason = topVerdict(c, env, compared, s, false)
 	return c, nil
 }
 
@@ -158,8 +158,9 @@ func (d *envDiffs) fill(env *EnvCheck) {
 	}
 }
 
-// topVerdict decides the comparison's verdict and says why.
-func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings) (string, string) {
+// topVerdict decides the comparison's verdict and says why; paired says
+// the sides were measured interleaved on one runner (gate --ab).
+func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool) (string, string) {
 	if compared > 0 && !env.Match {
 		if !s.AllowEnvMismatch {
 			return Incomparable, "the baseline was measured on a different environment (" +
@@ -187,7 +188,7 @@ func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings) (string,
 			}
 			regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
 		case sc.Verdict == Inconclusive:
-			if u := undecidedText(sc); u != "" {
+			if u := undecidedText(sc, paired); u != "" {
 				undecided = append(undecided, u)
 			} else {
 				inconclusive = append(inconclusive, intervalsText(sc))
@@ -271,7 +272,12 @@ func intervalsText(sc ScenarioComparison) string {
 // left inconclusive with a point change beyond their threshold, and how
 // many trials per side would likely decide them; or that a regression
 // rested on a busy host. Empty when nothing gated is beyond its threshold.
-func undecidedText(sc ScenarioComparison) string {
+// paired (gate --ab, which already measured both sides under the same
+// load) leaves gate --ab out of the advice.
+func undecidedText(sc ScenarioComparison, paired bool) string {
+	if sc.HostBusy && paired {
+		return sc.Scenario + " (host busy: other work used the cores while the probes that decide it ran; rerun on a quieter runner)"
+	}
 	if sc.HostBusy {
 		return sc.Scenario + " (host busy: rerun on a quiet runner, or use perfgate gate --ab, which measures both sides under the same load)"
 	}

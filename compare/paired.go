@@ -264,7 +264,7 @@ func PairedComparison(scs []ScenarioComparison, s Settings) *Comparison {
 		return c
 	}
 	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
-	c.Verdict, c.Reason = topVerdict(c, &EnvCheck{Match: true}, len(scs), s)
+	c.Verdict, c.Reason = topVerdict(c, &EnvCheck{Match: true}, len(scs), s, true)
 	return c
 }
 

@@ -206,3 +206,25 @@ func TestComparePairedTargetFellBehind(t *testing.T) {
 		t.Errorf("every head trial generator-limited: %s (%q), want inconclusive saying why", sc.Verdict, sc.Reason)
 	}
 }
+
+// A host-busy scenario's advice names gate --ab against a stored baseline,
+// and not in a gate --ab run, which already measured both sides under the
+// same load (an A/B beside a CPU hog said "or use perfgate gate --ab").
+func TestHostBusyAdvice(t *testing.T) {
+	busy := ScenarioComparison{Scenario: "knee", Verdict: Inconclusive, HostBusy: true,
+		Metrics: []Metric{{Metric: MetricMaxQPS, Gated: true, Verdict: Inconclusive, DeltaPct: -40, ThresholdPct: 5, BetterIs: HigherIsBetter}}}
+	stored := &Comparison{Scenarios: []ScenarioComparison{busy}}
+	_, storedWhy := topVerdict(stored, &EnvCheck{Match: true}, 1, DefaultSettings(), false)
+	paired := PairedComparison([]ScenarioComparison{busy}, DefaultSettings())
+	for _, tt := range []struct {
+		name, why string
+		wantAB    bool
+	}{{"stored baseline", storedWhy, true}, {"gate --ab", paired.Reason, false}} {
+		if !strings.Contains(tt.why, "knee (host busy") {
+			t.Errorf("%s: reason %q does not say the scenario's host was busy", tt.name, tt.why)
+		}
+		if got := strings.Contains(tt.why, "use perfgate gate --ab"); got != tt.wantAB {
+			t.Errorf("%s: reason %q: advises gate --ab %v, want %v", tt.name, tt.why, got, tt.wantAB)
+		}
+	}
+}
