@@ -120,7 +120,11 @@ func fillMDE(m *Metric, conf float64, family int) {
 		n = 2 * sigma2 / (target - extra)
 	}
 	if n > maxUnits {
-		m.MDELimit = fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%: a quieter runner or gate --ab", maxUnits, m.MDEUnit, m.ThresholdPct)
+		lever := "a quieter runner or gate --ab"
+		if m.Method == MethodPaired || m.Method == MethodPairedKnees {
+			lever = "a quieter runner" // already gate --ab
+		}
+		m.MDELimit = fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%: %s", maxUnits, m.MDEUnit, m.ThresholdPct, lever)
 		return
 	}
 	m.MDEUnitsNeeded = int(math.Ceil(n))

@@ -242,3 +242,28 @@ func TestPooledRunNoiseCommonShift(t *testing.T) {
 		})
 	}
 }
+
+// A metric that more units could not bring to its threshold names the
+// lever that is left: gate --ab against a stored baseline, only a quieter
+// runner in a gate --ab run (the A/B beside a CPU hog said "a quieter
+// runner or gate --ab" of its own knee).
+func TestMDELimitLever(t *testing.T) {
+	tests := []struct {
+		method string
+		wantAB bool
+	}{{MethodProcesses, true}, {MethodKneeEstimates, true}, {MethodPaired, false}, {MethodPairedKnees, false}}
+	for _, tt := range tests {
+		t.Run(tt.method, func(t *testing.T) {
+			// An interval of ±300% from 4 units a side: thousands needed.
+			m := Metric{Metric: MetricMaxQPS, Gated: true, PValue: ptr(0.5), Method: tt.method, NBase: 4, NCand: 4,
+				CIPct: [2]float64{-75, 300}, ThresholdPct: 5, BetterIs: HigherIsBetter}
+			fillMDE(&m, 0.95, 1)
+			if !strings.HasPrefix(m.MDELimit, "more than ") {
+				t.Fatalf("limit %q, want more units than any count", m.MDELimit)
+			}
+			if got := strings.Contains(m.MDELimit, "gate --ab"); got != tt.wantAB {
+				t.Errorf("limit %q names gate --ab %v, want %v", m.MDELimit, got, tt.wantAB)
+			}
+		})
+	}
+}
