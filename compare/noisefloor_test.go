@@ -85,16 +85,19 @@ func TestUnseenRunShiftWarned(t *testing.T) {
 	tests := []struct {
 		name     string
 		floorPct float64 // the two baseline runs' disagreement
+		scale    float64 // the candidate's P99 over the baseline's
 		warned   bool
 	}{
-		{"runs agreed: no run term, warned", 0.5, true},
-		{"runs disagreed: the floor is in the test", 25, false},
+		{"runs agreed: no run term, warned", 0.5, 1.4, true},
+		// A change far enough to be called through the floor's one
+		// degree of freedom: regressed, with the run term in the test.
+		{"runs disagreed: the floor is in the test", 25, 20, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 7))
 			base := twoRuns(rng, tt.floorPct)
-			cand := simRun(rng, 1.4, 0.02, 5, 5)
+			cand := simRun(rng, tt.scale, 0.02, 5, 5)
 			c, err := Compare([]*result.Result{base}, []*result.Result{cand}, DefaultSettings())
 			if err != nil {
 				t.Fatal(err)
@@ -104,8 +107,8 @@ func TestUnseenRunShiftWarned(t *testing.T) {
 				t.Fatalf("run_to_run_source %q, want %q", sc.RunToRunSource, RunToRunNoiseFloor)
 			}
 			got := strings.Contains(strings.Join(sc.Warnings, "\n"), want)
-			if tt.warned && sc.Verdict != Regressed {
-				t.Fatalf("verdict %s, want regressed (a 40%% slower run); warnings %q", sc.Verdict, sc.Warnings)
+			if sc.Verdict != Regressed {
+				t.Fatalf("verdict %s, want regressed (a run %.3g× slower); warnings %q", sc.Verdict, tt.scale, sc.Warnings)
 			}
 			if got != tt.warned {
 				t.Errorf("warned %v, want %v (verdict %s); warnings %q", got, tt.warned, sc.Verdict, sc.Warnings)

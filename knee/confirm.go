@@ -208,7 +208,7 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 	// (geometric midpoint), at most maxNarrowSteps times, until it is no
 	// wider than narrowBeyond and four times the search's.
 	for n := 0; n < maxNarrowSteps; n++ {
-		hp, lf, ok := roundBracket(pts)
+		hp, lf, ok := roundBracket(pts, o)
 		if !ok || math.Log(lf/hp) <= math.Max(4*span, math.Log(1+narrowBeyond)) {
 			break
 		}
@@ -238,20 +238,11 @@ const (
 )
 
 // roundBracket is a round's highest passing rate below its lowest failing
-// one (generator-bound probes carry no information); ok is false when the
-// round has not both.
-func roundBracket(pts []result.Point) (pass, fail float64, ok bool) {
-	for _, p := range pts {
-		if !p.GeneratorBound && !p.Pass && (fail == 0 || p.OfferedRPS < fail) {
-			fail = p.OfferedRPS
-		}
-	}
-	for _, p := range pts {
-		if !p.GeneratorBound && p.Pass && p.OfferedRPS < fail && p.OfferedRPS > pass {
-			pass = p.OfferedRPS
-		}
-	}
-	return pass, fail, pass > 0 && fail > 0
+// one, as the search reads its own (bracketOf; generator-bound probes
+// carry no information); ok is false when the round has not both.
+func roundBracket(pts []result.Point, o Options) (pass, fail float64, ok bool) {
+	lo, hi, okLo, okHi := bracketOf(ratesOf(pts, o))
+	return lo.rate, hi.rate, okLo && okHi
 }
 
 // maxConfirmSteps bounds the extra probes of one confirmation round

@@ -510,10 +510,15 @@ type rateStat struct {
 }
 
 // rates merges the points by offered rate, in increasing order.
-func (s *kneeSearch) rates() []rateStat {
+func (s *kneeSearch) rates() []rateStat { return ratesOf(s.points, s.o) }
+
+// ratesOf gathers points by offered rate (see rateStat): a rate passes
+// only when every window at it passed; generator-bound windows carry
+// nothing.
+func ratesOf(points []result.Point, o Options) []rateStat {
 	by := map[float64]*rateStat{}
 	var out []rateStat
-	for _, p := range s.points {
+	for _, p := range points {
 		if p.GeneratorBound {
 			continue // neither pass nor fail
 		}
@@ -524,16 +529,16 @@ func (s *kneeSearch) rates() []rateStat {
 		}
 		r.n++
 		r.pass = r.pass && p.Pass
-		r.sev = max(r.sev, severity(p, s.o))
+		r.sev = max(r.sev, severity(p, o))
 		r.achieved = min(r.achieved, p.AchievedRPS)
 		m := p.Latency.Mean
 		if m == 0 {
 			m = p.Latency.P50
 		}
 		r.meanMs = max(r.meanMs, m)
-		sat := shortOf(p, s.o)
+		sat := shortOf(p, o)
 		r.saturated = r.saturated || sat
-		r.latOK = r.latOK && !sat && p.ErrorRate <= max(s.o.MaxErrorRate, 0.01)
+		r.latOK = r.latOK && !sat && p.ErrorRate <= max(o.MaxErrorRate, 0.01)
 	}
 	for _, r := range by {
 		out = append(out, *r)

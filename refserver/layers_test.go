@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/internal/procfs"
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/kserve"
 	"github.com/perfgate/perfgate/refserver/mlp"
 )
@@ -142,17 +142,25 @@ func TestBatchingRaisesThroughputMLP(t *testing.T) {
 	quiet := 0
 	for attempt := 0; attempt < 5; attempt++ {
 		o := Options{Seed: 1}
-		other, measured := otherCores(func() {
-			offCPU, offRate = perRequest(o)
-			o.MaxBatch, o.BatchWindow = 32, 5*time.Millisecond
-			onCPU, onRate = perRequest(o)
-		})
+		// The host's load as a trial's is judged (harness.HostSampler:
+		// other processes' CPU beside this one, the same busy threshold).
+		hs := harness.NewHostSampler(nil, 0)
+		hs.BeginTrial(0)
+		offCPU, offRate = perRequest(o)
+		o.MaxBatch, o.BatchWindow = 32, 5*time.Millisecond
+		onCPU, onRate = perRequest(o)
+		hs.EndTrial(0)
+		load := hs.Load(0)
+		other := 0.0
+		if load != nil {
+			other = load.OtherCPUCores
+		}
 		t.Logf("fp32 MLP, 32 clients: batching off %v CPU/request (%.0f/s), on %v (%.0f/s): %.2f× less CPU; other processes %.2f cores",
 			offCPU, offRate, onCPU, onRate, float64(offCPU)/float64(onCPU), other)
 		if shown() {
 			return
 		}
-		if !measured || other <= busyOtherCores {
+		if load == nil || !load.Busy {
 			quiet++
 		}
 		if quiet >= 3 {
@@ -160,32 +168,9 @@ func TestBatchingRaisesThroughputMLP(t *testing.T) {
 		}
 	}
 	if quiet == 0 {
-		t.Skipf("every pair ran while other processes used more than %.1f cores: this host is too busy to time batching; rerun on a quieter one", busyOtherCores)
+		t.Skipf("every pair ran while the host was busy with other processes (harness's threshold): too busy to time batching; rerun on a quieter one")
 	}
 	t.Errorf("batching off %v CPU/request at %.0f/s, on %v at %.0f/s (%d pairs on a quiet host): want on ≥ 1.1× cheaper or ≥ 1.2× faster", offCPU, offRate, onCPU, onRate, quiet)
-}
-
-// busyOtherCores is the host-busy threshold of harness.BusyOtherCores: a
-// timing taken while other processes used more cores than this says
-// little about the code timed.
-const busyOtherCores = 0.5
-
-// otherCores runs f and returns how many cores, on average, processes
-// other than this one used meanwhile, from /proc/stat and this process's
-// CPU time; measured is false where either cannot be read.
-func otherCores(f func()) (cores float64, measured bool) {
-	h0, ok0 := procfs.ReadCPUTimes("/proc")
-	p0, okp := processCPU()
-	t0 := time.Now()
-	f()
-	wall := time.Since(t0).Seconds()
-	h1, ok1 := procfs.ReadCPUTimes("/proc")
-	p1, _ := processCPU()
-	if !ok0 || !ok1 || !okp || wall <= 0 {
-		return 0, false
-	}
-	host := ((h1.Busy - h0.Busy) - (h1.Steal - h0.Steal)) / procfs.ClockTicks
-	return max(host-(p1-p0).Seconds(), 0) / wall, true
 }
 
 // TestInt8FasterThanFP32 compares median latency at concurrency 1 through
