@@ -25,8 +25,9 @@ func TestRunToRunSource(t *testing.T) {
 		{"learned", s, 0, 0, 2 * math.Pow(math.Log1p(0.02), 2), "history (14 runs)"},
 		{"learned, with a noise floor too", s, 0, 20, 2 * math.Pow(math.Log1p(0.02), 2), "history (14 runs)"},
 		{"not learned: assumed", s, 1, 0, 2 * math.Pow(math.Log1p(DefaultRunToRun), 2), RunToRunAssumed},
-		// 1% apart is within the runs' sampling (v 0.0004): nothing added.
-		{"not learned, a noise floor its sampling explains", s, 1, 1, 0, RunToRunNoiseFloor},
+		// 1% apart is within the runs' sampling (v 0.0004): the
+		// candidate's own run shift, gate.run_to_run for one run.
+		{"not learned, a noise floor its sampling explains", s, 1, 1, math.Pow(math.Log1p(DefaultRunToRun), 2), RunToRunNoiseFloor},
 		// 20% apart: (ln 1.2)² less 4/3 of the sampling, times 0.75.
 		{"not learned, a noise floor beyond its sampling", s, 1, 20, 0.75 * (math.Pow(math.Log1p(0.2), 2) - 0.0004*4/3), RunToRunNoiseFloor},
 		{"none assumed", none, 0, 0, 0, RunToRunNone},

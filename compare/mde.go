@@ -73,7 +73,9 @@ func unitOf(m Metric) string {
 // MDE = (q_level + z_power)·se, where level is the test's real level
 // (α shared by family tests, Holm's first step). A metric with no test
 // (a bracket), an open or missing interval, or no positive width has none.
-func fillMDE(m *Metric, conf float64, family int) {
+// src, the scenario's RunToRunSource, names the lever when run-to-run
+// noise is the limit (runNoiseLever).
+func fillMDE(m *Metric, conf float64, family int, src string) {
 	m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDELimit = nil, 0, "", ""
 	if !m.Gated || m.PValue == nil || m.CIOpenHigh || m.Method == MethodBracket {
 		return
@@ -105,8 +107,8 @@ func fillMDE(m *Metric, conf float64, family int) {
 	extra := m.RunToRunVar
 	v := se*se - extra
 	if v <= 0 || extra >= target {
-		m.MDELimit = fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s: store the baseline from two runs (perfgate baseline update --from run1/ --from run2/ --to baselines/) or use perfgate gate --ab",
-			100*math.Sqrt(extra/2), m.ThresholdPct, m.MDEUnit)
+		m.MDELimit = fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s: %s",
+			100*math.Sqrt(extra/2), m.ThresholdPct, m.MDEUnit, runNoiseLever(src))
 		return
 	}
 	var n float64
@@ -147,8 +149,8 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 		}
 	}
 	type entry struct {
-		scenario string
-		m        Metric
+		scenario, src string // src: the scenario's RunToRunSource
+		m             Metric
 	}
 	by := map[string][]entry{}
 	var order []string
@@ -169,19 +171,20 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 			if m.Method == MethodProcesses || m.Method == MethodKneeEstimates {
 				fam = max(gateTests, own)
 			}
-			fillMDE(m, s.Confidence, fam)
+			fillMDE(m, s.Confidence, fam, sc.RunToRunSource)
 			if m.MDEPct == nil {
 				continue
 			}
 			if _, seen := by[m.Metric]; !seen {
 				order = append(order, m.Metric)
 			}
-			by[m.Metric] = append(by[m.Metric], entry{sc.Scenario, *m})
+			by[m.Metric] = append(by[m.Metric], entry{sc.Scenario, sc.RunToRunSource, *m})
 		}
 	}
 	var out []Sensitivity
 	var parts, levers []string
 	var limits []float64 // run-to-run noise (% a run) that keeps a metric above its threshold
+	limitSrc := ""       // where it came from: a noise floor only when every limit's did
 	for _, name := range order {
 		es := by[name]
 		sort.SliceStable(es, func(i, j int) bool { return *es[i].m.MDEPct < *es[j].m.MDEPct })
@@ -215,6 +218,9 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 		case st.MaxMDEPct <= st.ThresholdPct:
 		case worst.m.MDELimit != "" && worst.m.RunToRunVar > 0:
 			limits = append(limits, 100*math.Sqrt(worst.m.RunToRunVar/2))
+			if limitSrc == "" || worst.src != RunToRunNoiseFloor {
+				limitSrc = worst.src
+			}
 		case st.Lever != "":
 			levers = append(levers, name+": "+st.Lever)
 		}
@@ -232,7 +238,7 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 		if hi-lo >= 1 {
 			noise = fmt.Sprintf("%.0f–%.0f%%", lo, hi)
 		}
-		line += fmt.Sprintf("; run-to-run noise of %s a run keeps it there whatever the units: store the baseline from two runs (perfgate baseline update --from run1/ --from run2/ --to baselines/) or use perfgate gate --ab", noise)
+		line += fmt.Sprintf("; run-to-run noise of %s a run keeps it there whatever the units: %s", noise, runNoiseLever(limitSrc))
 	}
 	return out, line
 }
@@ -261,4 +267,16 @@ func median(v []float64) float64 {
 		return v[n/2]
 	}
 	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// runNoiseLever is what removes a run-to-run variance from source src
+// (a ScenarioComparison.RunToRunSource): a second baseline run where the
+// baseline has one; where it already has two (a noise floor), the
+// candidate's own run shift is what is left, which only many runs (a
+// history's learned noise) or interleaving (gate --ab) measure.
+func runNoiseLever(src string) string {
+	if src == RunToRunNoiseFloor {
+		return "learn it from a history of runs (perfgate gate --history DIR, docs/history.md) or use perfgate gate --ab"
+	}
+	return "store the baseline from two runs (perfgate baseline update --from run1/ --from run2/ --to baselines/) or use perfgate gate --ab"
 }

@@ -48,7 +48,7 @@ func TestMDECalibrated(t *testing.T) {
 			var mdes []float64
 			for range 400 {
 				m := processMetric(t, lognormals(rng, tt.n, 10, tt.sigma), lognormals(rng, tt.n, 10, tt.sigma), 0)
-				fillMDE(&m, 0.95, tt.family)
+				fillMDE(&m, 0.95, tt.family, RunToRunAssumed)
 				if m.MDEPct == nil {
 					t.Fatal("no MDE on a tested gated metric")
 				}
@@ -81,7 +81,7 @@ func TestMDELever(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	x, y := lognormals(rng, 5, 10, 0.1), lognormals(rng, 5, 10, 0.1)
 	m := processMetric(t, x, y, 0)
-	fillMDE(&m, 0.95, 1)
+	fillMDE(&m, 0.95, 1, RunToRunAssumed)
 	if m.MDEUnitsNeeded <= 5 || m.MDELimit != "" || m.MDEUnit != "target processes" {
 		t.Fatalf("MDE %v: units %d %q limit %q, want more than 5 target processes and no limit", *m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDELimit)
 	}
@@ -100,9 +100,16 @@ func TestMDELever(t *testing.T) {
 	}
 	assumed := DefaultSettings().runVar(false)
 	ma := processMetric(t, x, y, assumed)
-	fillMDE(&ma, 0.95, 1)
+	fillMDE(&ma, 0.95, 1, RunToRunAssumed)
 	if ma.MDEUnitsNeeded != 0 || !strings.Contains(ma.MDELimit, "two runs") {
 		t.Errorf("with 15%% run-to-run assumed: units %d limit %q, want no count and a limit naming a baseline from two runs", ma.MDEUnitsNeeded, ma.MDELimit)
+	}
+	// A baseline of two runs already: what is left is the candidate's own
+	// run shift, which a history or gate --ab measures, not a second run.
+	mf := processMetric(t, x, y, assumed/2)
+	fillMDE(&mf, 0.95, 1, RunToRunNoiseFloor)
+	if strings.Contains(mf.MDELimit, "two runs") || !strings.Contains(mf.MDELimit, "--history") {
+		t.Errorf("against a two-run baseline: limit %q, want a history or gate --ab, not a baseline from two runs", mf.MDELimit)
 	}
 }
 
@@ -139,11 +146,13 @@ func TestPooledRunNoise(t *testing.T) {
 	if few[0].latSrc != RunToRunAssumed || few[0].lat != s.runVar(false) {
 		t.Errorf("with 3 others: source %q var %v, want the assumed %v", few[0].latSrc, few[0].lat, s.runVar(false))
 	}
-	if fl := poolRunNoise(names(4), floorsOf(4, 1, 0), all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != 0 {
-		t.Errorf("a baseline whose two runs agree within their sampling, 3 others: source %q var %v, want noise floor and nothing added", fl[0].latSrc, fl[0].lat)
+	// Two runs that agreed leave the candidate's own run shift in the
+	// test: gate.run_to_run for its one run.
+	if fl := poolRunNoise(names(4), floorsOf(4, 1, 0), all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != s.runVar(false)/2 || !math.IsInf(fl[0].latDF, 1) {
+		t.Errorf("a baseline whose two runs agree within their sampling, 3 others: source %q var %v df %v, want noise floor and the candidate's run shift %v", fl[0].latSrc, fl[0].lat, fl[0].latDF, s.runVar(false)/2)
 	}
-	if fl := poolRunNoise(names(4), floorsOf(4, 15, 0), all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat <= 0 || fl[0].latDF != 1 {
-		t.Errorf("a baseline whose two runs disagree by 15%%, 3 others: source %q var %v df %v, want noise floor, its excess on 1 df", fl[0].latSrc, fl[0].lat, fl[0].latDF)
+	if fl := poolRunNoise(names(4), floorsOf(4, 25, 0), all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat <= s.runVar(false)/2 || fl[0].latDF != 1 {
+		t.Errorf("a baseline whose two runs disagree by 25%%, 3 others: source %q var %v df %v, want noise floor, its excess on 1 df", fl[0].latSrc, fl[0].lat, fl[0].latDF)
 	}
 	if fl := poolRunNoise(names(6), floorsOf(6, 1, 0, 1, 2, 3, 4, 5), all(6), ms[:6], ms[:6], s); fl[0].latSrc != RunToRunPooled || fl[0].lat == 0 {
 		t.Errorf("baselines with noise floors, 5 others: source %q var %v, want pooled: the candidate's own run moved too", fl[0].latSrc, fl[0].lat)
@@ -257,7 +266,7 @@ func TestMDELimitLever(t *testing.T) {
 			// An interval of ±300% from 4 units a side: thousands needed.
 			m := Metric{Metric: MetricMaxQPS, Gated: true, PValue: ptr(0.5), Method: tt.method, NBase: 4, NCand: 4,
 				CIPct: [2]float64{-75, 300}, ThresholdPct: 5, BetterIs: HigherIsBetter}
-			fillMDE(&m, 0.95, 1)
+			fillMDE(&m, 0.95, 1, RunToRunAssumed)
 			if !strings.HasPrefix(m.MDELimit, "more than ") {
 				t.Fatalf("limit %q, want more units than any count", m.MDELimit)
 			}

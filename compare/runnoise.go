@@ -139,11 +139,11 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 		n.lat, n.latDF, n.latSrc = pooledOr(lat, i, assumed, math.Inf(1), RunToRunAssumed)
 		n.qps, n.qpsDF, n.qpsSrc = pooledOr(qps, i, assumed, math.Inf(1), RunToRunAssumed)
 		if measured && n.latSrc != RunToRunPooled {
-			n.lat, n.latDF = runFloorVar(floor[MetricP99], lat[i])
+			n.lat, n.latDF = runFloorVar(floor[MetricP99], lat[i], assumed/2)
 			n.latSrc = RunToRunNoiseFloor
 		}
 		if measured && n.qpsSrc != RunToRunPooled {
-			n.qps, n.qpsDF = runFloorVar(floor[MetricMaxQPS], qps[i])
+			n.qps, n.qpsDF = runFloorVar(floor[MetricMaxQPS], qps[i], assumed/2)
 			n.qpsSrc = RunToRunNoiseFloor
 		}
 	}
@@ -178,13 +178,23 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 // the tests add (the variance of the difference of two runs, scaled), with
 // 1 degree of freedom, which Satterthwaite folds into the test's: a floor
 // its sampling explains (floorChi2) adds nothing, one far beyond it leaves
-// the gate inconclusive, as one disagreement between two runs should. A
-// candidate run that shifted while the two baseline runs agreed is still
-// missed: only more runs (a history) or pooling over the suite's scenarios
-// see that.
-func runFloorVar(floorPct float64, m moved) (v, df float64) {
+// the gate inconclusive, as one disagreement between two runs should.
+//
+// cand is the candidate's own run shift, ln(1 + gate.run_to_run)²: the
+// least this adds. The candidate is one run, and two baseline runs that
+// agreed say nothing about how far that run moved: with nothing for it in
+// the test, a candidate run that shifted while the baseline's runs agreed
+// was called a change in 30 of 120 A/A gates on the simulated runner of
+// TestSimulatedRunShift (12% a run), and on this project's 2-core VM
+// (2026-12-02) a sweep's server process that ran 25% slower for its whole
+// run (knee estimates 180–227 rps against two earlier runs' 267–290) was
+// called regressed, −24.4% [−33.0%, −14.6%], against the two runs of the
+// same code. A floor beyond cand's own size (its runs disagreed by more)
+// replaces it, on its one degree of freedom. Only more runs (a history)
+// or pooling over the suite's scenarios measure the candidate's shift.
+func runFloorVar(floorPct float64, m moved, cand float64) (v, df float64) {
 	if !(floorPct > 0) {
-		return 0, math.Inf(1)
+		return cand, math.Inf(1)
 	}
 	f := math.Log1p(floorPct / 100)
 	samp := 0.0
@@ -195,9 +205,12 @@ func runFloorVar(floorPct float64, m moved) (v, df float64) {
 		samp = m.v * 4 / 3
 	}
 	if samp > 0 && f*f <= floorChi2*samp {
-		return 0, math.Inf(1)
+		return cand, math.Inf(1)
 	}
-	return 0.75 * (f*f - samp), 1
+	if v := 0.75 * (f*f - samp); v > cand {
+		return v, 1
+	}
+	return cand, math.Inf(1)
 }
 
 // floorChi2 is the 95th percentile of χ² on 1 degree of freedom: two

@@ -202,7 +202,9 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 		metric, src string
 		v, df       float64
 	}{{MetricP99, noise.latSrc, noise.lat, noise.latDF}, {MetricMaxQPS, noise.qpsSrc, noise.qps, noise.qpsDF}} {
-		if f.src == RunToRunNoiseFloor && f.v > 0 && inTest[f.metric] {
+		// The floor's own estimate (finite degrees of freedom), not the
+		// candidate's run shift that stands in when the runs agreed.
+		if f.src == RunToRunNoiseFloor && !math.IsInf(f.df, 1) && inTest[f.metric] {
 			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that is in the test as run-to-run noise on %.0f degree(s) of freedom; a baseline from more runs (perfgate history) or perfgate gate --ab decides more",
 				f.metric, bs.res.NoiseFloorPct[f.metric], f.df))
 		}
@@ -215,32 +217,6 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 		sc.RunToRunSource, sc.RunToRunPct = "", 0
 	}
 	out.decide(s, len(bs.lat), len(cs.lat))
-	sc.Warnings = append(sc.Warnings, unseenRunShift(sc.Metrics, noise, inTest)...)
-}
-
-// unseenRunShift warns, for a regression or improvement tested against a
-// baseline from two runs that agreed within their processes' sampling
-// (runFloorVar: no run-to-run term), that the candidate's own run may
-// have shifted as a whole, which nothing in a suite too small to pool
-// shows: on a runner whose runs move, that is how such a baseline raises
-// false alarms (TestSimulatedRunShift).
-func unseenRunShift(ms []Metric, noise runNoise, inTest map[string]bool) []string {
-	var out []string
-	for _, f := range []struct {
-		metric, src string
-		v           float64
-	}{{MetricP99, noise.latSrc, noise.lat}, {MetricMaxQPS, noise.qpsSrc, noise.qps}} {
-		if f.src != RunToRunNoiseFloor || f.v > 0 || !inTest[f.metric] {
-			continue
-		}
-		for _, m := range ms {
-			if m.Metric == f.metric && m.Gated && (m.Verdict == Regressed || m.Verdict == Improved) {
-				out = append(out, fmt.Sprintf("%s: %s with no run-to-run noise in the test: the baseline's two runs agreed within their processes' sampling, so a shift of the candidate's whole run (the runner slower or faster while it ran) is not seen, and fewer than %d other scenarios of the suite cannot measure it; perfgate gate --ab (interleaved, so such shifts cancel) or the noise learned from a history of runs (perfgate history) would tell it from a change",
-					f.metric, m.Verdict, MinPooledScenarios))
-			}
-		}
-	}
-	return out
 }
 
 // decide applies Holm's correction across the gated metrics with a

@@ -102,10 +102,11 @@ type Gate struct {
 	Confidence       float64 `yaml:"confidence,omitempty"`
 	// RunToRun is the between-run noise the gate assumes for a baseline
 	// measured in one run (no noise floor), as a standard deviation on the
-	// log scale (default 10%): the spread of one run's processes misses how
-	// far whole runs move. A baseline from two or more runs carries that
-	// movement itself and nothing is assumed. 0% assumes none (a dedicated
-	// runner whose runs you have seen agree).
+	// log scale (default 15%): the spread of one run's processes misses how
+	// far whole runs move. A baseline from two or more runs carries its own
+	// runs' movement (its noise floor), and only the candidate's one run is
+	// assumed to move this much. 0% assumes none (a dedicated runner whose
+	// runs you have seen agree).
 	RunToRun Percent `yaml:"run_to_run,omitempty"`
 	// IgnoreHostLoad keeps regressions measured while the host was busy
 	// with other work, or while the runner ran its speed probe slower than

@@ -163,12 +163,15 @@ func TestCapacityFollowsTheVerdict(t *testing.T) {
 	}
 	t.Run("unchanged gate, knees apart", func(t *testing.T) {
 		base := withKnee(1, 151, 160, []float64{158, 160, 159, 161, 157})
-		// From two runs that agreed within their sampling (a floor beyond
-		// it would be in the test as run-to-run noise on one degree of
-		// freedom, and the gate inconclusive).
+		// From two runs that agreed within their sampling, on a runner
+		// whose runs are known to agree (gate.run_to_run: 0%): otherwise
+		// the candidate's own run shift is in the test and ±5% cannot be
+		// shown from one run.
 		base.NoiseFloorPct = map[string]float64{compare.MetricP99: 2, compare.MetricMaxQPS: 0.5}
 		cand := withKnee(2, 165, 175, []float64{159, 158, 160, 159, 160})
-		rep, err := Evaluate(c, []*result.Result{base}, []*result.Result{cand}, nil, false)
+		dedicated := *c
+		dedicated.Gate.RunToRun = 0
+		rep, err := Evaluate(&dedicated, []*result.Result{base}, []*result.Result{cand}, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
