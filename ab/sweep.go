@@ -397,6 +397,9 @@ func kneeResult(s *config.Scenario, c *result.Capacity, runs map[float64]*result
 	if c.Stopped != "" {
 		r.Warnings = append(r.Warnings, "knee search stopped early: "+c.Stopped)
 	}
+	if w := knee.LightLoadWarning(c); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	if c.Found && !bracketed(c) {
 		r.Valid = false
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the knee search ended without a bracket (%s): there is no knee to compare or size; raise load.budget, or max_rate when every probe passed", kneeText(c)))

@@ -111,6 +111,9 @@ func runSweep(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Optio
 	if capa.Stopped != "" {
 		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
 	}
+	if w := knee.LightLoadWarning(capa); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	if len(capa.Estimates) > 1 && restarts < 2 {
 		res.Warnings = append(res.Warnings, "the knee's confirmation rounds ran in one target process (a url: service, or restarts: 1): its estimates sample the noise inside one process only, not between runs")
 	}
