@@ -50,8 +50,12 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		}
 		return usageErr("compare: %v", err)
 	}
-	if fs.NArg() > 0 {
-		return usageErr("compare: unexpected argument %q", fs.Arg(0))
+	switch {
+	case fs.NArg() == 2 && *basePath == "" && *candPath == "":
+		// perfgate compare BASELINE CANDIDATE, as benchstat old new.
+		*basePath, *candPath = fs.Arg(0), fs.Arg(1)
+	case fs.NArg() > 0:
+		return usageErr("compare: unexpected argument %q: compare two results as perfgate compare [flags] BASELINE CANDIDATE (flags first), or with --baseline and --candidate", fs.Arg(0))
 	}
 	if err := checkFlagRanges("compare", fs); err != nil {
 		return err
@@ -73,6 +77,10 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		}
 		if !set["confidence"] {
 			s.Confidence = g.Confidence
+		}
+		s.RunToRun = g.RunToRun
+		if !set["ignore-host-load"] {
+			s.IgnoreHostLoad = g.IgnoreHostLoad
 		}
 		if *basePath == "" {
 			*basePath = cfg.Resolve(cfg.Baselines)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -47,6 +48,12 @@ func TestCompareCommand(t *testing.T) {
 		{"truncated baseline names the file", []string{"compare", "--baseline", broken, "--candidate", same}, exitUsage, "", "broken.json"},
 		{"missing candidate", []string{"compare", "--baseline", base, "--candidate", filepath.Join(dir, "nope.json")}, exitUsage, "", "nope.json"},
 		{"bad format", []string{"compare", "--baseline", base, "--candidate", same, "--format", "xml"}, exitUsage, "", "xml"},
+		// Two positional results, as benchstat old new.
+		{"positional: 30% slower fails", []string{"compare", base, slow}, exitRegression, "regressed", ""},
+		{"positional after flags", []string{"compare", "--format", "json", base, same}, exitPass, `"schema": "perfgate.comparison/v1"`, ""},
+		{"a flag after the results is named", []string{"compare", base, slow, "--format", "json"}, exitUsage, "", "flags first"},
+		{"one positional", []string{"compare", base}, exitUsage, "", "BASELINE CANDIDATE"},
+		{"positional beside --baseline", []string{"compare", "--baseline", base, same, slow}, exitUsage, "", "unexpected argument"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +68,38 @@ func TestCompareCommand(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tt.wantStderr, stderr)
 			}
 		})
+	}
+}
+
+// compare --config takes the config's gate as perfgate gate does, the
+// run-to-run noise it assumes included: a runner declared to have none
+// (gate.run_to_run: 0%) compares with none.
+func TestCompareConfigRunToRun(t *testing.T) {
+	dir := t.TempDir()
+	base, cand := filepath.Join(dir, "base.json"), filepath.Join(dir, "cand.json")
+	writeResult(t, base, comparetest.Spec{Scenario: "api", Layer: "service"}, 1)
+	writeResult(t, cand, comparetest.Spec{Scenario: "api", Layer: "service"}, 2)
+	for _, tt := range []struct {
+		gate string
+		want float64
+	}{
+		{"{run_to_run: 0%}", 0},
+		{"{run_to_run: 20%}", 0.2},
+	} {
+		cfg := filepath.Join(dir, "perfgate.yaml")
+		os.WriteFile(cfg, []byte("version: 1\ngate: "+tt.gate+"\nscenarios:\n  - name: api\n    layer: service\n    url: \"http://127.0.0.1:9\"\n    load: {mode: rate, rate: 10}\n"), 0o644)
+		code, stdout, stderr := runCLI(t, "compare", "--config", cfg, "--format", "json", base, cand)
+		var got struct {
+			Settings struct {
+				RunToRun *float64 `json:"run_to_run"`
+			} `json:"settings"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil || code == exitUsage {
+			t.Fatalf("gate %s: exit %d, %v\nstderr:\n%s", tt.gate, code, err, stderr)
+		}
+		if got.Settings.RunToRun == nil || *got.Settings.RunToRun != tt.want {
+			t.Errorf("gate %s: settings.run_to_run %v, want %v", tt.gate, got.Settings.RunToRun, tt.want)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@
 //	perfgate run --url URL ... --generator I/N [--start-at RFC3339]
 //	perfgate compare [--config perfgate.yaml] --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
 //	                 [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95] [--fail-on-inconclusive]
+//	perfgate compare [flags] BASELINE CANDIDATE
 //	perfgate size [--config perfgate.yaml] --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
 //	perfgate size [--config perfgate.yaml] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
 //	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun]

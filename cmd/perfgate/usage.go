@@ -39,6 +39,7 @@ func synopses() []synopsis {
 		{"compare", []string{
 			"perfgate compare [--config " + config.DefaultFile + "] --baseline FILE|DIR --candidate FILE|DIR [--format " + formats + "]",
 			fmt.Sprintf("                 [--allow-env-mismatch] [--p99-threshold %s] [--confidence %v] [--fail-on-inconclusive]", thresholdString(d.P99Regression), d.Confidence),
+			"perfgate compare [flags] BASELINE CANDIDATE",
 		}},
 		{"size", []string{
 			fmt.Sprintf("perfgate size [--config %s] --result FILE --peak-qps N [--headroom %v] [--cost-per-hour X] [--format %s]", config.DefaultFile, sizing.DefaultHeadroom, formats),
