@@ -177,8 +177,9 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 // the baseline's two has variance 1.5σ² = 0.75 · 2σ², returned in the unit
 // the tests add (the variance of the difference of two runs, scaled), with
 // 1 degree of freedom, which Satterthwaite folds into the test's: a floor
-// its sampling explains (floorChi2) adds nothing, one far beyond it leaves
-// the gate inconclusive, as one disagreement between two runs should.
+// its sampling explains (floorChi2) adds only cand (below), one far
+// beyond it leaves the gate inconclusive, as one disagreement between two
+// runs should.
 //
 // cand is the candidate's own run shift, ln(1 + gate.run_to_run)²: the
 // least this adds. The candidate is one run, and two baseline runs that
@@ -187,9 +188,9 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 // was called a change in 30 of 120 A/A gates on the simulated runner of
 // TestSimulatedRunShift (12% a run), and on this project's 2-core VM
 // (2026-12-02) a sweep's server process that ran 25% slower for its whole
-// run (knee estimates 180–227 rps against two earlier runs' 267–290) was
-// called regressed, −24.4% [−33.0%, −14.6%], against the two runs of the
-// same code. A floor beyond cand's own size (its runs disagreed by more)
+// run (knee estimates 180–227 rps; the two baseline runs' means 287 and
+// 267) was called regressed, −24.4% [−33.0%, −14.6%], against two runs
+// of the same code. A floor beyond cand's own size (its runs disagreed by more)
 // replaces it, on its one degree of freedom. Only more runs (a history)
 // or pooling over the suite's scenarios measure the candidate's shift.
 func runFloorVar(floorPct float64, m moved, cand float64) (v, df float64) {
