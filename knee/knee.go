@@ -234,6 +234,8 @@ type kneeSearch struct {
 	widths    []float64     // log(hi/lo) after each probe with a bracket
 	slowSteps int           // how often the model failed to halve the bracket
 	stopped   string
+	// reachedMax is set when the search stopped at its max rate, passing.
+	reachedMax bool
 	// genBound is set when the knee or the bracket's top would rest on a
 	// probe where the generator was saturated.
 	genBound bool
@@ -556,12 +558,13 @@ func (s *kneeSearch) bracket() (lo, hi result.Point, okLo, okHi bool) {
 // capacity reports the search as it stands.
 func (s *kneeSearch) capacity() *result.Capacity {
 	c := &result.Capacity{
-		SLOP99Ms:  durMs(s.o.SLOP99),
-		SLOTTFTMs: durMs(s.o.SLOTTFT),
-		SLOTPOTMs: durMs(s.o.SLOTPOT),
-		Points:    append([]result.Point{}, s.points...),
-		Windows:   len(s.points),
-		Stopped:   s.stopped,
+		SLOP99Ms:       durMs(s.o.SLOP99),
+		SLOTTFTMs:      durMs(s.o.SLOTTFT),
+		SLOTPOTMs:      durMs(s.o.SLOTPOT),
+		Points:         append([]result.Point{}, s.points...),
+		Windows:        len(s.points),
+		Stopped:        s.stopped,
+		ReachedMaxRate: s.reachedMax,
 
 		GeneratorBound: s.genBound,
 	}

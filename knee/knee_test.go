@@ -222,6 +222,9 @@ func TestSearchStops(t *testing.T) {
 			if (tt.stopped == "") != (c.Stopped == "") || !strings.Contains(c.Stopped, tt.stopped) {
 				t.Errorf("Search() stopped = %q, want %q", c.Stopped, tt.stopped)
 			}
+			if want := strings.Contains(tt.stopped, "reached the max rate"); c.ReachedMaxRate != want {
+				t.Errorf("Search() reached max rate = %v, want %v", c.ReachedMaxRate, want)
+			}
 			if c.Windows > tt.windows || c.Windows != calls {
 				t.Errorf("Search() windows = %d (probes %d), want <= %d", c.Windows, calls, tt.windows)
 			}

@@ -36,6 +36,7 @@ func (s *kneeSearch) next() (rate float64, done bool) {
 				return r, false
 			}
 			s.stopped = fmt.Sprintf("reached the max rate %s rps without a failing probe: the knee is higher", fmtRate(o.MaxRate))
+			s.reachedMax = true
 			return 0, true
 		}
 		next := lo.rate * o.Growth

@@ -62,7 +62,11 @@ func SizingMarkdown(w io.Writer, s *sizing.Sizing) error {
 	if s.Simulated {
 		b.WriteString("> **Simulated target**: these are not a real service's figures.\n\n")
 	}
-	fmt.Fprintf(&b, "**%d instances** for %s peak QPS.\n\n", s.Instances, num(s.PeakQPS))
+	atMost := ""
+	if s.CapacityAtLeast {
+		atMost = "at most "
+	}
+	fmt.Fprintf(&b, "**%s%d instances** for %s peak QPS.\n\n", atMost, s.Instances, num(s.PeakQPS))
 	b.WriteString("| | |\n| --- | --- |\n")
 	for _, r := range sizingRows(s, esc) {
 		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])

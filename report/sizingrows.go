@@ -16,6 +16,8 @@ func sizingRows(s *sizing.Sizing, cell func(string) string) [][2]string {
 	b := s.PerInstanceMaxQPSBracket
 	knee := num(s.PerInstanceMaxQPS) + " rps"
 	switch {
+	case s.CapacityAtLeast:
+		knee = "≥ " + knee + " (passed at the search's max rate"
 	case s.PerInstanceMaxQPSInterval != nil:
 		iv := s.PerInstanceMaxQPSInterval
 		knee += fmt.Sprintf(" (%s, 95%% interval [%s, %s]; search bracket [%s, %s]", s.PerInstanceMaxQPSBasis, num(iv[0]), num(iv[1]), num(b[0]), num(b[1]))
@@ -36,6 +38,9 @@ func sizingRows(s *sizing.Sizing, cell func(string) string) [][2]string {
 	}
 	r := s.InstancesRange
 	rng := fmt.Sprintf("%d–%d", r[0], r[1])
+	if s.CapacityAtLeast {
+		rng = fmt.Sprintf("at most %d (the knee is above the max rate)", s.Instances)
+	}
 	if b[1] > s.PerInstanceMaxQPS {
 		rng += fmt.Sprintf(" (ceil(%s × %s / %s) = %d … ceil(%s × %s / %s) = %d)",
 			num(s.PeakQPS), num(s.Headroom), num(b[1]), r[0],

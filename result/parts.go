@@ -18,6 +18,9 @@ type Capacity struct {
 	Windows int `json:"windows"`
 	// Stopped says why the search ended early (time budget, max rate), if it did.
 	Stopped string `json:"stopped,omitempty"`
+	// ReachedMaxRate is true when the search passed at its maximum rate
+	// and stopped there: the knee is above MaxQPS, a lower bound.
+	ReachedMaxRate bool `json:"reached_max_rate,omitempty"`
 	// SLOTTFTMs and SLOTPOTMs are set for a goodput knee (LLM streaming).
 	SLOTTFTMs float64 `json:"slo_ttft_ms,omitempty"`
 	SLOTPOTMs float64 `json:"slo_tpot_ms,omitempty"`

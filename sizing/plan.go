@@ -33,7 +33,12 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 	if c.GeneratorBound {
 		return nil, fmt.Errorf("%w: scenario %q: the load generator, not the target, limited the knee search (generator_bound): the knee is unknown; give perfgate more cores or run it on another machine", ErrNoCapacity, res.Scenario)
 	}
-	if c.Bracket[1] == 0 && len(c.Estimates) < 2 {
+	// A search that passed at its max rate found a lower bound on the
+	// knee: sized from it, the instance count is an upper bound
+	// (CapacityAtLeast). Any other search without a failing probe (its
+	// budget spent, say) knows too little to size from.
+	atLeast := c.Bracket[1] == 0 && len(c.Estimates) < 2 && c.ReachedMaxRate
+	if c.Bracket[1] == 0 && len(c.Estimates) < 2 && !atLeast {
 		return nil, fmt.Errorf("%w: scenario %q: the knee search ended without a bracket (no probe failed%s), so the capacity is only known to be above %s rps: raise the search's max rate or its budget",
 			ErrNoCapacity, res.Scenario, stoppedSuffix(c), num(c.MaxQPS))
 	}
@@ -57,6 +62,7 @@ func Plan(res *result.Result, in Input) (*Sizing, error) {
 		Headroom:                  h,
 		Windows:                   c.Windows,
 		Simulated:                 res.Simulated,
+		CapacityAtLeast:           atLeast,
 	}
 	// The per-instance capacity to size with: the knee, or with a
 	// response cache the knee's misses over the expected miss fraction.

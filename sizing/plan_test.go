@@ -298,6 +298,28 @@ func TestPlanRefusesNoBracket(t *testing.T) {
 	}
 }
 
+// A search that passed at its max rate and stopped there sizes from the
+// bound it found: the capacity is at least the max rate, so the instance
+// count is at most the plan (CapacityAtLeast) and a warning says fewer may
+// do. A search that stopped without a failing probe for another reason
+// (its budget spent) is still refused above.
+func TestPlanFromMaxRateBound(t *testing.T) {
+	res := sweep(2000, 0, 5)
+	res.Capacity.ReachedMaxRate = true
+	res.Capacity.Stopped = "reached the max rate 2000 rps without a failing probe: the knee is higher"
+	s, err := Plan(res, Input{PeakQPS: 5000, Headroom: 1.3})
+	if err != nil {
+		t.Fatalf("Plan(search at its max rate) error = %v, want a plan from the bound", err)
+	}
+	if !s.CapacityAtLeast || s.Instances != 4 || s.PerInstanceMaxQPS != 2000 {
+		t.Errorf("Plan(search at its max rate) = at least %v, %d instances from %v rps, want at least true, 4 from 2000",
+			s.CapacityAtLeast, s.Instances, s.PerInstanceMaxQPS)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "fewer instances may do") {
+		t.Errorf("Plan(search at its max rate) warnings %q, want one saying fewer instances may do", s.Warnings)
+	}
+}
+
 // With knee estimates the plan sizes from their geometric mean, the
 // figure the gate tests as max QPS, and its range comes from their
 // interval, not from the search's bracket.

@@ -44,6 +44,10 @@ type Sizing struct {
 	PerInstanceMaxQPSBracket [2]float64 `json:"per_instance_max_qps_bracket"`
 	PeakQPS                  float64    `json:"peak_qps"`
 	Headroom                 float64    `json:"headroom"`
+	// CapacityAtLeast is true when the knee search passed at its maximum
+	// rate: PerInstanceMaxQPS is a lower bound on the capacity, so
+	// Instances is an upper bound (fewer may do).
+	CapacityAtLeast bool `json:"per_instance_max_qps_at_least,omitempty"`
 	// Instances is ceil(peak_qps × headroom / per_instance_max_qps).
 	Instances int `json:"instances"`
 	// InstancesRange is what the capacity's uncertainty allows: from the

@@ -85,7 +85,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	httpPort, grpcPort := freePort(t), freePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	srv := exec.CommandContext(ctx, bin, "fixture", "serve", "--addr", "127.0.0.1:"+httpPort, "--grpc-addr", "127.0.0.1:"+grpcPort, "--precision", "int8")
+	srv := exec.CommandContext(ctx, bin, "fixture", "serve", "--addr", "127.0.0.1:"+httpPort, "--grpc-addr", "127.0.0.1:"+grpcPort)
 	srv.Env = append(os.Environ(), "GOMAXPROCS=1")
 	var srvLog strings.Builder
 	srv.Stdout, srv.Stderr = &srvLog, &srvLog
