@@ -53,7 +53,8 @@ func serve() {
 }
 
 // bisectConfig: one rate scenario against the service, built per commit;
-// short trials, a few pairs, a 10% threshold.
+// short trials (140 requests each, enough for a P99), a few pairs, a 10%
+// threshold.
 const bisectConfig = `version: 1
 gate: {p99_regression: 10%, confidence: 0.95}
 ab: {max_trials: 12, budget: 100s}
@@ -68,7 +69,7 @@ scenarios:
   - name: api
     layer: service
     target: svc
-    load: {mode: rate, rate: 100, duration: 1500ms, warmup: 300ms, trials: 1, connections: 64}
+    load: {mode: rate, rate: 200, duration: 700ms, warmup: 200ms, trials: 1, connections: 64}
 `
 
 // genRepo makes a repository of 1+n commits: the first holds the config
@@ -122,10 +123,13 @@ func genRepo(t *testing.T, n int, baseMs float64, slower map[int]float64) (dir s
 	return dir, commits
 }
 
-// TestBisectLoopback bisects generated repositories of 16 commits, each
+// TestBisectLoopback bisects generated repositories of 8 commits, each
 // step a real same-runner A/B (builds, processes, ABBA trials on
-// loopback): one where commit 11 makes the service 25% slower, and one
-// where commits 5 and 12 each add 15%.
+// loopback): one where commit 5 makes the service 40% slower, and one
+// where commits 3 and 6 each add 30%. The changes are well beyond the
+// threshold so each step decides in few pairs: the search's rules near
+// the threshold are TestRun's and the replayed CI failures' (fake
+// measurements), this test is the whole path end to end.
 func TestBisectLoopback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback bisection: a few minutes of A/B runs")
@@ -135,18 +139,19 @@ func TestBisectLoopback(t *testing.T) {
 		slower   map[int]float64
 		culprits []int
 	}{
-		{"one commit 25% slower", map[int]float64{11: 1.25}, []int{11}},
-		{"two commits 15% each", map[int]float64{5: 1.15, 12: 1.15}, []int{5, 12}},
+		{"one commit 40% slower", map[int]float64{5: 1.4}, []int{5}},
+		{"two commits 30% each", map[int]float64{3: 1.3, 6: 1.3}, []int{3, 6}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, commits := genRepo(t, 16, 20, tt.slower)
+			const n = 8
+			dir, commits := genRepo(t, n, 20, tt.slower)
 			list, err := Commits(context.Background(), dir, commits[0], "main")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(list) != 17 || list[11] != commits[11] {
-				t.Fatalf("Commits: %d commits, want 17 in order", len(list))
+			if len(list) != n+1 || list[5] != commits[5] {
+				t.Fatalf("Commits: %d commits, want %d in order", len(list), n+1)
 			}
 			var log strings.Builder
 			m := &AB{Repo: dir, Config: "perfgate.yaml", TempDir: t.TempDir(), Suite: suite.Options{Environ: os.Environ(), Log: &log},
@@ -182,12 +187,12 @@ func TestBisectLoopback(t *testing.T) {
 			case Inconclusive:
 				if len(out.Steps) == 1 {
 					// As TestABLoopback in package ab: a host too noisy
-					// for the first step (good against bad) to tell 25%
+					// for the first step (good against bad) to tell 40%
 					// from the threshold says so with its figures.
 					t.Skipf("this host is too noisy for the test: good against bad measured %+.1f%% [%+.1f, %+.1f] over %d pairs; rerun on a quieter host",
 						out.Total.DeltaPct, out.Total.CIPct[0], out.Total.CIPct[1], out.Total.Pairs)
 				}
-				if hi-lo >= 16 {
+				if hi-lo >= n {
 					// The first step decided but the next could not
 					// narrow the range at all: as above, the host's noise
 					// (seen beside CI's other packages: an unchanged
