@@ -74,9 +74,9 @@ scenarios:
 }
 
 // abNoKneeConfig is an A/B config of one knee search against this test
-// binary's reference server whose every probe passes (an SLO of 10 s, a
-// max_rate a few requests a second above the start): neither side's search
-// can bracket its knee, so both sides are invalid and the verdict is
+// binary's reference server whose every probe passes (an SLO of 10 s, the
+// start at the max_rate, so each side's search is one passing probe):
+// neither side's search can bracket its knee, so both sides are invalid and the verdict is
 // inconclusive by construction, whatever the host's noise.
 const abNoKneeConfig = `version: 1
 slo: {p99: 10s}
@@ -89,7 +89,7 @@ targets:
     ready_timeout: 60s
 scenarios:
   - {name: api, layer: model, target: server, protocol: kserve-http, model: mlp-sim,
-     load: {mode: sweep, start: 5, max_rate: 8, duration: 300ms, warmup: 100ms, budget: 10s}}
+     load: {mode: sweep, start: 8, max_rate: 8, duration: 300ms, warmup: 100ms, budget: 10s}}
 `
 
 // abInconclusiveRepo is a git repository whose committed configs are
