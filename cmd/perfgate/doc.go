@@ -52,7 +52,11 @@
 // config's generator_cpus; gate reads the config's) pins perfgate, the
 // load generator, to those CPUs on Linux, disjoint from each target's
 // cpus (docs/configuration.md); on a host without them it runs unpinned
-// and the results say so. --engine event-loop|workers, --loop-batch DUR
+// and the results say so. Before a target first starts, its build: argv
+// runs once per run (run --config, gate, the Action), in the target's
+// folder, its output kept in the results folder as <target>.build.log; a
+// failed build is exit 3, quoting the end of its output, before any load.
+// --no-build (run, gate) skips it. --engine event-loop|workers, --loop-batch DUR
 // and --loop-spin DUR (run and gate) choose and tune the open-loop engine
 // over PERFGATE_ENGINE, PERFGATE_LOOP_BATCH and PERFGATE_LOOP_SPIN, which
 // override the config's engine, loop_batch and loop_spin

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The first hour, part III (issue 47): a newcomer's service, a config
+// written from docs/configuration.md, the README's commands in order.
+
+// fixtureTarget is a target block serving this test binary's fixture
+// (TestMain runs main when PERFGATE_TEST_MAIN=1) on the port perfgate
+// gives it, that refuses to start until its build step has written
+// built.txt in its folder.
+func fixtureTarget(build string) string {
+	return `targets:
+  svc:
+    command: ["sh", "-c", "test -f built.txt || { echo 'svc: not built' >&2; exit 9; }; exec \"$0\" fixture serve --addr 127.0.0.1:$1", "{perfgate}", "{port}"]
+    env: {PERFGATE_TEST_MAIN: "1"}
+    dir: .
+    ready: "http://127.0.0.1:{port}/v2/health/ready"
+    ready_timeout: 20s
+    build: ` + build + `
+`
+}
+
+// buildsIn counts the builds that ran in dir: each appends a line to
+// built.txt.
+func buildsIn(t *testing.T, dir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "built.txt"))
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// A target's build: runs in every mode that starts it (run --config,
+// gate), once per run however many scenarios use the target, its output
+// kept beside the results; --no-build skips it; a failed build is exit 3
+// quoting the end of its output, before any load.
+func TestBuildRunsInEveryMode(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	write := func(build string) {
+		t.Helper()
+		yaml := "version: 1\n" + fixtureTarget(build) + `scenarios:
+  - {name: a, layer: service, target: svc, path: /v2/health/ready, restarts: 1,
+     load: {mode: concurrency, concurrency: 1, duration: 100ms, warmup: 0s, trials: 5}}
+  - {name: b, layer: service, target: svc, path: /v2/health/live, restarts: 1,
+     load: {mode: concurrency, concurrency: 1, duration: 100ms, warmup: 0s, trials: 5}}
+`
+		if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`["sh", "-c", "echo compiling svc; echo build >> built.txt"]`)
+
+	out := filepath.Join(dir, "perfgate-out", "results")
+	code, _, stderr := runCLI(t, "run", "--config", cfg, "--out", out)
+	if code != exitPass {
+		t.Fatalf("run --config: exit %d\n%s", code, stderr)
+	}
+	if n := buildsIn(t, dir); n != 1 {
+		t.Errorf("run --config built %d times, want once for the two scenarios of one target", n)
+	}
+	if log, err := os.ReadFile(filepath.Join(out, "svc.build.log")); err != nil || !strings.Contains(string(log), "compiling svc") {
+		t.Errorf("the build's output is not kept in %s (%v): %q", filepath.Join(out, "svc.build.log"), err, log)
+	}
+	if !strings.Contains(stderr, "target svc: built in") || !strings.Contains(stderr, "svc.build.log") {
+		t.Errorf("run's log does not summarize the build:\n%s", stderr)
+	}
+
+	os.Remove(filepath.Join(dir, "built.txt"))
+	code, _, stderr = runCLI(t, "gate", "--config", cfg, "--out", filepath.Join(dir, "gate-out"))
+	if code != exitPass {
+		t.Fatalf("gate: exit %d\n%s", code, stderr)
+	}
+	if n := buildsIn(t, dir); n != 1 {
+		t.Errorf("gate built %d times, want once", n)
+	}
+
+	// --no-build starts whatever the folder holds: here, nothing built.
+	os.Remove(filepath.Join(dir, "built.txt"))
+	code, _, stderr = runCLI(t, "run", "--config", cfg, "--out", out, "--no-build", "--scenario", "a")
+	if n := buildsIn(t, dir); n != 0 || code != exitRunFailed || !strings.Contains(stderr, "svc: not built") {
+		t.Errorf("run --no-build: %d builds, exit %d; want none, and exit 3 from the unbuilt target:\n%s", n, code, stderr)
+	}
+
+	write(`["sh", "-c", "echo compiling svc; echo 'main.go:3: undefined: x' >&2; exit 7"]`)
+	for _, cmd := range []string{"run", "gate"} {
+		runOut := filepath.Join(dir, cmd+"-failed")
+		start := time.Now()
+		code, _, stderr = runCLI(t, cmd, "--config", cfg, "--out", runOut)
+		if code != exitRunFailed {
+			t.Errorf("%s with a failing build: exit %d, want 3\n%s", cmd, code, stderr)
+		}
+		for _, want := range []string{"build failed: target svc", "exit status 7", "main.go:3: undefined: x"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s with a failing build: stderr lacks %q:\n%s", cmd, want, stderr)
+			}
+		}
+		if strings.Contains(stderr, "started target") {
+			t.Errorf("%s started the target after its build failed:\n%s", cmd, stderr)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("%s with a failing build took %v: it should stop at the build", cmd, took)
+		}
+	}
+	if code, _, stderr := runCLI(t, "gate", "--config", cfg, "--ab", "HEAD", "--no-build"); code != exitUsage || !strings.Contains(stderr, "--no-build") {
+		t.Errorf("gate --ab --no-build: exit %d, want 2 naming --no-build:\n%s", code, stderr)
+	}
+}
