@@ -71,9 +71,12 @@
 // for http it is the whole URL. openai takes --endpoint completions,
 // --dataset FILE, --prompt-words (synthetic prompts' length in words; the
 // result records the server's own token count; --prompt-tokens is its old
-// name), --max-tokens, --slo-ttft and --slo-tpot. Before any load the model
-// name is checked against the server's (GET /v1/models, or the KServe
-// model's metadata): a model it does not serve is exit 3.
+// name), --max-tokens, --slo-ttft and --slo-tpot. Before any load, one TCP
+// connection is opened to the URL's address (a url: scenario's too):
+// nothing listening there is exit 3 at once ("nothing listens on
+// 127.0.0.1:8081"); and the model name is checked against the server's
+// (GET /v1/models, or the KServe model's metadata): a model it does not
+// serve is exit 3.
 // https and kserve-grpc over TLS take --cacert FILE (a private CA),
 // --cert FILE --key FILE (mutual TLS), --tls-server-name NAME, and
 // --insecure (verification off, warned in the log and the result); a

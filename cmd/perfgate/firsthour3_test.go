@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +116,34 @@ func TestBuildRunsInEveryMode(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "gate", "--config", cfg, "--ab", "HEAD", "--no-build"); code != exitUsage || !strings.Contains(stderr, "--no-build") {
 		t.Errorf("gate --ab --no-build: exit %d, want 2 naming --no-build:\n%s", code, stderr)
+	}
+}
+
+// run --url to a port where nothing listens says so plainly, with the
+// address, before any load: in the time of one refused connection, not
+// after the whole load has been refused request by request.
+func TestRunURLNothingListens(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // the port is now free: nothing listens there
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, "run", "--url", "http://"+addr+"/predict", "--rate", "50", "--duration", "2s", "--warmup", "1s", "--trials", "3")
+	took := time.Since(start)
+	if code != exitRunFailed {
+		t.Errorf("exit %d, want 3 (the run failed)\n%s", code, stderr)
+	}
+	if want := "nothing listens on " + addr; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	for _, not := range []string{"warm-up done", "trial 1/", "no process of this user listens"} {
+		if strings.Contains(stdout+stderr, not) {
+			t.Errorf("output has %q: load was sent, or a misleading note printed:\n%s%s", not, stdout, stderr)
+		}
+	}
+	if took > 1500*time.Millisecond {
+		t.Errorf("took %v: nothing listening must be found before the load (7 s of it)", took)
 	}
 }
