@@ -357,7 +357,11 @@ func runProcess(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Opt
 			why = terr.Error()
 		}
 		if res != nil {
-			res.Interrupted = false // not a signal to perfgate: the target died
+			// Not a signal to perfgate: the target died, and the watch
+			// cancelled the load. The harness's "interrupted" would be a
+			// second, wrong account of that one event.
+			res.Interrupted = false
+			res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool { return w == harness.InterruptedWarning })
 		}
 		keepTrialsBefore(res, at, why)
 		return res, fmt.Errorf("%w: scenario %s: %s during the run%s", ErrRunFailed, s.Name, why, quoteTail(ss.tg.logPath, ss.tg.logTail()))

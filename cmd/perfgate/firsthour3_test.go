@@ -147,3 +147,41 @@ func TestRunURLNothingListens(t *testing.T) {
 		t.Errorf("took %v: nothing listening must be found before the load (7 s of it)", took)
 	}
 }
+
+// A target that exits mid-run is reported once, clearly: exit 3, its exit
+// and the end of its log, and no stray "the run was interrupted" (the
+// load was stopped by perfgate because the target died, not by a signal).
+func TestTargetExitMidRunReportedOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	os.WriteFile(cfg, []byte(`version: 1
+targets:
+  server:
+    command: ["sh", "-c", "\"$0\" fixture serve --addr 127.0.0.1:$1 & sleep 2; echo 'fatal: CUDA out of memory' >&2; kill -9 $!; exit 137", "{perfgate}", "{port}"]
+    env: {PERFGATE_TEST_MAIN: "1"}
+    ready: "http://127.0.0.1:{port}/v2/health/ready"
+scenarios:
+  - {name: dies, layer: service, target: server, path: /v2/health/ready, restarts: 1,
+     load: {mode: concurrency, concurrency: 1, duration: 200ms, warmup: 0s, trials: 40}}
+`), 0o644)
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, "run", "--config", cfg, "--out", filepath.Join(dir, "out"))
+	all := stdout + stderr
+	if code != exitRunFailed {
+		t.Fatalf("exit %d, want 3:\n%s", code, all)
+	}
+	if took := time.Since(start); took > 7*time.Second {
+		t.Errorf("the run took %v: it went on after the target died (40 trials of 200ms)", took)
+	}
+	for _, want := range []string{`target "server" exited with status 137 during the run`, "last lines of its log"} {
+		if n := strings.Count(all, want); n != 1 {
+			t.Errorf("%q appears %d times, want once:\n%s", want, n, all)
+		}
+	}
+	if !strings.Contains(stderr, "  fatal: CUDA out of memory") {
+		t.Errorf("the end of the target's log is not quoted:\n%s", stderr)
+	}
+	if strings.Contains(all, "interrupted") {
+		t.Errorf("the output calls the run interrupted: the target died, perfgate was not interrupted:\n%s", all)
+	}
+}
