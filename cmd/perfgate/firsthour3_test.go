@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -183,5 +184,42 @@ scenarios:
 	}
 	if strings.Contains(all, "interrupted") {
 		t.Errorf("the output calls the run interrupted: the target died, perfgate was not interrupted:\n%s", all)
+	}
+}
+
+// A target that ignores {port} and listens on a port of its own is never
+// ready where perfgate looks: the error says where its log says it
+// listens, and which line of the config to change.
+func TestTargetIgnoresPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // free for the target, which binds it itself
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`version: 1
+targets:
+  svc:
+    command: ["{perfgate}", "fixture", "serve", "--addr", "127.0.0.1:%d"]
+    env: {PERFGATE_TEST_MAIN: "1"}
+    ready: "http://127.0.0.1:{port}/v2/health/ready"
+    ready_timeout: 3s
+scenarios:
+  - {name: api, layer: service, target: svc, load: {mode: rate, rate: 20, duration: 200ms, warmup: 0s, trials: 1}}
+`, fixed)), 0o644)
+	code, _, stderr := runCLI(t, "run", "--config", cfg, "--out", filepath.Join(dir, "out"))
+	if code != exitRunFailed {
+		t.Fatalf("exit %d, want 3:\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("seems to listen on port %d", fixed),
+		"the one perfgate gave it as {port}",
+		`"fixture", "serve", "--addr", "127.0.0.1:{port}"]`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }
