@@ -82,6 +82,12 @@
 // --insecure (verification off, warned in the log and the result); a
 // scenario's tls: {ca, cert, key, server_name, insecure} is the same.
 // --sweep takes --start, --max-rate and --budget; --layer labels the run.
+// A search in which no rate met the SLO exits 0, as the exit codes below
+// define them: the run did not fail, and its finding (no knee: the
+// capacity under that SLO is below the lowest rate tried) is in the
+// result; the output says it plainly, with the P99 reached at each rate
+// tried and the SLO that would have been met. size refuses such a result
+// (exit 2).
 //
 // # compare, size, gate, baseline
 //

@@ -2,9 +2,13 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -220,6 +224,43 @@ scenarios:
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// run --sweep with an SLO the service can never meet says so plainly:
+// the P99 reached at each rate tried and the SLO that would have been met
+// (exit 0: the search ran, and its finding, no knee, is in the result).
+func TestSweepSLONeverMet(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(3 * time.Millisecond)
+	}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "knee.json")
+	code, stdout, stderr := runCLI(t, "run", "--url", srv.URL, "--sweep", "--slo-p99", "1ms", "--start", "40",
+		"--duration", "200ms", "--warmup", "0s", "--budget", "10s", "--out", out)
+	if code != exitPass {
+		t.Fatalf("exit %d, want 0 (documented: a search that ran is a finding)\n%s", code, stderr)
+	}
+	r := readResult(t, out)
+	if r.Capacity == nil || r.Capacity.Found || len(r.Capacity.Points) == 0 {
+		t.Fatalf("capacity %+v: want a search that found no knee", r.Capacity)
+	}
+	lowest := r.Capacity.Points[0]
+	for _, p := range r.Capacity.Points {
+		if p.OfferedRPS < lowest.OfferedRPS {
+			lowest = p
+		}
+	}
+	// The figures of the result, as the sentence writes them.
+	short := func(x, unit float64) string { return strconv.FormatFloat(math.Round(x*unit)/unit, 'f', -1, 64) }
+	for _, want := range []string{
+		"no rate met P99 ≤ 1 ms; the P99 reached at each rate tried: ",
+		fmt.Sprintf("%s ms at %s req/s", short(lowest.Latency.P99, 100), short(lowest.OfferedRPS, 10)),
+		"would have been met at",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
 }
