@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net"
@@ -90,6 +91,17 @@ func TestBuildRunsInEveryMode(t *testing.T) {
 	}
 	if n := buildsIn(t, dir); n != 1 {
 		t.Errorf("gate built %d times, want once", n)
+	}
+
+	// The Action's baseline mode measures twice and builds once.
+	os.Remove(filepath.Join(dir, "built.txt"))
+	var errb strings.Builder
+	e := &env{getenv: func(string) string { return "" }, stdout: &errb, stderr: &errb, workdir: dir}
+	if _, err := runBaselinePipeline(context.Background(), e, cfg, filepath.Join(dir, "bl")); err != nil {
+		t.Fatalf("the Action's baseline mode: %v\n%s", err, errb.String())
+	}
+	if n := buildsIn(t, dir); n != 1 {
+		t.Errorf("the Action's baseline mode built %d times, want once for its two runs", n)
 	}
 
 	// --no-build starts whatever the folder holds: here, nothing built.
