@@ -14,7 +14,6 @@ import (
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
-	"github.com/perfgate/perfgate/targetproc"
 )
 
 // ErrRefused marks a configuration A/B cannot measure: a scenario whose
@@ -257,9 +256,7 @@ func buildAll(ctx context.Context, cfg *config.Plan, dirs map[string]sides, o Op
 		if len(t.Build) == 0 {
 			continue
 		}
-		// The build's output is kept beside the results (an artifact on
-		// CI): secrets are withheld as from the target itself.
-		env := append(scrubbed(o.Suite.Environ, t.EnvPassthrough), envList(t.Env)...)
+		env := suite.BuildEnv(o.Suite.Environ, t)
 		for _, side := range []struct{ name, dir string }{{"base", dirs[n].base}, {"head", dirs[n].head}} {
 			log := ""
 			if o.OutDir != "" {
@@ -278,15 +275,6 @@ func buildAll(ctx context.Context, cfg *config.Plan, dirs map[string]sides, o Op
 	return builds, nil
 }
 
-func envList(m map[string]string) []string {
-	var out []string
-	for k, v := range m {
-		out = append(out, k+"="+v)
-	}
-	slices.Sort(out)
-	return out
-}
-
 func absPath(p string) string {
 	a, err := filepath.Abs(p)
 	if err != nil {
@@ -303,18 +291,4 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
-}
-
-// scrubbed is environ without the variables targetproc.SensitiveEnv marks,
-// except those named in keep (the target's env_passthrough).
-func scrubbed(environ, keep []string) []string {
-	var out []string
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if targetproc.SensitiveEnv(name) && !slices.Contains(keep, name) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }

@@ -132,6 +132,7 @@ func suiteMeasure(cfg *config.Plan, o suite.Options) func(context.Context, []str
 	return func(ctx context.Context, names []string) ([]*result.Result, error) {
 		so := o
 		so.Scenarios, so.OutDir = names, ""
+		so.NoBuild = true // the gate's run built the targets
 		outs, err := suite.Run(ctx, cfg, so)
 		if err != nil {
 			return nil, err

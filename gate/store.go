@@ -64,6 +64,7 @@ func StoreBaseline(ctx context.Context, cfg *config.Config, o StoreOptions) ([]s
 		so.OutDir = filepath.Join(o.OutDir, "results")
 		if i > 0 {
 			so.OutDir = filepath.Join(o.OutDir, fmt.Sprintf("results-run%d", i+1))
+			so.NoBuild = true // the first run built the targets
 		}
 		outs, err := suite.Run(ctx, plan, so)
 		if err != nil {
@@ -162,8 +163,12 @@ func tlsHint(msg string) string {
 // run has happened, or when the disk is full, read-only or failing, it is
 // the run's output that could not be written (exit 3), and the scenarios'
 // own errors, which name each result file not written, are reported with
-// it (issue 28: a full disk exited 2 and never named the lost result).
+// it (issue 28: a full disk exited 2 and never named the lost result). A
+// target's failed build (suite.ErrBuild) is the run's failure too (exit 3).
 func SuiteErr(err error, outs []suite.Outcome) error {
+	if errors.Is(err, suite.ErrBuild) {
+		return exitcode.With(exitcode.RunFailed, err)
+	}
 	if len(outs) == 0 && !ioFailure(err) {
 		return exitcode.With(exitcode.Usage, err)
 	}

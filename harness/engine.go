@@ -275,7 +275,7 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	if ctx.Err() != nil {
 		res.Interrupted = true
 		res.Valid = false
-		res.Warnings = append(res.Warnings, "the run was interrupted: figures cover only what ran")
+		res.Warnings = append(res.Warnings, InterruptedWarning)
 		return res, ctx.Err()
 	}
 	if res.Summary.Requests > 0 && res.Summary.Errors == res.Summary.Requests {
@@ -286,6 +286,11 @@ func Run(ctx context.Context, o Options) (*result.Result, error) {
 	}
 	return res, nil
 }
+
+// InterruptedWarning is the warning of a result whose run's context was
+// cancelled before it ended. A caller that cancelled the run itself for a
+// reason of its own (the target died) removes it and says that reason.
+const InterruptedWarning = "the run was interrupted: figures cover only what ran"
 
 // engine holds the shared state of one run.
 type engine struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -75,7 +76,7 @@ func RunTable(w io.Writer, rows []RunRow) error {
 				fmt.Fprintf(w, "%s: max QPS under P99 ≤ %.0f ms: at least %.1f (no probe failed, %d windows)\n",
 					r.Scenario, c.SLOP99Ms, c.MaxQPS, c.Windows)
 			default:
-				fmt.Fprintf(w, "%s: no probe met P99 ≤ %.0f ms (%d windows)\n", r.Scenario, c.SLOP99Ms, c.Windows)
+				fmt.Fprintf(w, "%s: no rate met P99 ≤ %s ms (%d windows)\n", r.Scenario, strconv.FormatFloat(c.SLOP99Ms, 'f', -1, 64), c.Windows)
 			}
 		}
 		if r.Load.Mode == "concurrency" {

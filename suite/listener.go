@@ -1,12 +1,16 @@
 package suite
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/perfgate/perfgate/internal/procfs"
 )
@@ -37,6 +41,35 @@ func urlTargetPID(base string, log io.Writer) int {
 		return pid
 	}
 	return 0
+}
+
+// maxDialWait bounds dialURL's connection attempt: a service that does
+// not accept within it would fail the load's requests too.
+const maxDialWait = 5 * time.Second
+
+// dialURL opens and closes one TCP connection to a url: target's address
+// before any load (base is an HTTP base URL or host:port), so that a
+// wrong port or a service not started is said plainly, in the time of one
+// connection, rather than as every request of the whole load refused.
+// timeout (0: maxDialWait) bounds the attempt, never above maxDialWait.
+func dialURL(ctx context.Context, base string, timeout time.Duration) error {
+	host, port, ok := hostPort(base)
+	if !ok {
+		return nil // the protocol client reports a malformed URL
+	}
+	if timeout <= 0 || timeout > maxDialWait {
+		timeout = maxDialWait
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	d := net.Dialer{Timeout: timeout}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err == nil {
+		return c.Close()
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("url %s: nothing listens on %s (connection refused): start the service first, or check the URL's host and port", base, addr)
+	}
+	return fmt.Errorf("url %s: cannot connect to %s before any load: %w", base, addr, err)
 }
 
 // hostPort splits an HTTP(S) base URL or a host:port into host and port,

@@ -61,6 +61,11 @@ type Options struct {
 	// Engine chooses and tunes the load generator's open-loop engine for
 	// every scenario (the zero value: the event loop where it can run).
 	Engine harness.EngineSettings
+	// NoBuild skips the targets' build steps. By default Run builds each
+	// target the selected scenarios start (its `build:` argv), once,
+	// before any of them runs (see Build); a later run of the same
+	// invocation (a rerun, the baseline mode's second run) sets it.
+	NoBuild bool
 }
 
 // Outcome is one scenario's result or failure.
@@ -83,7 +88,8 @@ var ErrBadInput = errors.New("bad input")
 
 // Run runs the selected scenarios in config order. It returns an outcome
 // per scenario; a scenario's failure does not stop the others unless ctx is
-// cancelled. The error is non-nil when a scenario name is unknown.
+// cancelled. The error is non-nil when a scenario name is unknown, and
+// wraps ErrBuild when a target's build step failed (nothing ran then).
 func Run(ctx context.Context, cfg *config.Plan, o Options) ([]Outcome, error) {
 	var selected []*config.Scenario
 	for _, n := range o.Scenarios {
@@ -109,6 +115,13 @@ func Run(ctx context.Context, cfg *config.Plan, o Options) ([]Outcome, error) {
 		manifest = result.NewManifest(runID(), time.Now())
 		if err := manifest.Write(o.OutDir); err != nil {
 			return nil, fmt.Errorf("writing the run manifest: %w", err)
+		}
+	}
+	if !o.NoBuild {
+		// After the manifest: a failed build leaves no earlier run's
+		// results listed as this run's.
+		if err := buildTargets(ctx, cfg, selected, o); err != nil {
+			return nil, err
 		}
 	}
 	if o.Log != nil {
@@ -344,7 +357,11 @@ func runProcess(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Opt
 			why = terr.Error()
 		}
 		if res != nil {
-			res.Interrupted = false // not a signal to perfgate: the target died
+			// Not a signal to perfgate: the target died, and the watch
+			// cancelled the load. The harness's "interrupted" would be a
+			// second, wrong account of that one event.
+			res.Interrupted = false
+			res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool { return w == harness.InterruptedWarning })
 		}
 		keepTrialsBefore(res, at, why)
 		return res, fmt.Errorf("%w: scenario %s: %s during the run%s", ErrRunFailed, s.Name, why, quoteTail(ss.tg.logPath, ss.tg.logTail()))

@@ -106,7 +106,7 @@ func runSweep(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Optio
 		break
 	}
 	if !capa.Found {
-		res.Warnings = append(res.Warnings, noKneeWarning(capa))
+		res.Warnings = append(res.Warnings, noKneeWarning(capa, ko))
 	}
 	if capa.Stopped != "" {
 		res.Warnings = append(res.Warnings, "knee search stopped early: "+capa.Stopped)
@@ -125,19 +125,27 @@ func runSweep(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Optio
 }
 
 // noKneeWarning says why a search found no knee: the service cannot meet
-// the SLO at the lowest rate tried, unless the host was busy with other
-// work during the probes, which may explain it instead.
-func noKneeWarning(c *result.Capacity) string {
+// the SLO at the lowest rate tried (with the P99 each rate reached and the
+// SLO that would have been met, knee.NoKneeWarning), unless the host was
+// busy with other work during the probes, which may explain it instead.
+func noKneeWarning(c *result.Capacity, o knee.Options) string {
 	busy := 0
 	for _, p := range c.Points {
 		if p.Host != nil && p.Host.Busy {
 			busy++
 		}
 	}
-	if busy == 0 {
-		return "no probe met the SLO: the service cannot meet it at the lowest rate tried"
+	what := knee.NoKneeWarning(c, o)
+	if what == "" {
+		what = "no probe met the SLO"
 	}
-	return fmt.Sprintf("no probe met the SLO, and %d of %d probes ran while the host was busy with other work (host busy): its load, not the service, may explain it; rerun on a quiet machine", busy, len(c.Points))
+	if busy == 0 {
+		if what == "no probe met the SLO" {
+			return what + ": the service cannot meet it at the lowest rate tried"
+		}
+		return what
+	}
+	return fmt.Sprintf("%s; %d of %d probes ran while the host was busy with other work (host busy): its load, not the service, may explain it; rerun on a quiet machine", what, busy, len(c.Points))
 }
 
 // sweepDrain is the pause between knee probes.

@@ -47,6 +47,9 @@ func startTarget(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Op
 // startTargetLog is startTarget with the target's log at logPath when set.
 func startTargetLog(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Options, logPath string) (*running, error) {
 	if s.URL != "" {
+		if err := dialURL(ctx, s.URL, s.Timeout.D()); err != nil {
+			return nil, err
+		}
 		r := &running{base: s.URL, metrics: s.Metrics, stop: func() {}}
 		if !cfg.Inputs[s.Name].Traits.GRPC {
 			r.httpBase = s.URL

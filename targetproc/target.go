@@ -113,6 +113,8 @@ type Target struct {
 	log      *os.File
 	pgid     int
 	withheld []string
+	// command is the spec's, placeholders unfilled: a hint quotes it.
+	command []string
 
 	exited  chan struct{} // closed once the main process has been reaped
 	exitMsg string        // "exited with status 1", set before exited is closed
@@ -206,6 +208,7 @@ func startOnce(ctx context.Context, s Spec) (*Target, error) {
 		exited:   make(chan struct{}),
 		stopped:  make(chan struct{}),
 		stopping: make(chan struct{}),
+		command:  s.Command,
 	}
 	if n == 2 {
 		t.grpcPort = ports[1]
@@ -365,8 +368,8 @@ func (t *Target) waitReady(ctx context.Context, timeout time.Duration) error {
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("target %q was not ready at %s after %v (last try: %v); stopped it%s",
-				t.name, t.readyWhere(), timeout, last, t.quoteLog())
+			return fmt.Errorf("target %q was not ready at %s after %v (last try: %v); stopped it%s%s",
+				t.name, t.readyWhere(), timeout, last, t.quoteLog(), portHint(t.name, t.LogTail(), t.port, t.grpcPort, t.command))
 		}
 		if last = t.probe(ctx, client, deadline); last == nil {
 			return nil

@@ -52,7 +52,11 @@
 // config's generator_cpus; gate reads the config's) pins perfgate, the
 // load generator, to those CPUs on Linux, disjoint from each target's
 // cpus (docs/configuration.md); on a host without them it runs unpinned
-// and the results say so. --engine event-loop|workers, --loop-batch DUR
+// and the results say so. Before a target first starts, its build: argv
+// runs once per run (run --config, gate, the Action), in the target's
+// folder, its output kept in the results folder as <target>.build.log; a
+// failed build is exit 3, quoting the end of its output, before any load.
+// --no-build (run, gate) skips it. --engine event-loop|workers, --loop-batch DUR
 // and --loop-spin DUR (run and gate) choose and tune the open-loop engine
 // over PERFGATE_ENGINE, PERFGATE_LOOP_BATCH and PERFGATE_LOOP_SPIN, which
 // override the config's engine, loop_batch and loop_spin
@@ -67,14 +71,23 @@
 // for http it is the whole URL. openai takes --endpoint completions,
 // --dataset FILE, --prompt-words (synthetic prompts' length in words; the
 // result records the server's own token count; --prompt-tokens is its old
-// name), --max-tokens, --slo-ttft and --slo-tpot. Before any load the model
-// name is checked against the server's (GET /v1/models, or the KServe
-// model's metadata): a model it does not serve is exit 3.
+// name), --max-tokens, --slo-ttft and --slo-tpot. Before any load, one TCP
+// connection is opened to the URL's address (a url: scenario's too):
+// nothing listening there is exit 3 at once ("nothing listens on
+// 127.0.0.1:8081"); and the model name is checked against the server's
+// (GET /v1/models, or the KServe model's metadata): a model it does not
+// serve is exit 3.
 // https and kserve-grpc over TLS take --cacert FILE (a private CA),
 // --cert FILE --key FILE (mutual TLS), --tls-server-name NAME, and
 // --insecure (verification off, warned in the log and the result); a
 // scenario's tls: {ca, cert, key, server_name, insecure} is the same.
 // --sweep takes --start, --max-rate and --budget; --layer labels the run.
+// A search in which no rate met the SLO exits 0, as the exit codes below
+// define them: the run did not fail, and its finding (no knee: the
+// capacity under that SLO is below the lowest rate tried) is in the
+// result; the output says it plainly, with the P99 reached at each rate
+// tried and the SLO that would have been met. size refuses such a result
+// (exit 2).
 //
 // # compare, size, gate, baseline
 //

@@ -31,6 +31,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		undecided = fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided); the same as --on-inconclusive fail")
 		onInc     = fs.String("on-inconclusive", "", "what an inconclusive gate does: pass (exit 0, reported as inconclusive), fail (exit 1), or rerun (measure the undecided scenarios again, up to gate.rerun_budget); default: the config's gate.on_inconclusive, else pass")
 		histSpec  = fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (a folder, or a git ref such as origin/perfgate-data; docs/history.md) instead of assuming gate.run_to_run; with --results too; refused with --ab, whose paired test has no run-to-run term")
+		noBuild   = fs.Bool("no-build", false, noBuildUsage)
 		abRef     = fs.String("ab", "", "same-runner A/B: measure git revision `REF` and this checkout interleaved, instead of reading baselines (docs/ab.md)")
 		scenarios stringList
 	)
@@ -56,10 +57,13 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		*onInc = config.OnInconclusiveFail
 	}
 	req := gateFlags{cfgPath: *cfgPath, baseDir: *baseDir, out: *out, scenarios: scenarios, allowEnv: *allowEnv,
-		onInc: *onInc, results: *results, history: *histSpec}
+		onInc: *onInc, results: *results, history: *histSpec, noBuild: *noBuild}
 	if *abRef != "" || flagGiven(fs, "ab") {
 		if *baseDir != "" || *results != "" {
 			return usageErr("gate: --ab measures the base revision and the head now; --baselines and --results are not read with it")
+		}
+		if *noBuild {
+			return usageErr("gate: --ab checks the base revision out afresh and must build it: --no-build would start it unbuilt; drop --no-build (a target without build: is not built)")
 		}
 		if *histSpec != "" {
 			return usageErr("gate: --history learns the run-to-run noise that a test against stored baselines must add; --ab measures both revisions now, interleaved in pairs on this runner, and its paired test has no run-to-run term, so a history would change nothing: drop --history (docs/history.md)")
@@ -91,6 +95,8 @@ type gateFlags struct {
 	// history is where run-to-run noise is learned from (DIR|REF, "" for
 	// none).
 	history string
+	// noBuild skips the targets' build: steps (--no-build).
+	noBuild bool
 	// ab, when set, measures its revision as the base instead of reading
 	// the stored baselines.
 	ab *gate.AB
@@ -119,6 +125,7 @@ func (e *env) gate(ctx context.Context, g gateFlags) (*gate.Outcome, error) {
 		prog := newProgress(e)
 		defer prog.close()
 		req.Suite = e.suiteOptions(cfg, filepath.Join(g.out, resultsSubdir), prog, iso)
+		req.Suite.NoBuild = g.noBuild
 	}
 	if g.ab != nil {
 		req.Base = *g.ab

@@ -31,6 +31,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		scenarios stringList
 		out       = fs.String("out", "", "output: the results `folder` with --config (default perfgate-out/results), a file with --url")
 		genCPUs   = fs.String("generator-cpus", "", "CPU `LIST` the load generator (perfgate) runs on, such as 0 or 0-1 (Linux); overrides the config's generator_cpus")
+		noBuild   = fs.Bool("no-build", false, noBuildUsage)
 		q         quickFlags
 		sc        scaleFlags
 	)
@@ -83,7 +84,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	outs, err := runSuite(ctx, e, cfg, plan.names, outDir, plan.apply, func(so *suite.Options) { so.CPUs = iso })
+	outs, err := runSuite(ctx, e, cfg, plan.names, outDir, plan.apply, func(so *suite.Options) { so.CPUs, so.NoBuild = iso, *noBuild })
 	if err != nil {
 		return err
 	}
@@ -97,6 +98,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	printSpectrum(e, outs)
 	return gate.RunFailure(ctx, outs)
 }
+
+// noBuildUsage is --no-build's help, the same for run and gate.
+const noBuildUsage = "do not run the targets' build: steps first; start whatever each target's folder holds"
 
 // runSuite runs cfg's scenarios with progress on e.stderr.
 // Each opt adjusts the suite's options (a part, a generator).
