@@ -24,9 +24,11 @@ import (
 // comes from its own search, and every probe of one side has a twin of
 // the other's measured moments apart.
 type pairedProbes struct {
-	ctx   context.Context
-	cfg   *config.Plan
-	s     *config.Scenario
+	ctx context.Context
+	cfg *config.Plan
+	// name labels the comparison in the log (the scenario, or a declared
+	// pair); each side probes its own scenario (sides[k].s).
+	name  string
 	o     suite.Options
 	sides [2]*targetSide
 	// queued holds each side's points measured as twins, by rate.
@@ -86,17 +88,17 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 			}
 			p.remeasured++
 			if p.logf != nil {
-				p.logf("a/b: %s: probe pair at %.4g/s measured again: the host was busy (%s)", p.s.Name, rate, busy)
+				p.logf("a/b: %s: probe pair at %.4g/s measured again: the host was busy (%s)", p.name, rate, busy)
 			}
 		}
 		switch {
 		case p.logf == nil:
 		case p.solo[i]:
 			p.logf("a/b: %s: %s side's knee confirmation, probe at %.4g/s (alone: the other side has no knee): P99 %.1f ms; errors %.1f%%",
-				p.s.Name, sideName(i), rate, pts[i].Latency.P99, 100*pts[i].ErrorRate)
+				p.name, sideName(i), rate, pts[i].Latency.P99, 100*pts[i].ErrorRate)
 		default:
 			p.logf("a/b: %s: %s side's knee search, probe pair %d at %.4g/s: P99 base %.1f ms, head %.1f ms; errors base %.1f%%, head %.1f%%",
-				p.s.Name, sideName(i), p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
+				p.name, sideName(i), p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
 		}
 		if !p.solo[i] {
 			p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
@@ -128,7 +130,7 @@ func (p *pairedProbes) pair(ctx context.Context, i int, rate float64) ([2]result
 			p.processes[k]++
 			p.active = k
 		}
-		r, pt, err := suite.Probe(ctx, p.cfg, p.s, p.sides[k].client, p.sides[k].cur.PGID, rate, p.o)
+		r, pt, err := suite.Probe(ctx, p.cfg, p.sides[k].s, p.sides[k].client, p.sides[k].cur.PGID, rate, p.o)
 		if err != nil {
 			return pts, fmt.Errorf("%s side at %.4g/s: %w", sideName(k), rate, err)
 		}
@@ -204,12 +206,13 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // passed is compared as a bound: its max QPS is below its lowest failing
 // rate (compare.MethodCensoredKnee), so a head that meets the SLO at no
 // rate is a regression, not an invalid run.
-func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
-	run := compare.ABScenario{Scenario: s.Name, Stopped: "knee", Looks: 1}
+func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
+	s := base.s // the sides' loads are the same (config.Pair's rule)
+	run := compare.ABScenario{Scenario: name, Stopped: "knee", Looks: 1}
 	begin := time.Now()
 	defer base.Stop()
 	defer head.Stop()
-	p := &pairedProbes{ctx: ctx, cfg: cfg, s: s, o: o.Suite, sides: [2]*targetSide{base, head},
+	p := &pairedProbes{ctx: ctx, cfg: cfg, name: name, o: o.Suite, sides: [2]*targetSide{base, head},
 		queued: [2]map[float64][]result.Point{{}, {}}, runs: [2]map[float64]*result.Result{{}, {}},
 		residentOne: cfg.AB.Resident == "one", active: -1, processes: &run.Processes}
 	if o.Suite.Log != nil {
@@ -239,7 +242,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 		caps[i] = c
 		if p.logf != nil {
 			p.logf("a/b: %s: %s side's knee search: %s (%d windows of its own, %d probe pairs so far, %s elapsed)",
-				s.Name, sideName(i), kneeText(c), c.Windows, p.pairs, time.Since(begin).Round(time.Second))
+				name, sideName(i), kneeText(c), c.Windows, p.pairs, time.Since(begin).Round(time.Second))
 		}
 	}
 	paired, err := p.confirm(ctx, &run, caps, ko, s.Load.Estimates, begin)
@@ -248,7 +251,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 	}
 	for i := range 2 {
 		if p.logf != nil {
-			p.logf("a/b: %s: %s side's knee: %s, %d estimate(s)", s.Name, sideName(i), kneeText(caps[i]), len(caps[i].Estimates))
+			p.logf("a/b: %s: %s side's knee: %s, %d estimate(s)", name, sideName(i), kneeText(caps[i]), len(caps[i].Estimates))
 		}
 	}
 	run.Order = p.order.String()
@@ -258,7 +261,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 	run.FixedRunnerS = run.RunnerS
 	var rs [2]*result.Result
 	for i := range 2 {
-		rs[i] = kneeResult(s, caps[i], p.runs[i])
+		rs[i] = kneeResult(p.sides[i].s, caps[i], p.runs[i])
 	}
 	// Max QPS is tested over the interleaved rounds, paired, when there
 	// are two or more: each side's estimates are then the rounds' only
@@ -273,7 +276,13 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 		}
 		settings.PairedKnees = true
 	}
-	c, err := compare.Compare([]*result.Result{rs[0]}, []*result.Result{rs[1]}, settings)
+	// Compared under the pair's name (a declared pair's sides are two
+	// scenarios); the results keep their own.
+	named := [2]result.Result{*rs[0], *rs[1]}
+	for i := range named {
+		named[i].Scenario, named[i].Layer = name, layer
+	}
+	c, err := compare.Compare([]*result.Result{&named[0]}, []*result.Result{&named[1]}, settings)
 	if err != nil {
 		return nil, run, rs[0], rs[1], err
 	}
@@ -321,7 +330,7 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 			k.Rebracket(lo, hi)
 		}
 		if p.logf != nil {
-			p.logf("a/b: %s: knee confirmation: both sides' rounds probe [%.4g, %.4g] first (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.s.Name, lo, hi, bl, bh, hl, hh)
+			p.logf("a/b: %s: knee confirmation: both sides' rounds probe [%.4g, %.4g] first (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.name, lo, hi, bl, bh, hl, hh)
 		}
 	}
 	var spent [2]time.Duration
@@ -351,7 +360,7 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 		}
 		if p.logf != nil {
 			p.logf("a/b: %s: knee confirmation round %d of %d: %s; %d probe pairs so far, %s elapsed",
-				p.s.Name, r, estimates-1, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second))
+				p.name, r, estimates-1, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second))
 		}
 	}
 	for i := range 2 {

@@ -128,6 +128,10 @@ func (q Sequential) Validate() error {
 // took, beside what a fixed design would have taken. It is the "ab" part of
 // the comparison document.
 type ABRun struct {
+	// Declared is true for a run of a config's declared pairs (two
+	// scenarios of one checkout: `perfgate demo`); Ref and
+	// the SHAs are then empty.
+	Declared bool `json:"declared_pairs,omitempty"`
 	// Ref is the revision the user named; BaseSHA and HeadSHA the commits.
 	Ref     string `json:"ref"`
 	BaseSHA string `json:"base_sha"`
