@@ -150,7 +150,9 @@
 // prefill (--max-num-batched-tokens). Prometheus /metrics uses Triton's and
 // vLLM's names.
 // Layers: --precision fp32|int8 (model), --max-batch and --batch-window
-// (Triton-style dynamic batching), --instances, --queue (rejects with 429 /
+// (Triton-style dynamic batching), --batch-overhead DUR (CPU time the
+// batcher spends on every batch when --max-batch > 1: the planted
+// service-layer regression `perfgate demo` catches), --instances, --queue (rejects with 429 /
 // RESOURCE_EXHAUSTED when full), --cache (exact-match response cache). Every
 // flag may also come from FIXTURE_<FLAG> in the environment (for example
 // FIXTURE_PRECISION=int8); flags win.
