@@ -87,13 +87,14 @@ func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o 
 	return out, nil
 }
 
-// targetDir is the folder scenario s's target runs in: its dir (absolute
-// in the plan), else the config's folder.
+// targetDir is the folder scenario s's target runs in, as a suite run
+// starts it: its dir (absolute in the plan), else "" (perfgate's own
+// working folder; an embedded config, the demo's, has no folder).
 func targetDir(cfg *config.Plan, s *config.Scenario) string {
 	if t := cfg.Targets[s.Target]; t != nil && t.Dir != "" {
 		return absPath(t.Dir)
 	}
-	return absPath(cfg.Dir)
+	return ""
 }
 
 // logf writes one line of progress to the suite's log, if any.

@@ -34,13 +34,17 @@
 // # demo
 //
 // The embedded default. It starts the reference inference server
-// (perfgate fixture serve) in one variant per scenario, runs the layered
-// suite in refserver/perfgate.yaml (model fp32 → int8, batching off → on,
-// JSON/HTTP → protobuf/gRPC, LLM streaming, and an attribution ladder),
-// compares each layer's candidate variant with its baseline variant
-// measured in the same run, sizes capacity, prints the report, and stores
-// the run as a baseline folder with the command that gates against it.
-// --quick shortens every window (about a minute and a half, wider intervals).
+// (perfgate fixture serve) in one variant per scenario and measures the
+// layered suite in refserver/perfgate.yaml (model fp32 → int8, batching
+// off → on, JSON/HTTP → protobuf/gRPC, LLM streaming, and an attribution
+// ladder): each declared pair (pairs:) by the engine of gate --ab,
+// interleaved in ABBA order with fresh processes every block and compared
+// pair by pair until decided. Then it plants a regression (the service
+// layer's candidate against the same server with --batch-overhead 1ms, a
+// slower batcher) and measures it the same way. It sizes capacity, prints
+// the reports, and stores the run as a baseline folder with the command
+// that gates against it. About three minutes; --quick (about two and a half) shortens
+// the knee searches and leaves the ladder out.
 //
 // # run
 //
