@@ -2,10 +2,13 @@ package ab
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
@@ -28,7 +31,8 @@ import (
 // moments apart, pair by pair, the runner's moves hit both sides.
 //
 // Each side's result is written to o.Suite.OutDir under its scenario's
-// name (a scenario in two pairs: the later one's). Errors before any pair
+// name (a scenario in two pairs: the later one's), listed in the run's
+// manifest (result.Manifest), as a suite run writes them. Errors before any pair
 // runs are returned; failures of pairs are in Outcome.RunErr, their
 // comparisons inconclusive.
 func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o Options) (*Outcome, error) {
@@ -47,6 +51,18 @@ func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o 
 	out := &Outcome{}
 	var scs []compare.ScenarioComparison
 	var runErrs []error
+	// The run's manifest, as a suite run writes one: baseline update
+	// stores only the files it lists, complete once every pair ran.
+	var manifest *result.Manifest
+	if o.Suite.OutDir != "" {
+		if err := os.MkdirAll(o.Suite.OutDir, 0o755); err != nil {
+			return nil, err
+		}
+		manifest = result.NewManifest(runID(), time.Now())
+		if err := manifest.Write(o.Suite.OutDir); err != nil {
+			return nil, fmt.Errorf("writing the run manifest: %w", err)
+		}
+	}
 	for i, p := range pairs {
 		if ctx.Err() != nil {
 			runErrs = append(runErrs, ctx.Err())
@@ -72,13 +88,24 @@ func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o 
 			} else {
 				out.Head = append(out.Head, r)
 			}
-			if o.Suite.OutDir != "" {
-				if err := os.MkdirAll(o.Suite.OutDir, 0o755); err != nil {
-					runErrs = append(runErrs, err)
-				} else if err := r.WriteFile(filepath.Join(o.Suite.OutDir, suite.FileName(r.Scenario))); err != nil {
+			if manifest != nil {
+				path := filepath.Join(o.Suite.OutDir, suite.FileName(r.Scenario))
+				err := r.WriteFile(path)
+				if err == nil {
+					if err = manifest.Add(r.Scenario, path); err == nil {
+						err = manifest.Write(o.Suite.OutDir)
+					}
+				}
+				if err != nil {
 					runErrs = append(runErrs, err)
 				}
 			}
+		}
+	}
+	if manifest != nil && ctx.Err() == nil && len(runErrs) == 0 {
+		manifest.Complete = true
+		if err := manifest.Write(o.Suite.OutDir); err != nil {
+			runErrs = append(runErrs, err)
 		}
 	}
 	out.Comparison = compare.PairedComparison(scs, o.Settings)
@@ -95,6 +122,13 @@ func targetDir(cfg *config.Plan, s *config.Scenario) string {
 		return absPath(t.Dir)
 	}
 	return ""
+}
+
+// runID is a random identifier of one run, for its manifest.
+func runID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b[:])
 }
 
 // logf writes one line of progress to the suite's log, if any.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -109,5 +110,11 @@ func TestMeasurePairs(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, "results", suite.FileName(name))); err != nil {
 			t.Errorf("the %s side's result was not written: %v", name, err)
 		}
+	}
+	// The results folder can be stored as baselines: a complete manifest
+	// lists both files.
+	m, err := result.ReadManifest(filepath.Join(out, "results"))
+	if err != nil || !m.Complete || len(m.Scenarios) != 2 {
+		t.Errorf("run manifest %+v (%v), want a complete one listing both sides", m, err)
 	}
 }

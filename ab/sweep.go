@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,8 +58,32 @@ type pairedProbes struct {
 	// remeasured counts the probe pairs measured again because the host
 	// was busy during one of them; logf logs progress (nil: none).
 	remeasured int
-	logf       func(format string, a ...any)
+	// roundBusy is set when a probe of the confirmation round under way
+	// (either side's, a twin's included) ran while the host was busy;
+	// busyRounds counts the rounds measured again for it, and
+	// busyLeftOut the busy rounds left out of the paired test.
+	roundBusy   bool
+	busyRounds  int
+	busyLeftOut int
+	// quietOnly is true when the paired test rests on quiet rounds only;
+	// quietRounds counts the quiet rounds.
+	quietOnly   bool
+	quietRounds int
+	logf        func(format string, a ...any)
 }
+
+// MinPairedKneeRounds is the fewest interleaved confirmation rounds an
+// A/B knee comparison runs, whatever the scenario's load.estimates: max
+// QPS is tested over the rounds, paired, on rounds − 1 degrees of
+// freedom, and two rounds (estimates: 3) leave one, where Student's t at
+// 95% needs a ratio 12.7 standard errors from 1 (a −21.4% and a −22.2%
+// round of a 25% capacity loss went undecided).
+const MinPairedKneeRounds = 4
+
+// maxBusyRounds bounds the confirmation rounds of one sweep measured
+// again because a probe of theirs ran while the host was busy: on a host
+// busy throughout, more would only lengthen the run.
+const maxBusyRounds = 2
 
 // maxBusyRemeasures bounds the probe pairs of one sweep measured again
 // because the host was busy with other work (result.HostLoad.Busy) during
@@ -74,6 +99,7 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 	return func(ctx context.Context, rate float64) (result.Point, error) {
 		if q := p.queued[i][rate]; len(q) > 0 {
 			p.queued[i][rate] = q[1:]
+			p.roundBusy = p.roundBusy || (q[0].Host != nil && q[0].Host.Busy)
 			return q[0], nil
 		}
 		var pts [2]result.Point
@@ -103,6 +129,7 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 		if !p.solo[i] {
 			p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
 		}
+		p.roundBusy = p.roundBusy || busyWhy(pts) != ""
 		return pts[i], nil
 	}
 }
@@ -263,26 +290,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	for i := range 2 {
 		rs[i] = kneeResult(p.sides[i].s, caps[i], p.runs[i])
 	}
-	// Max QPS is tested over the interleaved rounds, paired, when there
-	// are two or more: each side's estimates are then the rounds' only
-	// (the searches', measured one side after the other, are left out),
-	// in the comparison and in the results written and sized, so that the
-	// capacity line rests on the estimates the gate tested. Else every
-	// estimate, unpaired, with the run-to-run term.
-	settings := o.Settings
-	if len(paired[0]) >= 2 {
-		for i := range 2 {
-			rs[i].Capacity.Estimates = paired[i]
-		}
-		settings.PairedKnees = true
-	}
-	// Compared under the pair's name (a declared pair's sides are two
-	// scenarios); the results keep their own.
-	named := [2]result.Result{*rs[0], *rs[1]}
-	for i := range named {
-		named[i].Scenario, named[i].Layer = name, layer
-	}
-	c, err := compare.Compare([]*result.Result{&named[0]}, []*result.Result{&named[1]}, settings)
+	c, err := compareKnees(name, layer, rs, paired, p.quietOnly, o.Settings)
 	if err != nil {
 		return nil, run, rs[0], rs[1], err
 	}
@@ -291,7 +299,40 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	if p.remeasured > 0 {
 		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d probe pair(s) measured again because the host was busy with other work during them", p.remeasured))
 	}
+	if p.busyRounds > 0 || p.busyLeftOut > 0 {
+		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d confirmation round(s) measured again because a probe of theirs ran while the host was busy; %d busy round(s) left out of the test, which rests on %d round(s), %d of them quiet",
+			p.busyRounds, p.busyLeftOut, len(paired[0]), p.quietRounds))
+	}
 	return &sc, run, rs[0], rs[1], nil
+}
+
+// compareKnees compares the sides' knee results rs (named name in layer
+// for the comparison; the results keep their own names) over the paired
+// rounds' estimates. Max QPS is tested over the interleaved rounds,
+// paired, when there are two or more: each side's estimates are then the
+// rounds' only (the searches', measured one side after the other, are
+// left out), in the comparison and in the results written and sized, so
+// that the capacity line rests on the estimates the gate tested. Else
+// every estimate, unpaired, with the run-to-run term.
+//
+// A busy probe vetoes only the evidence it is part of: when the test
+// rests on rounds none of whose probes ran on a busy host (quietOnly),
+// the searches' busy probes (whose estimates are left out) and the busy
+// rounds left out have no say in it. Before, one busy probe among 18 of
+// the searches vetoed a −21.4%/−22.2% regression the rounds decided.
+func compareKnees(name, layer string, rs [2]*result.Result, paired [2][]float64, quietOnly bool, settings compare.Settings) (*compare.Comparison, error) {
+	if len(paired[0]) >= 2 {
+		for i := range 2 {
+			rs[i].Capacity.Estimates = paired[i]
+		}
+		settings.PairedKnees = true
+		settings.IgnoreHostLoad = settings.IgnoreHostLoad || quietOnly
+	}
+	named := [2]result.Result{*rs[0], *rs[1]}
+	for i := range named {
+		named[i].Scenario, named[i].Layer = name, layer
+	}
+	return compare.Compare([]*result.Result{&named[0]}, []*result.Result{&named[1]}, settings)
 }
 
 // confirm runs both sides' knee confirmations interleaved: before each
@@ -335,11 +376,14 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 	}
 	var spent [2]time.Duration
 	fresh := p.fresh(run)
-	for r := 1; r < estimates; r++ {
+	rounds := max(estimates-1, MinPairedKneeRounds)
+	var quiet, busy [2][]float64 // the rounds' paired estimates, by the host's state
+	for r := 1; r <= rounds; r++ {
 		if err := fresh(ctx); err != nil {
 			return paired, fmt.Errorf("knee confirmation %d: %w", r, err)
 		}
 		p.queued = [2]map[float64][]result.Point{{}, {}}
+		p.roundBusy = false
 		var est [2]float64
 		var ok [2]bool
 		first := (r + 1) % 2
@@ -356,12 +400,30 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 			est[i], ok[i] = e, has
 		}
 		if ok[0] && ok[1] {
-			paired[0], paired[1] = append(paired[0], est[0]), append(paired[1], est[1])
+			to := &quiet
+			if p.roundBusy {
+				to = &busy
+			}
+			to[0], to[1] = append(to[0], est[0]), append(to[1], est[1])
+		}
+		again := ""
+		if p.roundBusy && ok[0] && ok[1] && p.busyRounds < maxBusyRounds {
+			p.busyRounds++
+			rounds++
+			again = "; a probe ran while the host was busy: one more round"
 		}
 		if p.logf != nil {
-			p.logf("a/b: %s: knee confirmation round %d of %d: %s; %d probe pairs so far, %s elapsed",
-				p.name, r, estimates-1, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second))
+			p.logf("a/b: %s: knee confirmation round %d of %d: %s; %d probe pairs so far, %s elapsed%s",
+				p.name, r, rounds, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second), again)
 		}
+	}
+	// The paired test rests on the quiet rounds when two or more are
+	// left; the busy ones join only when too few quiet ones are, and
+	// then a change resting on them stays vetoed (host busy).
+	paired, p.quietOnly = testedRounds(quiet, busy)
+	p.quietRounds = len(quiet[0])
+	if p.quietOnly {
+		p.busyLeftOut = len(busy[0])
 	}
 	for i := range 2 {
 		if caps[i] != nil {
@@ -369,6 +431,21 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 		}
 	}
 	return paired, nil
+}
+
+// testedRounds picks the confirmation rounds max QPS is tested over,
+// from the rounds' paired estimates (base, head) split by whether a probe
+// of the round ran on a busy host: the quiet rounds when there are two or
+// more (quietOnly), else every round, busy ones included (the comparison
+// then vetoes a change resting on them).
+func testedRounds(quiet, busy [2][]float64) (tested [2][]float64, quietOnly bool) {
+	if len(quiet[0]) >= 2 {
+		return quiet, true
+	}
+	for i := range 2 {
+		tested[i] = append(slices.Clone(quiet[i]), busy[i]...)
+	}
+	return tested, false
 }
 
 // roundText is a confirmation round's two estimates, for the progress log.

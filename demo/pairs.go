@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 
 	"github.com/perfgate/perfgate/ab"
@@ -73,8 +74,30 @@ func Measure(ctx context.Context, cfg *config.Config, so suite.Options, logDir s
 		for _, o := range outs {
 			m.Run.add(o.Result)
 		}
+		if m.Paired != nil && so.OutDir != "" {
+			if err := relist(so.OutDir, m.Paired); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return m, nil
+}
+
+// relist adds the pairs' results to the manifest the suite run wrote in
+// dir (it replaced the pairs' own), so that one manifest lists the whole
+// run; it stays complete only when the pairs' run was.
+func relist(dir string, paired *ab.Outcome) error {
+	man, err := result.ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	for _, r := range append(append([]*result.Result{}, paired.Base...), paired.Head...) {
+		if err := man.Add(r.Scenario, filepath.Join(dir, suite.FileName(r.Scenario))); err != nil {
+			return err
+		}
+	}
+	man.Complete = man.Complete && paired.RunErr == nil
+	return man.Write(dir)
 }
 
 // add records r (nil: nothing) under its scenario's name; a scenario in

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/perfgate/perfgate/ab"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/refserver"
@@ -62,10 +63,12 @@ func Planned(cfg *config.Config, only []string) time.Duration {
 // block), where a pair whose variants differ as the demo's do is decided;
 // for a sweep, both sides' searches on paired probes (twice the sweep's
 // budget, since a paired probe is two windows) and their confirmation
-// rounds.
+// rounds (at least ab.MinPairedKneeRounds).
 func PairPlanned(cfg *config.Config, s *config.Scenario) time.Duration {
 	if s.Load.Mode == "sweep" {
-		return 2 * suite.PlannedDuration(s, StartCost)
+		paired := *s
+		paired.Load.Estimates = max(s.Load.Estimates, ab.MinPairedKneeRounds+1)
+		return 2 * suite.PlannedDuration(&paired, StartCost)
 	}
 	pairs := compare.Sequential{MaxPairs: cfg.AB.ABMaxTrials()}.FirstLook()
 	blocks := (pairs + compare.PairsPerBlock - 1) / compare.PairsPerBlock
@@ -82,7 +85,7 @@ func Shrink(cfg *config.Config) {
 	for _, s := range cfg.Scenarios {
 		l := &s.Load
 		if l.Mode == "sweep" {
-			l.Duration, l.Warmup, l.Budget = config.Duration(400*time.Millisecond), config.Duration(150*time.Millisecond), config.Duration(4*time.Second)
+			l.Duration, l.Warmup, l.Budget = config.Duration(300*time.Millisecond), config.Duration(100*time.Millisecond), config.Duration(4*time.Second)
 		}
 	}
 	rung := func(name string) bool { return slices.Contains(cfg.Ladder, name) }

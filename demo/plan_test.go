@@ -105,7 +105,7 @@ func TestShrink(t *testing.T) {
 		f := full.ScenarioNamed(s.Name)
 		want := f.Load.Duration
 		if s.Load.Mode == "sweep" {
-			want = config.Duration(400 * time.Millisecond)
+			want = config.Duration(300 * time.Millisecond)
 		}
 		if s.Load.Duration != want {
 			t.Errorf("%s: window %v, want %v", s.Name, s.Load.Duration.D(), want.D())

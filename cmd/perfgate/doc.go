@@ -18,7 +18,7 @@
 //	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun]
 //	perfgate gate --config perfgate.yaml --ab REF [--out DIR]
 //	perfgate merge --out DIR [--max-skew 100ms] PATH...
-//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml] [--history DIR]
+//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml] [--history DIR] [--force]
 //	perfgate history show|changes [--history DIR|REF] [--scenario S] [--metric p99_ms] [--format text|markdown|json]
 //	perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]
 //	perfgate history compact [--history DIR] [--keep N] [--keep-histograms N]
@@ -90,7 +90,11 @@
 // is the verdict. baseline update stores a run's results as baselines,
 // atomically, refusing invalid or interrupted runs; given several --from
 // folders (independent runs of one config) it stores their combined
-// trials and their disagreement as each scenario's noise floor.
+// trials and their disagreement as each scenario's noise floor, and
+// refuses (exit 2, naming the scenario, the metric and both runs' values)
+// runs that disagree beyond their noise, as a gate with the --config's
+// thresholds (or the defaults) would find between them; --force stores
+// them anyway.
 //
 // A comparison is inconclusive (exit 0, or 1 with --fail-on-inconclusive)
 // when nothing regressed but a gated change beyond its threshold could not
