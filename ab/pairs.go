@@ -109,6 +109,7 @@ func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o 
 		}
 	}
 	out.Comparison = compare.PairedComparison(scs, o.Settings)
+	abRun.Tally(scs)
 	out.Comparison.AB = abRun
 	out.RunErr = errors.Join(runErrs...)
 	return out, nil

@@ -135,6 +135,7 @@ func Run(ctx context.Context, cfg *config.Plan, o Options) (*Outcome, error) {
 		}
 	}
 	out.Comparison = compare.PairedComparison(scs, o.Settings)
+	abRun.Tally(scs)
 	out.Comparison.AB = abRun
 	out.RunErr = errors.Join(runErrs...)
 	return out, nil
