@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/demo"
+	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
@@ -63,6 +64,9 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		if page := filepath.Join(*out, "report.html"); writeHTML(page, rep) == nil {
 			fmt.Fprintf(e.stdout, "\nthe charts: open %s (one file, works offline)\n", page)
 		}
+		if err := gate.WriteComparison(filepath.Join(*out, "comparison.json"), rep.Comparison); err != nil {
+			return withCode(exitRunFailed, err)
+		}
 	}
 	if err := demoPlanted(ctx, e, cfg, *out, scenarios); err != nil {
 		return err
@@ -107,6 +111,9 @@ func demoPlanted(ctx context.Context, e *env, cfg *config.Config, out string, on
 	if rep := demo.PairedReport(cfg, m, demo.PlantedTitle); rep != nil {
 		fmt.Fprintln(e.stdout)
 		if err := report.Text(e.stdout, rep); err != nil {
+			return withCode(exitRunFailed, err)
+		}
+		if err := gate.WriteComparison(filepath.Join(dir, "comparison.json"), rep.Comparison); err != nil {
 			return withCode(exitRunFailed, err)
 		}
 	}
