@@ -1,11 +1,16 @@
 package demo
 
 import (
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/perfgate/perfgate/ab"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/suite"
 )
 
 // TestPlanted: the planted regression is the service layer's candidate
@@ -61,5 +66,42 @@ func TestDemoPairs(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("demo pairs %q, want %q", got, want)
+	}
+}
+
+// TestRelist: when scenarios in no pair run after the pairs, the suite's
+// manifest replaces the pairs'; relist lists the pairs' results again, so
+// that baseline update stores the whole run.
+func TestRelist(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string) *result.Result {
+		r := testResult(name, 1)
+		if err := r.WriteFile(filepath.Join(dir, suite.FileName(name))); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	alone, base, head := write("alone"), write("model-fp32"), write("model-int8")
+	m := result.NewManifest("suite", time.Now())
+	if err := m.Add(alone.Scenario, filepath.Join(dir, suite.FileName(alone.Scenario))); err != nil {
+		t.Fatal(err)
+	}
+	m.Complete = true
+	if err := m.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := relist(dir, &ab.Outcome{Base: []*result.Result{base}, Head: []*result.Result{head}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := result.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range got.Scenarios {
+		names = append(names, e.Scenario)
+	}
+	if want := []string{"alone", "model-fp32", "model-int8"}; !slices.Equal(names, want) || !got.Complete {
+		t.Errorf("manifest lists %q (complete %v), want %q, complete", names, got.Complete, want)
 	}
 }
