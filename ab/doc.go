@@ -42,8 +42,15 @@
 // reads its own points. Each search gets twice the sweep budget (a probe
 // pair is two windows); a side whose search ends without a bracket is
 // invalid; a probe pair measured while the host was busy is measured again
-// (a few a sweep), and a max-QPS change resting on a busy probe is
-// inconclusive (host busy).
+// (a few a sweep). The confirmation runs at least MinPairedKneeRounds
+// interleaved rounds; a round with a busy probe is run once more, and max
+// QPS is tested over the quiet rounds when two or more are left (a busy
+// probe outside them vetoes nothing), else over all, a change resting on
+// a busy one inconclusive (host busy).
+//
+// MeasurePairs measures a config's declared pairs (two scenarios of the
+// current checkout: `perfgate demo`'s layer pairs and ladder steps) by the
+// same design.
 //
 // Targets given as a URL are refused: perfgate did not start them, so both
 // sides would hit one service.

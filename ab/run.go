@@ -134,6 +134,7 @@ func Run(ctx context.Context, cfg *config.Plan, o Options) (*Outcome, error) {
 		}
 	}
 	out.Comparison = compare.PairedComparison(scs, o.Settings)
+	abRun.Tally(scs)
 	out.Comparison.AB = abRun
 	out.RunErr = errors.Join(runErrs...)
 	return out, nil
@@ -144,24 +145,38 @@ type sides struct{ base, head string }
 
 // runScenario measures one scenario on both sides.
 func runScenario(ctx context.Context, cfg *config.Plan, s *config.Scenario, d sides, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
+	return measure(ctx, cfg, s.Name, s.Layer, [2]*config.Scenario{s, s}, d, o)
+}
+
+// measure measures two sides, interleaved and paired: scenario sc[0]
+// started in d.base against sc[1] started in d.head (one scenario in two
+// checkouts for `gate --ab`; two scenarios of a declared pair in one).
+// name and layer label the comparison. The scenarios' loads are the same
+// (config.Pair's rule), so either one's load drives both sides.
+func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*config.Scenario, d sides, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
 	logDir := ""
 	if o.OutDir != "" {
 		logDir = filepath.Join(o.OutDir, "ab")
 		os.MkdirAll(logDir, 0o755)
 	}
-	mk := func(side, dir string) *targetSide {
+	mk := func(side string, s *config.Scenario, dir string) *targetSide {
 		t := &targetSide{cfg: cfg, s: s, o: o.Suite, dir: dir}
 		if logDir != "" {
-			t.logPrefix = filepath.Join(logDir, strings.TrimSuffix(suite.FileName(s.Name), ".json")+"."+side)
+			stem := strings.TrimSuffix(suite.FileName(s.Name), ".json")
+			if sc[0] == sc[1] {
+				stem += "." + side
+			}
+			t.logPrefix = filepath.Join(logDir, stem)
 		}
 		return t
 	}
-	base, head := mk("base", d.base), mk("head", d.head)
+	base, head := mk("base", sc[0], d.base), mk("head", sc[1], d.head)
+	s := sc[0]
 	if s.Load.Mode == harness.ModeSweep {
-		return sweepAB(ctx, cfg, s, base, head, o)
+		return sweepAB(ctx, cfg, name, layer, base, head, o)
 	}
 	maxPairs := cfg.AB.MaxTrials
-	p := Plan{Scenario: s.Name, Layer: s.Layer, Settings: o.Settings,
+	p := Plan{Scenario: name, Layer: layer, Settings: o.Settings,
 		Design:      compare.Sequential{Alpha: 1 - o.Settings.Confidence, MaxPairs: maxPairs},
 		Budget:      cfg.AB.Budget.D(),
 		ResidentOne: cfg.AB.Resident == "one"}
@@ -178,13 +193,13 @@ func runScenario(ctx context.Context, cfg *config.Plan, s *config.Scenario, d si
 			res.Run.Stopped = "interrupted"
 		}
 		if res.Comparison.Scenario == "" {
-			res.Comparison = compare.ComparePaired(s.Name, s.Layer, res.Pairs, o.Settings, 1-o.Settings.Confidence, 1-o.Settings.Confidence)
+			res.Comparison = compare.ComparePaired(name, layer, res.Pairs, o.Settings, 1-o.Settings.Confidence, 1-o.Settings.Confidence)
 		}
 		res.Comparison.Invalid = true
 		res.Comparison.Verdict = compare.Inconclusive
 		res.Comparison.Reason = fmt.Sprintf("the A/B run stopped early (%v): never used to pass or fail", err)
 	}
-	return &res.Comparison, res.Run, base.combined(s), head.combined(s), err
+	return &res.Comparison, res.Run, base.combined(sc[0]), head.combined(sc[1]), err
 }
 
 // selectScenarios picks the scenarios named (all when none) and refuses

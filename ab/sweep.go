@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,9 +25,11 @@ import (
 // comes from its own search, and every probe of one side has a twin of
 // the other's measured moments apart.
 type pairedProbes struct {
-	ctx   context.Context
-	cfg   *config.Plan
-	s     *config.Scenario
+	ctx context.Context
+	cfg *config.Plan
+	// name labels the comparison in the log (the scenario, or a declared
+	// pair); each side probes its own scenario (sides[k].s).
+	name  string
 	o     suite.Options
 	sides [2]*targetSide
 	// queued holds each side's points measured as twins, by rate.
@@ -55,8 +58,32 @@ type pairedProbes struct {
 	// remeasured counts the probe pairs measured again because the host
 	// was busy during one of them; logf logs progress (nil: none).
 	remeasured int
-	logf       func(format string, a ...any)
+	// roundBusy is set when a probe of the confirmation round under way
+	// (either side's, a twin's included) ran while the host was busy;
+	// busyRounds counts the rounds measured again for it, and
+	// busyLeftOut the busy rounds left out of the paired test.
+	roundBusy   bool
+	busyRounds  int
+	busyLeftOut int
+	// quietOnly is true when the paired test rests on quiet rounds only;
+	// quietRounds counts the quiet rounds.
+	quietOnly   bool
+	quietRounds int
+	logf        func(format string, a ...any)
 }
+
+// MinPairedKneeRounds is the fewest interleaved confirmation rounds an
+// A/B knee comparison runs, whatever the scenario's load.estimates: max
+// QPS is tested over the rounds, paired, on rounds − 1 degrees of
+// freedom, and two rounds (estimates: 3) leave one, where Student's t at
+// 95% needs a ratio 12.7 standard errors from 1 (a −21.4% and a −22.2%
+// round of a 25% capacity loss went undecided).
+const MinPairedKneeRounds = 4
+
+// maxBusyRounds bounds the confirmation rounds of one sweep measured
+// again because a probe of theirs ran while the host was busy: on a host
+// busy throughout, more would only lengthen the run.
+const maxBusyRounds = 2
 
 // maxBusyRemeasures bounds the probe pairs of one sweep measured again
 // because the host was busy with other work (result.HostLoad.Busy) during
@@ -72,6 +99,7 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 	return func(ctx context.Context, rate float64) (result.Point, error) {
 		if q := p.queued[i][rate]; len(q) > 0 {
 			p.queued[i][rate] = q[1:]
+			p.roundBusy = p.roundBusy || (q[0].Host != nil && q[0].Host.Busy)
 			return q[0], nil
 		}
 		var pts [2]result.Point
@@ -86,21 +114,22 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 			}
 			p.remeasured++
 			if p.logf != nil {
-				p.logf("a/b: %s: probe pair at %.4g/s measured again: the host was busy (%s)", p.s.Name, rate, busy)
+				p.logf("a/b: %s: probe pair at %.4g/s measured again: the host was busy (%s)", p.name, rate, busy)
 			}
 		}
 		switch {
 		case p.logf == nil:
 		case p.solo[i]:
 			p.logf("a/b: %s: %s side's knee confirmation, probe at %.4g/s (alone: the other side has no knee): P99 %.1f ms; errors %.1f%%",
-				p.s.Name, sideName(i), rate, pts[i].Latency.P99, 100*pts[i].ErrorRate)
+				p.name, sideName(i), rate, pts[i].Latency.P99, 100*pts[i].ErrorRate)
 		default:
 			p.logf("a/b: %s: %s side's knee search, probe pair %d at %.4g/s: P99 base %.1f ms, head %.1f ms; errors base %.1f%%, head %.1f%%",
-				p.s.Name, sideName(i), p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
+				p.name, sideName(i), p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
 		}
 		if !p.solo[i] {
 			p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
 		}
+		p.roundBusy = p.roundBusy || busyWhy(pts) != ""
 		return pts[i], nil
 	}
 }
@@ -128,7 +157,7 @@ func (p *pairedProbes) pair(ctx context.Context, i int, rate float64) ([2]result
 			p.processes[k]++
 			p.active = k
 		}
-		r, pt, err := suite.Probe(ctx, p.cfg, p.s, p.sides[k].client, p.sides[k].cur.PGID, rate, p.o)
+		r, pt, err := suite.Probe(ctx, p.cfg, p.sides[k].s, p.sides[k].client, p.sides[k].cur.PGID, rate, p.o)
 		if err != nil {
 			return pts, fmt.Errorf("%s side at %.4g/s: %w", sideName(k), rate, err)
 		}
@@ -204,12 +233,13 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // passed is compared as a bound: its max QPS is below its lowest failing
 // rate (compare.MethodCensoredKnee), so a head that meets the SLO at no
 // rate is a regression, not an invalid run.
-func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
-	run := compare.ABScenario{Scenario: s.Name, Stopped: "knee", Looks: 1}
+func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
+	s := base.s // the sides' loads are the same (config.Pair's rule)
+	run := compare.ABScenario{Scenario: name, Stopped: "knee", Looks: 1}
 	begin := time.Now()
 	defer base.Stop()
 	defer head.Stop()
-	p := &pairedProbes{ctx: ctx, cfg: cfg, s: s, o: o.Suite, sides: [2]*targetSide{base, head},
+	p := &pairedProbes{ctx: ctx, cfg: cfg, name: name, o: o.Suite, sides: [2]*targetSide{base, head},
 		queued: [2]map[float64][]result.Point{{}, {}}, runs: [2]map[float64]*result.Result{{}, {}},
 		residentOne: cfg.AB.Resident == "one", active: -1, processes: &run.Processes}
 	if o.Suite.Log != nil {
@@ -239,7 +269,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 		caps[i] = c
 		if p.logf != nil {
 			p.logf("a/b: %s: %s side's knee search: %s (%d windows of its own, %d probe pairs so far, %s elapsed)",
-				s.Name, sideName(i), kneeText(c), c.Windows, p.pairs, time.Since(begin).Round(time.Second))
+				name, sideName(i), kneeText(c), c.Windows, p.pairs, time.Since(begin).Round(time.Second))
 		}
 	}
 	paired, err := p.confirm(ctx, &run, caps, ko, s.Load.Estimates, begin)
@@ -248,7 +278,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 	}
 	for i := range 2 {
 		if p.logf != nil {
-			p.logf("a/b: %s: %s side's knee: %s, %d estimate(s)", s.Name, sideName(i), kneeText(caps[i]), len(caps[i].Estimates))
+			p.logf("a/b: %s: %s side's knee: %s, %d estimate(s)", name, sideName(i), kneeText(caps[i]), len(caps[i].Estimates))
 		}
 	}
 	run.Order = p.order.String()
@@ -258,22 +288,9 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 	run.FixedRunnerS = run.RunnerS
 	var rs [2]*result.Result
 	for i := range 2 {
-		rs[i] = kneeResult(s, caps[i], p.runs[i])
+		rs[i] = kneeResult(p.sides[i].s, caps[i], p.runs[i])
 	}
-	// Max QPS is tested over the interleaved rounds, paired, when there
-	// are two or more: each side's estimates are then the rounds' only
-	// (the searches', measured one side after the other, are left out),
-	// in the comparison and in the results written and sized, so that the
-	// capacity line rests on the estimates the gate tested. Else every
-	// estimate, unpaired, with the run-to-run term.
-	settings := o.Settings
-	if len(paired[0]) >= 2 {
-		for i := range 2 {
-			rs[i].Capacity.Estimates = paired[i]
-		}
-		settings.PairedKnees = true
-	}
-	c, err := compare.Compare([]*result.Result{rs[0]}, []*result.Result{rs[1]}, settings)
+	c, err := compareKnees(name, layer, rs, paired, p.quietOnly, o.Settings)
 	if err != nil {
 		return nil, run, rs[0], rs[1], err
 	}
@@ -282,7 +299,40 @@ func sweepAB(ctx context.Context, cfg *config.Plan, s *config.Scenario, base, he
 	if p.remeasured > 0 {
 		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d probe pair(s) measured again because the host was busy with other work during them", p.remeasured))
 	}
+	if p.busyRounds > 0 || p.busyLeftOut > 0 {
+		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d confirmation round(s) measured again because a probe of theirs ran while the host was busy; %d busy round(s) left out of the test, which rests on %d round(s), %d of them quiet",
+			p.busyRounds, p.busyLeftOut, len(paired[0]), p.quietRounds))
+	}
 	return &sc, run, rs[0], rs[1], nil
+}
+
+// compareKnees compares the sides' knee results rs (named name in layer
+// for the comparison; the results keep their own names) over the paired
+// rounds' estimates. Max QPS is tested over the interleaved rounds,
+// paired, when there are two or more: each side's estimates are then the
+// rounds' only (the searches', measured one side after the other, are
+// left out), in the comparison and in the results written and sized, so
+// that the capacity line rests on the estimates the gate tested. Else
+// every estimate, unpaired, with the run-to-run term.
+//
+// A busy probe vetoes only the evidence it is part of: when the test
+// rests on rounds none of whose probes ran on a busy host (quietOnly),
+// the searches' busy probes (whose estimates are left out) and the busy
+// rounds left out have no say in it. Before, one busy probe among 18 of
+// the searches vetoed a −21.4%/−22.2% regression the rounds decided.
+func compareKnees(name, layer string, rs [2]*result.Result, paired [2][]float64, quietOnly bool, settings compare.Settings) (*compare.Comparison, error) {
+	if len(paired[0]) >= 2 {
+		for i := range 2 {
+			rs[i].Capacity.Estimates = paired[i]
+		}
+		settings.PairedKnees = true
+		settings.IgnoreHostLoad = settings.IgnoreHostLoad || quietOnly
+	}
+	named := [2]result.Result{*rs[0], *rs[1]}
+	for i := range named {
+		named[i].Scenario, named[i].Layer = name, layer
+	}
+	return compare.Compare([]*result.Result{&named[0]}, []*result.Result{&named[1]}, settings)
 }
 
 // confirm runs both sides' knee confirmations interleaved: before each
@@ -321,16 +371,19 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 			k.Rebracket(lo, hi)
 		}
 		if p.logf != nil {
-			p.logf("a/b: %s: knee confirmation: both sides' rounds probe [%.4g, %.4g] first (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.s.Name, lo, hi, bl, bh, hl, hh)
+			p.logf("a/b: %s: knee confirmation: both sides' rounds probe [%.4g, %.4g] first (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.name, lo, hi, bl, bh, hl, hh)
 		}
 	}
 	var spent [2]time.Duration
 	fresh := p.fresh(run)
-	for r := 1; r < estimates; r++ {
+	rounds := max(estimates-1, MinPairedKneeRounds)
+	var quiet, busy [2][]float64 // the rounds' paired estimates, by the host's state
+	for r := 1; r <= rounds; r++ {
 		if err := fresh(ctx); err != nil {
 			return paired, fmt.Errorf("knee confirmation %d: %w", r, err)
 		}
 		p.queued = [2]map[float64][]result.Point{{}, {}}
+		p.roundBusy = false
 		var est [2]float64
 		var ok [2]bool
 		first := (r + 1) % 2
@@ -347,12 +400,30 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 			est[i], ok[i] = e, has
 		}
 		if ok[0] && ok[1] {
-			paired[0], paired[1] = append(paired[0], est[0]), append(paired[1], est[1])
+			to := &quiet
+			if p.roundBusy {
+				to = &busy
+			}
+			to[0], to[1] = append(to[0], est[0]), append(to[1], est[1])
+		}
+		again := ""
+		if p.roundBusy && ok[0] && ok[1] && p.busyRounds < maxBusyRounds {
+			p.busyRounds++
+			rounds++
+			again = "; a probe ran while the host was busy: one more round"
 		}
 		if p.logf != nil {
-			p.logf("a/b: %s: knee confirmation round %d of %d: %s; %d probe pairs so far, %s elapsed",
-				p.s.Name, r, estimates-1, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second))
+			p.logf("a/b: %s: knee confirmation round %d of %d: %s; %d probe pairs so far, %s elapsed%s",
+				p.name, r, rounds, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second), again)
 		}
+	}
+	// The paired test rests on the quiet rounds when two or more are
+	// left; the busy ones join only when too few quiet ones are, and
+	// then a change resting on them stays vetoed (host busy).
+	paired, p.quietOnly = testedRounds(quiet, busy)
+	p.quietRounds = len(quiet[0])
+	if p.quietOnly {
+		p.busyLeftOut = len(busy[0])
 	}
 	for i := range 2 {
 		if caps[i] != nil {
@@ -360,6 +431,21 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 		}
 	}
 	return paired, nil
+}
+
+// testedRounds picks the confirmation rounds max QPS is tested over,
+// from the rounds' paired estimates (base, head) split by whether a probe
+// of the round ran on a busy host: the quiet rounds when there are two or
+// more (quietOnly), else every round, busy ones included (the comparison
+// then vetoes a change resting on them).
+func testedRounds(quiet, busy [2][]float64) (tested [2][]float64, quietOnly bool) {
+	if len(quiet[0]) >= 2 {
+		return quiet, true
+	}
+	for i := range 2 {
+		tested[i] = append(slices.Clone(quiet[i]), busy[i]...)
+	}
+	return tested, false
 }
 
 // roundText is a confirmation round's two estimates, for the progress log.

@@ -20,11 +20,20 @@
 #           with a head of 12 ms a request, slower than the 10 ms SLO at
 #           any rate: its knee search meets the SLO nowhere, and max QPS is
 #           compared with its lowest failing rate as a bound.
+#   demo    DEMO_RUNS runs of `perfgate demo` (its layer pairs and ladder
+#           steps measured interleaved and paired, then the planted
+#           regression: the service layer's candidate against the same
+#           server with --batch-overhead 1ms), each timed; per run, each
+#           pair's verdict and the planted pair's, and at the end how many
+#           runs decided every pair and caught the planted regression
+#           (issue 44's targets: 4 of 5 each), and the median wall time
+#           (target: about 3 min on 2 cores).
 #
 # Not part of CI (tens of minutes). Prints one line per gate and a table
 # per mode; RESULTS names the output file (default
 # bench/decisive-<date>.txt). Settings (environment): PHASES ("stored ab"),
 # RUNS_A (10), RUNS_B (6), AB_AA (3), AB_10 (3), AB_30 (2), AB_SLOW (0),
+# DEMO_RUNS (5; the demo phase runs only when PHASES names it),
 # HOG (empty;
 # 1 runs a CPU hog at normal priority throughout), PIN (empty; 1 puts
 # the target on CPU 1 and perfgate on CPU 0: `cpus`, `generator_cpus`),
@@ -188,5 +197,37 @@ if [[ " $PHASES " == *" ab "* ]]; then
 	for i in $(seq 1 "$AB_10"); do ab "r10-$i" "${AB_COST_10:-2.5ms}"; done
 	for i in $(seq 1 "$AB_30"); do ab "r30-$i" "${AB_COST_30:-3.5ms}"; done
 	for i in $(seq 1 "$AB_SLOW"); do ab "slow-$i" 12ms; done
+fi
+if [[ " $PHASES " == *" demo "* ]]; then
+	say "# demo: ${DEMO_RUNS:-5} runs of perfgate demo$([ -n "$hog" ] && echo ', beside a CPU hog')"
+	for i in $(seq 1 "${DEMO_RUNS:-5}"); do
+		d=$work/demo-$i
+		t0=$(date +%s)
+		rc=0
+		(cd "$work" && "$pg" demo --out "$d" >"$d.log" 2>&1) || rc=$?
+		secs=$(($(date +%s) - t0))
+		say "  demo $i: exit $rc, $secs s"
+		for c in "$d/comparison.json" "$d/planted/comparison.json"; do
+			if [ -f "$c" ]; then say "    $(verdicts "$c")"; else say "    no $c"; fi
+		done
+	done
+	python3 - "$work" "${DEMO_RUNS:-5}" <<'PY' | tee -a "$RESULTS"
+import json, os, statistics, sys
+work, n = sys.argv[1], int(sys.argv[2])
+decided = caught = 0
+for i in range(1, n + 1):
+    d = os.path.join(work, f"demo-{i}")
+    try:
+        c = json.load(open(os.path.join(d, "comparison.json")))
+        decided += all(s["verdict"] in ("regressed", "improved", "unchanged") for s in c["scenarios"])
+    except (OSError, KeyError, ValueError):
+        pass
+    try:
+        p = json.load(open(os.path.join(d, "planted", "comparison.json")))
+        caught += any(m["metric"] == "max_qps" and m.get("verdict") == "regressed" for s in p["scenarios"] for m in s["metrics"])
+    except (OSError, KeyError, ValueError):
+        pass
+print(f"  demo: every pair decided in {decided} of {n} runs; the planted regression caught (max QPS regressed) in {caught} of {n}")
+PY
 fi
 say "# done $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -128,6 +128,10 @@ func (q Sequential) Validate() error {
 // took, beside what a fixed design would have taken. It is the "ab" part of
 // the comparison document.
 type ABRun struct {
+	// Declared is true for a run of a config's declared pairs (two
+	// scenarios of one checkout: `perfgate demo`); Ref and
+	// the SHAs are then empty.
+	Declared bool `json:"declared_pairs,omitempty"`
 	// Ref is the revision the user named; BaseSHA and HeadSHA the commits.
 	Ref     string `json:"ref"`
 	BaseSHA string `json:"base_sha"`
@@ -143,6 +147,13 @@ type ABRun struct {
 	Scenarios []ABScenario `json:"scenarios"`
 	// Builds are the build steps run, with where their output was kept.
 	Builds []ABBuild `json:"builds,omitempty"`
+	// Decided counts the scenarios decided (every gated metric regressed,
+	// improved or unchanged); RunnerSPerDecided is the runner time of all
+	// scenarios over it, and FixedRunnerSPerDecided the fixed design's
+	// (0 when none was decided). See ABRun.Tally.
+	Decided                int     `json:"decided,omitempty"`
+	RunnerSPerDecided      float64 `json:"runner_s_per_decided,omitempty"`
+	FixedRunnerSPerDecided float64 `json:"fixed_runner_s_per_decided,omitempty"`
 }
 
 // ABScenario is one scenario's measurement in an A/B run.

@@ -36,6 +36,9 @@ type Config struct {
 	// to the candidate, each rung changing one layer; compare attributes the
 	// end-to-end change to the layers rung by rung.
 	Ladder []string `yaml:"ladder,omitempty"`
+	// Pairs declares scenarios compared with each other in one run,
+	// interleaved and paired (`perfgate demo`).
+	Pairs []Pair `yaml:"pairs,omitempty"`
 	// AB shapes same-runner A/B runs (`gate --ab REF`).
 	AB AB `yaml:"ab,omitempty"`
 	// GeneratorCPUs is the CPU list perfgate itself (the load generator)

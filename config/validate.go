@@ -290,6 +290,9 @@ func (c *Config) validate() error {
 			return c.errAt(fmt.Sprintf("ladder[%d]", i), "no scenario is named %q", n)
 		}
 	}
+	if err := c.validatePairs(); err != nil {
+		return err
+	}
 	if err := c.checkFileNames(); err != nil {
 		return err
 	}

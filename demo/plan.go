@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/perfgate/perfgate/ab"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/refserver"
@@ -32,36 +33,63 @@ func Config(quick bool) (*config.Config, error) {
 	return cfg, nil
 }
 
-// Planned is the demo's planned time: the sum of its scenarios' (only
-// those named in only, when it is not empty) suite.PlannedDuration.
+// Planned is the demo's planned time: each selected pair's
+// PairPlanned, suite.PlannedDuration of each selected scenario in no
+// pair, and the planted regression's pair when PlantedScenario is
+// selected (only names scenarios; empty: all).
 func Planned(cfg *config.Config, only []string) time.Duration {
 	var d time.Duration
+	inPair := map[string]bool{}
+	for _, p := range cfg.Pairs {
+		inPair[p.Base], inPair[p.Head] = true, true
+		if len(only) == 0 || slices.Contains(only, p.Base) || slices.Contains(only, p.Head) {
+			d += PairPlanned(cfg, cfg.ScenarioNamed(p.Base))
+		}
+	}
 	for _, s := range cfg.Scenarios {
-		if len(only) == 0 || slices.Contains(only, s.Name) {
+		if !inPair[s.Name] && (len(only) == 0 || slices.Contains(only, s.Name)) {
 			d += suite.PlannedDuration(s, StartCost)
 		}
+	}
+	if s := cfg.ScenarioNamed(PlantedScenario); s != nil && (len(only) == 0 || slices.Contains(only, PlantedScenario)) {
+		d += PairPlanned(cfg, s) // the planted regression
 	}
 	return d
 }
 
-// Shrink makes the demo's windows short for --quick: about a minute and a
-// half in all, with wider intervals, and still as many trials as the gate
-// accepts.
+// PairPlanned is a pair's planned time, measured by ab.MeasurePairs
+// under s's load: for a fixed load, the first look's pairs (both sides'
+// trials, each after its warm-up, and fresh processes for both every
+// block), where a pair whose variants differ as the demo's do is decided;
+// for a sweep, both sides' searches on paired probes (twice the sweep's
+// budget, since a paired probe is two windows) and their confirmation
+// rounds (at least ab.MinPairedKneeRounds).
+func PairPlanned(cfg *config.Config, s *config.Scenario) time.Duration {
+	if s.Load.Mode == "sweep" {
+		paired := *s
+		paired.Load.Estimates = max(s.Load.Estimates, ab.MinPairedKneeRounds+1)
+		return 2 * suite.PlannedDuration(&paired, StartCost)
+	}
+	pairs := compare.Sequential{MaxPairs: cfg.AB.ABMaxTrials()}.FirstLook()
+	blocks := (pairs + compare.PairsPerBlock - 1) / compare.PairsPerBlock
+	trial := s.Load.Warmup.D() + s.Load.Duration.D()
+	return time.Duration(2*pairs)*trial + time.Duration(2*blocks)*StartCost
+}
+
+// Shrink makes the demo shorter for --quick, with wider intervals: the
+// knee searches' windows and budgets shorter, and the ladder (its rungs
+// and their pairs) left out (the layer pairs show the same changes). The fixed-load
+// windows stay: each already holds the 100 requests a P99 needs, and a
+// shorter one would only merge pairs into fewer units and decide later.
 func Shrink(cfg *config.Config) {
 	for _, s := range cfg.Scenarios {
 		l := &s.Load
 		if l.Mode == "sweep" {
-			l.Duration, l.Warmup, l.Budget = config.Duration(600*time.Millisecond), config.Duration(200*time.Millisecond), config.Duration(12*time.Second)
-			continue
+			l.Duration, l.Warmup, l.Budget = config.Duration(300*time.Millisecond), config.Duration(100*time.Millisecond), config.Duration(4*time.Second)
 		}
-		l.Duration, l.Warmup = config.Duration(500*time.Millisecond), config.Duration(100*time.Millisecond)
-		// As few trials as the gate accepts: 4 for one gated latency
-		// test, 5 for streaming (three share α), so the config the quick
-		// demo writes can still gate.
-		tests := 1
-		if s.Protocol == "openai" {
-			tests = 3
-		}
-		l.Trials = compare.MinTrials(cfg.Gate.Confidence, tests)
 	}
+	rung := func(name string) bool { return slices.Contains(cfg.Ladder, name) }
+	cfg.Pairs = slices.DeleteFunc(slices.Clone(cfg.Pairs), func(p config.Pair) bool { return rung(p.Base) || rung(p.Head) })
+	cfg.Scenarios = slices.DeleteFunc(slices.Clone(cfg.Scenarios), func(s *config.Scenario) bool { return rung(s.Name) })
+	cfg.Ladder = nil
 }

@@ -4,19 +4,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/suite"
 )
 
-// planLimit is the most the full demo may plan: clearly under three
-// minutes on a quiet 2-core machine, leaving room for the comparisons,
-// the report and a slower start than planned.
-const planLimit = 150 * time.Second
+// planLimit is the most the full demo may plan: three minutes on a quiet
+// 2-core machine, its layer pairs, ladder rungs and planted regression
+// each decided at the first look.
+const planLimit = 180 * time.Second
 
-// quickPlanLimit is the most the quick demo may plan: about a minute and a
-// half, as --quick's help says.
-const quickPlanLimit = 100 * time.Second
+// quickPlanLimit is the most the quick demo may plan: about two and a half minutes,
+// as --quick's help says.
+const quickPlanLimit = 150 * time.Second
 
 // TestPlan checks the full and the quick demo's planned time (windows,
 // warm-ups, target starts, knee budgets and confirmations) against their
@@ -41,8 +42,13 @@ func TestPlan(t *testing.T) {
 			}
 			for _, s := range cfg.Scenarios {
 				t.Logf("%-22s %v", s.Name, suite.PlannedDuration(s, StartCost))
-				if !tt.quick && s.Load.Mode != "sweep" && s.Restarts < s.Load.Trials {
-					t.Errorf("%s: %d trials over %d processes, want one process per trial", s.Name, s.Load.Trials, s.Restarts)
+				// The stored gate's unit is a process: it must hold the
+				// requests a P99 needs.
+				if s.Load.Mode != "sweep" && s.Load.Mode != "concurrency" {
+					perProc := s.Load.Rate * s.Load.Duration.D().Seconds() * float64(s.Load.Trials) / float64(max(s.Restarts, 1))
+					if perProc < float64(compare.RequestsForQuantile(99)) {
+						t.Errorf("%s: %.0f requests a process, want at least %d", s.Name, perProc, compare.RequestsForQuantile(99))
+					}
 				}
 			}
 			if err := gate.CheckPower(cfg, nil); err != nil {
@@ -69,7 +75,7 @@ func TestPlannedOnly(t *testing.T) {
 		only []string
 		want time.Duration
 	}{
-		{"one", []string{one.Name}, suite.PlannedDuration(one, StartCost)},
+		{"one in a pair", []string{one.Name}, PairPlanned(cfg, one)},
 		{"unknown", []string{"no-such-scenario"}, 0},
 	}
 	for _, tt := range tests {
@@ -84,14 +90,22 @@ func TestPlannedOnly(t *testing.T) {
 // Shrink leaves each scenario as few trials as the gate accepts and
 // short windows.
 func TestShrink(t *testing.T) {
+	full, err := Config(false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := Config(true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(cfg.Ladder) != 0 || len(cfg.Pairs) != len(full.Pairs)-(len(full.Ladder)-1) {
+		t.Errorf("quick: ladder %v, %d pairs; want no ladder and the %d pairs of the layers", cfg.Ladder, len(cfg.Pairs), len(full.Pairs)-(len(full.Ladder)-1))
+	}
 	for _, s := range cfg.Scenarios {
-		want := config.Duration(500 * time.Millisecond)
+		f := full.ScenarioNamed(s.Name)
+		want := f.Load.Duration
 		if s.Load.Mode == "sweep" {
-			want = config.Duration(600 * time.Millisecond)
+			want = config.Duration(300 * time.Millisecond)
 		}
 		if s.Load.Duration != want {
 			t.Errorf("%s: window %v, want %v", s.Name, s.Load.Duration.D(), want.D())

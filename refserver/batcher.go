@@ -40,6 +40,9 @@ type batcher struct {
 	sched    *scheduler[*job]
 	maxBatch int
 	window   time.Duration
+	// overhead is CPU time spent on each batch before its compute
+	// (Options.BatchOverhead, when batching is on).
+	overhead time.Duration
 	model    backend
 	observe  func(batch []*job, items int, compute time.Duration)
 }
@@ -47,6 +50,9 @@ type batcher struct {
 func newBatcher(o Options, model backend, observe func([]*job, int, time.Duration)) *batcher {
 	b := &batcher{sched: newScheduler(o.Queue, failJob), maxBatch: max(1, o.MaxBatch), window: o.BatchWindow,
 		model: model, observe: observe}
+	if b.maxBatch > 1 {
+		b.overhead = o.BatchOverhead
+	}
 	b.sched.start(o.Instances, b.worker)
 	return b
 }
@@ -121,6 +127,7 @@ func (b *batcher) run(jobs []*job, x, y []float32) ([]float32, []float32) {
 	if len(live) == 0 {
 		return x, y
 	}
+	spinFor(b.overhead)
 	in := b.model.info()
 	x, y = x[:0], grow(y, items*in.outSize)
 	for _, j := range live {

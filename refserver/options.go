@@ -62,6 +62,12 @@ type Options struct {
 	// first request, for more requests; 0 takes only what is already
 	// queued when an instance becomes free.
 	BatchWindow time.Duration
+	// BatchOverhead is CPU time the dynamic batcher spends on every batch
+	// it forms when batching is on (MaxBatch > 1), on top of the model's
+	// compute: a planted regression confined to the service layer (a
+	// slower batcher), which `perfgate demo` asks the gate to catch.
+	// 0: none.
+	BatchOverhead time.Duration
 	// Instances is the number of model workers running batches in parallel;
 	// 0 means 1.
 	Instances int
@@ -207,7 +213,7 @@ func (o Options) Validate() error {
 		name string
 		v    time.Duration
 	}{
-		{"batch window", o.BatchWindow}, {"sim fixed", o.SimFixed}, {"sim per item", o.SimPerItem},
+		{"batch window", o.BatchWindow}, {"batch overhead", o.BatchOverhead}, {"sim fixed", o.SimFixed}, {"sim per item", o.SimPerItem},
 		{"llm step", o.LLMStep}, {"llm step per seq", o.LLMStepPerSeq}, {"llm prefill per token", o.LLMPrefillPerToken},
 	} {
 		if f.v < 0 || f.v > time.Minute {

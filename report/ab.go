@@ -14,6 +14,21 @@ import (
 func abLines(ab *compare.ABRun, cell func(string) string, code func(string) string) (head string, rows [][]string) {
 	head = fmt.Sprintf("Same-runner A/B: base %s (%s) against head %s, measured interleaved on this runner (ABBA order, %s resident) and compared pair by pair; stored baselines were not read.",
 		code(cell(ab.Ref)), code(shortSHA(ab.BaseSHA)), code(shortSHA(ab.HeadSHA)), cell(ab.Resident))
+	if ab.Declared {
+		head = fmt.Sprintf("Declared pairs: each pair's base scenario against its head scenario, measured interleaved on this runner (ABBA order, fresh processes every block, %s resident) and compared pair by pair.", cell(ab.Resident))
+	}
+	if n := len(ab.Scenarios); n > 0 {
+		var spent float64
+		for _, sc := range ab.Scenarios {
+			spent += sc.RunnerS
+		}
+		if ab.Decided > 0 {
+			head += fmt.Sprintf(" Runner time per decided verdict: %s (%d of %d decided; the fixed design: ~%s).",
+				seconds(ab.RunnerSPerDecided), ab.Decided, n, seconds(ab.FixedRunnerSPerDecided))
+		} else {
+			head += fmt.Sprintf(" No scenario was decided in %s of runner time.", seconds(spent))
+		}
+	}
 	if ab.HeadDirty {
 		head += " The head had uncommitted changes, measured as they were."
 	}

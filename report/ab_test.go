@@ -56,3 +56,41 @@ func TestABSection(t *testing.T) {
 		t.Errorf("an A/B sweep's max QPS method is not described as paired over rounds:\n%s", md.String())
 	}
 }
+
+// TestABRunnerTimePerVerdict: every A/B report says the runner time per
+// decided verdict beside the fixed design's, or that none was decided;
+// a run of declared pairs says so in place of the revisions.
+func TestABRunnerTimePerVerdict(t *testing.T) {
+	tests := []struct {
+		name string
+		ab   compare.ABRun
+		want []string
+	}{
+		{"decided", compare.ABRun{Ref: "main", Resident: "both", Decided: 1, RunnerSPerDecided: 150, FixedRunnerSPerDecided: 300,
+			Scenarios: []compare.ABScenario{{Scenario: "a", RunnerS: 50}, {Scenario: "b", RunnerS: 100}}},
+			[]string{"Runner time per decided verdict: 2.5 min (1 of 2 decided; the fixed design: ~5.0 min)."}},
+		{"none decided", compare.ABRun{Ref: "main", Resident: "both", Scenarios: []compare.ABScenario{{Scenario: "a", RunnerS: 50}, {Scenario: "b", RunnerS: 100}}},
+			[]string{"No scenario was decided in 2.5 min of runner time."}},
+		{"declared pairs", compare.ABRun{Declared: true, Resident: "both", Decided: 1, RunnerSPerDecided: 20, FixedRunnerSPerDecided: 40,
+			Scenarios: []compare.ABScenario{{Scenario: "model: fp32 → int8", RunnerS: 20}}},
+			[]string{"Declared pairs: each pair's base scenario against its head scenario", "Runner time per decided verdict: 20 s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ab := tt.ab
+			c := &compare.Comparison{Schema: compare.Schema, Verdict: compare.Pass, Settings: compare.DefaultSettings(), AB: &ab}
+			var txt strings.Builder
+			if err := Text(&txt, &Report{Title: "t", Comparison: c}); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(txt.String(), w) {
+					t.Errorf("report lacks %q:\n%s", w, txt.String())
+				}
+			}
+			if tt.ab.Declared && strings.Contains(txt.String(), "Same-runner A/B: base") {
+				t.Errorf("a run of declared pairs is described as two revisions:\n%s", txt.String())
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/perfgate/perfgate/baselines"
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/result"
 )
@@ -36,6 +38,7 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 		sha   = fs.String("git-sha", "", "git commit recorded in the provenance (default: the result's, or $GITHUB_SHA)")
 		cfg   = fs.String("config", "", "configuration `FILE` whose hash is recorded in the provenance")
 		hist  = fs.String("history", "", "also append the stored baselines to the history folder `DIR` (docs/history.md)")
+		force = fs.Bool("force", false, "store several --from runs even when they disagree beyond their noise")
 	)
 	fs.Var(&froms, "from", "`DIR` holding a run's result files (perfgate run --out DIR); repeat it with independent runs of the same config to store their noise floor")
 	setUsage(fs, "baseline")
@@ -72,6 +75,29 @@ func cmdBaseline(ctx context.Context, e *env, args []string) error {
 	}
 	if *sha != "" {
 		prov.GitSHA = *sha
+	}
+	// Runs that would fail each other's gate are not one baseline: exit 2
+	// naming them, unless --force.
+	if len(dirs) > 1 {
+		settings := compare.DefaultSettings()
+		if cfgPath != "" {
+			c, err := config.ReadFile(cfgPath)
+			if err != nil {
+				return withCode(exitUsage, fmt.Errorf("baseline update: %w", err))
+			}
+			settings = gate.Settings(c, false)
+		}
+		ds, err := baselines.CheckRuns(dirs, settings)
+		if err != nil {
+			return err
+		}
+		if len(ds) > 0 {
+			derr := baselines.DisagreeError(ds)
+			if !*force {
+				return withCode(exitUsage, fmt.Errorf("baseline update: %w: nothing written; measure again on a quieter runner (the gate would compare against a level neither run measured), or store them anyway with --force", derr))
+			}
+			fmt.Fprintf(e.stderr, "baseline update: storing anyway (--force): %v\n", derr)
+		}
 	}
 	// Independent runs: their disagreement is the noise floor, stored
 	// with the combined trials (gate.StoreRuns, as the Action's baseline

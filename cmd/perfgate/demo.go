@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,15 +19,16 @@ import (
 	"github.com/perfgate/perfgate/suite"
 )
 
-// cmdDemo is `perfgate demo`: the embedded default. It starts the
-// reference server variants, runs the layered suite, compares each layer's
-// candidate with its baseline variant, sizes capacity, prints the report,
-// and stores what it measured as a baseline folder to gate against.
+// cmdDemo is `perfgate demo`: the embedded default. It measures the
+// reference server's declared layer pairs interleaved and paired
+// (demo.Measure), prints their report with the capacity plans, measures
+// and reports the planted regression the same way, and stores what it
+// measured as a baseline folder to gate against.
 func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	setUsage(fs, "demo")
-	quick := fs.Bool("quick", false, "shorter windows: about a minute and a half, with wider intervals")
+	quick := fs.Bool("quick", false, "shorter knee searches and no ladder: about two and a half minutes, with wider intervals")
 	out := fs.String("out", "perfgate-demo", "folder for results, baselines and the config to gate with")
 	var scenarios stringList
 	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")
@@ -45,27 +47,16 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s\n",
 		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demo.Planned(cfg, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
-	plan, err := config.Compile(cfg)
-	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("demo config: %w", err))
-	}
 	prog := newProgress(e)
 	so := e.suiteOptions(cfg, resultsDir, prog, nil)
-	so.Scenarios = scenarios
-	outs, err := suite.Run(ctx, plan, so)
+	m, err := demo.Measure(ctx, cfg, so, *out, scenarios)
 	prog.close()
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
 	fmt.Fprintln(e.stdout)
-	printResults(e.stdout, outs)
-
-	run := demo.Results(outs)
-	rep, err := demo.Compare(cfg, run)
-	if err != nil {
-		return withCode(exitRunFailed, err)
-	}
-	if rep != nil {
+	printResults(e.stdout, demoOutcomes(cfg, m.Run))
+	if rep := demo.PairedReport(cfg, m, demo.Title); rep != nil {
 		fmt.Fprintln(e.stdout)
 		if err := report.Text(e.stdout, rep); err != nil {
 			return withCode(exitRunFailed, err)
@@ -73,10 +64,63 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		if page := filepath.Join(*out, "report.html"); writeHTML(page, rep) == nil {
 			fmt.Fprintf(e.stdout, "\nthe charts: open %s (one file, works offline)\n", page)
 		}
+		if err := gate.WriteComparison(filepath.Join(*out, "comparison.json"), rep.Comparison); err != nil {
+			return withCode(exitRunFailed, err)
+		}
 	}
-	storeDemoBaselines(ctx, e, cfg, *out, resultsDir, self, run.ByName)
+	if err := demoPlanted(ctx, e, cfg, *out, scenarios); err != nil {
+		return err
+	}
+	storeDemoBaselines(ctx, e, cfg, *out, resultsDir, self, m.Run.ByName)
 	fmt.Fprintf(e.stdout, "\ndemo took %s\n", time.Since(start).Round(time.Second))
-	return gate.RunFailure(ctx, outs)
+	return m.Failed(ctx)
+}
+
+// demoOutcomes are the run's results as suite outcomes, in the config's
+// order, for the results table.
+func demoOutcomes(cfg *config.Config, run demo.Run) []suite.Outcome {
+	var outs []suite.Outcome
+	for _, s := range cfg.Scenarios {
+		if r := run.ByName[s.Name]; r != nil {
+			outs = append(outs, suite.Outcome{Scenario: s, Result: r})
+		}
+	}
+	return outs
+}
+
+// demoPlanted shows the gate catching the planted regression
+// (demo.MeasurePlanted): the service layer's candidate against the same
+// server with a slowed batcher, measured by the engine that measured the
+// layer pairs, its report (the verdict, the instance counts of both) and
+// where its results went (out/planted, never among the baselines). It
+// runs when the selection holds the planted scenario (all, by default).
+func demoPlanted(ctx context.Context, e *env, cfg *config.Config, out string, only []string) error {
+	if ctx.Err() != nil || (len(only) > 0 && !slices.Contains(only, demo.PlantedScenario)) {
+		return nil
+	}
+	dir := filepath.Join(out, "planted")
+	fmt.Fprintf(e.stdout, "\nthe planted regression: %s against the same server with `fixture serve --batch-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
+		demo.PlantedScenario, demo.PlantedOverhead)
+	prog := newProgress(e)
+	so := e.suiteOptions(cfg, filepath.Join(dir, "results"), prog, nil)
+	m, err := demo.MeasurePlanted(ctx, cfg, so, dir)
+	prog.close()
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	if rep := demo.PairedReport(cfg, m, demo.PlantedTitle); rep != nil {
+		fmt.Fprintln(e.stdout)
+		if err := report.Text(e.stdout, rep); err != nil {
+			return withCode(exitRunFailed, err)
+		}
+		if err := gate.WriteComparison(filepath.Join(dir, "comparison.json"), rep.Comparison); err != nil {
+			return withCode(exitRunFailed, err)
+		}
+	}
+	if err := m.Failed(ctx); err != nil {
+		fmt.Fprintf(e.stdout, "the planted regression's run failed: %v\n", err)
+	}
+	return nil
 }
 
 // storeDemoBaselines stores the run as a baseline folder, with the

@@ -18,7 +18,7 @@
 //	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun]
 //	perfgate gate --config perfgate.yaml --ab REF [--out DIR]
 //	perfgate merge --out DIR [--max-skew 100ms] PATH...
-//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml] [--history DIR]
+//	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml] [--history DIR] [--force]
 //	perfgate history show|changes [--history DIR|REF] [--scenario S] [--metric p99_ms] [--format text|markdown|json]
 //	perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]
 //	perfgate history compact [--history DIR] [--keep N] [--keep-histograms N]
@@ -34,13 +34,17 @@
 // # demo
 //
 // The embedded default. It starts the reference inference server
-// (perfgate fixture serve) in one variant per scenario, runs the layered
-// suite in refserver/perfgate.yaml (model fp32 → int8, batching off → on,
-// JSON/HTTP → protobuf/gRPC, LLM streaming, and an attribution ladder),
-// compares each layer's candidate variant with its baseline variant
-// measured in the same run, sizes capacity, prints the report, and stores
-// the run as a baseline folder with the command that gates against it.
-// --quick shortens every window (about a minute and a half, wider intervals).
+// (perfgate fixture serve) in one variant per scenario and measures the
+// layered suite in refserver/perfgate.yaml (model fp32 → int8, batching
+// off → on, JSON/HTTP → protobuf/gRPC, LLM streaming, and an attribution
+// ladder): each declared pair (pairs:) by the engine of gate --ab,
+// interleaved in ABBA order with fresh processes every block and compared
+// pair by pair until decided. Then it plants a regression (the service
+// layer's candidate against the same server with --batch-overhead 1ms, a
+// slower batcher) and measures it the same way. It sizes capacity, prints
+// the reports, and stores the run as a baseline folder with the command
+// that gates against it. About three minutes; --quick (about two and a half) shortens
+// the knee searches and leaves the ladder out.
 //
 // # run
 //
@@ -99,7 +103,11 @@
 // is the verdict. baseline update stores a run's results as baselines,
 // atomically, refusing invalid or interrupted runs; given several --from
 // folders (independent runs of one config) it stores their combined
-// trials and their disagreement as each scenario's noise floor.
+// trials and their disagreement as each scenario's noise floor, and
+// refuses (exit 2, naming the scenario, the metric and both runs' values)
+// runs that disagree beyond their noise, as a gate with the --config's
+// thresholds (or the defaults) would find between them; --force stores
+// them anyway.
 //
 // A comparison is inconclusive (exit 0, or 1 with --fail-on-inconclusive)
 // when nothing regressed but a gated change beyond its threshold could not
@@ -163,7 +171,9 @@
 // prefill (--max-num-batched-tokens). Prometheus /metrics uses Triton's and
 // vLLM's names.
 // Layers: --precision fp32|int8 (model), --max-batch and --batch-window
-// (Triton-style dynamic batching), --instances, --queue (rejects with 429 /
+// (Triton-style dynamic batching), --batch-overhead DUR (CPU time the
+// batcher spends on every batch when --max-batch > 1: the planted
+// service-layer regression `perfgate demo` catches), --instances, --queue (rejects with 429 /
 // RESOURCE_EXHAUSTED when full), --cache (exact-match response cache). Every
 // flag may also come from FIXTURE_<FLAG> in the environment (for example
 // FIXTURE_PRECISION=int8); flags win.

@@ -50,7 +50,7 @@ func synopses() []synopsis {
 			"perfgate gate --config " + config.DefaultFile + " --ab REF [--out DIR]",
 		}},
 		{"merge", []string{fmt.Sprintf("perfgate merge --out DIR [--max-skew %v] PATH...", merge.DefaultMaxSkew)}},
-		{"baseline", []string{"perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config " + config.DefaultFile + "] [--history DIR]"}},
+		{"baseline", []string{"perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config " + config.DefaultFile + "] [--history DIR] [--force]"}},
 		{"history", []string{
 			"perfgate history show|changes [--history DIR|REF] [--scenario S] [--metric p99_ms] [--format text|markdown|json]",
 			"perfgate history add|push --from DIR [--history DIR] [--branch perfgate-data] [--commit SHA]",

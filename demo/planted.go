@@ -1,0 +1,70 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/perfgate/perfgate/ab"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/suite"
+)
+
+// The planted regression: the service layer's candidate (dynamic batching
+// on) against the same server whose batcher spends PlantedOverhead of CPU
+// on every batch (`perfgate fixture serve --batch-overhead`, inert when
+// batching is off, so the other layers' variants are untouched). The demo
+// measures the clean and the slowed server by the engine that measures its
+// layer pairs, and the gate must call it regressed, with the instance
+// count recomputed from the slowed knee.
+const (
+	// PlantedScenario is the scenario slowed.
+	PlantedScenario = "service-batch32"
+	// PlantedOverhead is the batcher's planted CPU time per batch.
+	PlantedOverhead = "1ms"
+)
+
+// Planted returns a config of two scenarios, PlantedScenario and a copy
+// of it whose server runs with --batch-overhead PlantedOverhead, and the
+// pair clean → slowed. cfg is not changed. An error when cfg has no
+// scenario PlantedScenario (a --scenario selection without it: nothing
+// to plant).
+func Planted(cfg *config.Config) (*config.Config, config.Pair, error) {
+	clean := cfg.ScenarioNamed(PlantedScenario)
+	if clean == nil {
+		return nil, config.Pair{}, fmt.Errorf("the planted regression: no scenario %q", PlantedScenario)
+	}
+	slowed := *clean
+	slowed.Name = clean.Name + "-slow-batcher"
+	slowed.Args = append(slices.Clone(clean.Args), "--batch-overhead", PlantedOverhead)
+	c := *cfg
+	c.Scenarios = []*config.Scenario{clean, &slowed}
+	c.Ladder = nil
+	p := config.Pair{Name: fmt.Sprintf("planted: the batcher +%s a batch (service layer)", PlantedOverhead), Base: clean.Name, Head: slowed.Name}
+	c.Pairs = []config.Pair{p}
+	return &c, p, nil
+}
+
+// MeasurePlanted measures the planted regression (Planted) by
+// ab.MeasurePairs, its results written to so.OutDir (give it a folder of
+// its own: they are not baselines).
+func MeasurePlanted(ctx context.Context, cfg *config.Config, so suite.Options, logDir string) (*Measured, error) {
+	pc, p, err := Planted(cfg)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := config.Compile(pc)
+	if err != nil {
+		return nil, err
+	}
+	m := &Measured{Pairs: []config.Pair{p}, Run: Run{ByName: map[string]*result.Result{}}}
+	o := ab.Options{Suite: so, OutDir: logDir, Settings: inRunSettings(pc)}
+	if m.Paired, err = ab.MeasurePairs(ctx, plan, m.Pairs, o); err != nil {
+		return nil, err
+	}
+	for _, r := range append(append([]*result.Result{}, m.Paired.Base...), m.Paired.Head...) {
+		m.Run.add(r)
+	}
+	return m, nil
+}

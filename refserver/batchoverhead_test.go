@@ -1,0 +1,41 @@
+package refserver
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestBatchOverhead: --batch-overhead slows the dynamic batcher only, so
+// that `perfgate demo` plants a regression in one layer: with batching on
+// every request waits for the overhead; with batching off (the model
+// layer's variants) none does.
+func TestBatchOverhead(t *testing.T) {
+	const overhead = 40 * time.Millisecond
+	tests := []struct {
+		name     string
+		maxBatch int
+		slowed   bool
+	}{
+		{"batching on", 4, true},
+		{"batching off", 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, hs := newTestServer(t, Options{Model: ModelSim, SimFixed: time.Microsecond, SimPerItem: time.Microsecond,
+				MaxBatch: tt.maxBatch, BatchOverhead: overhead})
+			c := &http.Client{Timeout: 10 * time.Second}
+			// The fastest of three requests: a scheduler's hiccup can only
+			// slow one, never speed it up.
+			best := time.Hour
+			for i := range 3 {
+				start := time.Now()
+				inferHTTP(t, c, hs.URL, "mlp", inferRequest(uint64(i), 1, 64))
+				best = min(best, time.Since(start))
+			}
+			if got := best >= overhead; got != tt.slowed {
+				t.Errorf("max batch %d, overhead %v: fastest request took %v; slowed %v, want %v", tt.maxBatch, overhead, best, got, tt.slowed)
+			}
+		})
+	}
+}
