@@ -258,6 +258,9 @@ func cutRunes(s string, n int) string {
 // thresholds.
 func decideLines(c *compare.Comparison) []string {
 	var out []string
+	if e := c.Environment; c.Verdict == compare.Incomparable && e != nil && len(e.Differences) > 0 {
+		out = append(out, "the environments differ: "+strings.Join(e.Differences, "; "))
+	}
 	if c.Verdict == compare.Inconclusive {
 		for _, u := range undecidedOf(c) {
 			out = append(out, u.line())
@@ -372,7 +375,7 @@ func brief(w io.Writer, r *Report, prefix, more string) error {
 		b.WriteString(out)
 	}
 	if more != "" {
-		b.WriteString(plain(more) + "\n")
+		b.WriteString("\n" + plain(more) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -109,9 +109,10 @@ func TestBriefAA(t *testing.T) {
 	}
 	out := b.String()
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	// headline, blank, table header and 13 rows, blank, 2 lines, the pointer.
-	if len(lines) != 1+1+14+1+2+1 {
-		t.Errorf("brief has %d lines, want 20:\n%s", len(lines), out)
+	// headline, blank, table header and 13 rows, blank, 2 lines, blank,
+	// the pointer.
+	if len(lines) != 1+1+14+1+2+1+1 {
+		t.Errorf("brief has %d lines, want 21:\n%s", len(lines), out)
 	}
 	if n := utf8.RuneCountInString(lines[0]); n > HeadlineMax {
 		t.Errorf("headline is %d characters: %q", n, lines[0])

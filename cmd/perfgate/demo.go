@@ -27,7 +27,8 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	setUsage(fs, "demo")
 	quick := fs.Bool("quick", false, "shorter windows: about a minute and a half, with wider intervals")
-	out := fs.String("out", "perfgate-demo", "folder for results, baselines and the config to gate with")
+	out := fs.String("out", "perfgate-demo", "folder for results, baselines, the config to gate with and demo.log")
+	verbose := fs.Bool("verbose", false, "print every log line, each result's notes and warnings and the full report (they are always written to OUT/demo.log)")
 	var scenarios stringList
 	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -49,7 +50,23 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return withCode(exitUsage, fmt.Errorf("demo config: %w", err))
 	}
+	// The full log: every log line of the run, each result's notes and
+	// the full report. The terminal shows one screen of it (the live
+	// progress line, the results' table, the verdict in brief) unless
+	// --verbose.
+	logPath := filepath.Join(*out, "demo.log")
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return withCode(exitUsage, fmt.Errorf("demo: --out: %w", err))
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("demo: the log: %w", err))
+	}
+	defer logFile.Close()
 	prog := newProgress(e)
+	if !*verbose {
+		prog.log = logFile
+	}
 	so := e.suiteOptions(cfg, resultsDir, prog, nil)
 	so.Scenarios = scenarios
 	outs, err := suite.Run(ctx, plan, so)
@@ -58,7 +75,13 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		return withCode(exitUsage, err)
 	}
 	fmt.Fprintln(e.stdout)
-	printResults(e.stdout, outs)
+	rows := runRows(outs)
+	_ = report.RunTable(logFile, rows)
+	if *verbose {
+		_ = report.RunTable(e.stdout, rows)
+	} else {
+		_ = report.RunFigures(e.stdout, rows) // a terminal write error has nowhere to go
+	}
 
 	run := demo.Results(outs)
 	rep, err := demo.Compare(cfg, run)
@@ -67,7 +90,16 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	}
 	if rep != nil {
 		fmt.Fprintln(e.stdout)
-		if err := report.Text(e.stdout, rep); err != nil {
+		fmt.Fprintln(logFile)
+		if err := report.Text(logFile, rep); err != nil {
+			return withCode(exitRunFailed, fmt.Errorf("demo: writing %s: %w", logPath, err))
+		}
+		if *verbose {
+			err = report.Text(e.stdout, rep)
+		} else {
+			err = report.Brief(e.stdout, rep, "")
+		}
+		if err != nil {
 			return withCode(exitRunFailed, err)
 		}
 		if page := filepath.Join(*out, "report.html"); writeHTML(page, rep) == nil {
@@ -75,7 +107,10 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	storeDemoBaselines(ctx, e, cfg, *out, resultsDir, self, run.ByName)
-	fmt.Fprintf(e.stdout, "\ndemo took %s\n", time.Since(start).Round(time.Second))
+	if !*verbose {
+		fmt.Fprintf(e.stdout, "\nevery log line, each result's notes and the full report: %s (--verbose prints them)\n", logPath)
+	}
+	fmt.Fprintf(e.stdout, "demo took %s\n", time.Since(start).Round(time.Second))
 	return gate.RunFailure(ctx, outs)
 }
 
