@@ -90,6 +90,7 @@ func Compare(cfg *config.Config, r Run) (*report.Report, error) {
 	}
 	HostBusy(rep.Comparison, base, cand)
 	rep.Title = Title
+	rep.Mode = "variants measured in one run, each layer's baseline variant against its candidate variant"
 	return rep, nil
 }
 

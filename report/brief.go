@@ -396,3 +396,28 @@ func (r *Report) headPrefix(title func(string) string) string {
 	}
 	return "perfgate"
 }
+
+// mode says which comparison produced the report, for the HTML report's
+// header: the same words whether the reader opened it from a gate, an
+// A/B run or the history.
+func (r *Report) mode() string {
+	c := r.Comparison
+	var m string
+	switch {
+	case c.AB != nil:
+		m = fmt.Sprintf("same-runner A/B: base %s (%s) against head %s, measured interleaved on this runner; no stored baseline was read",
+			c.AB.Ref, shortSHA(c.AB.BaseSHA), shortSHA(c.AB.HeadSHA))
+	case r.Mode != "":
+		m = r.Mode
+	case c.Verdict == compare.NoBaseline:
+		m = "results alone: no baseline to compare with"
+	case len(c.Settings.Learned) > 0:
+		m = fmt.Sprintf("stored baselines, the run-to-run noise learned from the history (%s)", plural(len(c.Settings.Learned), "scenario"))
+	default:
+		m = "stored baselines"
+	}
+	if r.Trend != nil && len(r.Trend.Series) > 0 {
+		m += "; trends from the history"
+	}
+	return m
+}

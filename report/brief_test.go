@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/history"
 )
 
 // aaLike is the demo's A/A gate in numbers: n scenarios, every P99 left
@@ -198,5 +199,44 @@ func TestCIText(t *testing.T) {
 		if got := ciText(tt.ci, tt.abs, tt.top); got != tt.want {
 			t.Errorf("ciText(%v, %v, %v) = %q, want %q", tt.ci, tt.abs, tt.top, got, tt.want)
 		}
+	}
+}
+
+// The HTML report says which comparison produced it (issue 45: an A/B
+// run's page did not say it was one).
+func TestHTMLSaysItsMode(t *testing.T) {
+	base := func() *compare.Comparison {
+		return &compare.Comparison{Schema: compare.Schema, Verdict: compare.Pass, Settings: compare.DefaultSettings(),
+			Scenarios: []compare.ScenarioComparison{{Scenario: "api", Verdict: compare.Unchanged}}}
+	}
+	ab := base()
+	ab.AB = &compare.ABRun{Ref: "main", BaseSHA: "0a1b2c3d4e5f60718293", HeadSHA: "4f2c1e0d9b8a7f6e5d4c"}
+	learned := base()
+	learned.Settings.Learned = map[string]compare.LearnedNoise{"api": {}}
+	alone := base()
+	alone.Verdict = compare.NoBaseline
+	tests := []struct {
+		name string
+		r    *Report
+		want string
+	}{
+		{"stored", &Report{Comparison: base()}, "Mode: stored baselines</p>"},
+		{"A/B", &Report{Comparison: ab}, "Mode: same-runner A/B: base main (0a1b2c3d4e5f) against head 4f2c1e0d9b8a"},
+		{"history", &Report{Comparison: learned}, "Mode: stored baselines, the run-to-run noise learned from the history (1 scenario)"},
+		{"history trend", &Report{Comparison: base(), Trend: &Trend{Series: []history.Series{{}}}}, "Mode: stored baselines; trends from the history"},
+		{"results alone", &Report{Comparison: alone}, "Mode: results alone"},
+		{"stated by the caller", &Report{Comparison: base(), Mode: "variants measured in one run"}, "Mode: variants measured in one run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := HTML(&b, tt.r, HTMLOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.want) {
+				i := strings.Index(b.String(), "Mode:")
+				t.Errorf("HTML lacks %q; has %q", tt.want, b.String()[i:min(len(b.String()), i+160)])
+			}
+		})
 	}
 }
