@@ -34,12 +34,12 @@ type htmlPage struct {
 	// Decide are the lines on what would decide the undecided scenarios
 	// (decideLines); Reason the comparison's whole reason, in the
 	// details.
-	Decide, Reason []string
-	CSS                                                       template.CSS
-	Rows                                                      []htmlRow
-	Overview                                                  []*figure
-	Scenarios                                                 []htmlScenario
-	Environment, Method, Warnings                             []string
+	Decide, Reason                []string
+	CSS                           template.CSS
+	Rows                          []htmlRow
+	Overview                      []*figure
+	Scenarios                     []htmlScenario
+	Environment, Method, Warnings []string
 }
 
 type htmlRow struct {
