@@ -107,9 +107,9 @@ func (o *Outcome) Message() string {
 		return "no baseline to compare with: the gate passes; store baselines with `perfgate baseline update` (the Action's mode: baseline)"
 	case compare.Undecided:
 		if o.FailOnInconclusive {
-			return "gate inconclusive, and on-inconclusive is fail: " + c.Reason
+			return "gate inconclusive, and on-inconclusive is fail: " + report.Summary(c)
 		}
-		return "inconclusive: " + c.Reason + " (the gate passes as inconclusive, not pass; gate.on_inconclusive: fail or --on-inconclusive fail fails it, rerun measures more trials)"
+		return "inconclusive: " + report.Summary(c) + " (the gate passes as inconclusive, not pass; gate.on_inconclusive: fail or --on-inconclusive fail fails it, rerun measures more trials)"
 	}
 	return ""
 }

@@ -224,6 +224,18 @@ func tallyLine(c *compare.Comparison) string {
 	return strings.Join(parts, ", ") + " of " + plural(len(c.Scenarios), "scenario")
 }
 
+// Summary is the headline without its prefix and verdict word: the
+// scenarios by verdict and the one thing to do next ("13 undecided of 13
+// scenarios · next: run perfgate gate --ab"), for a one-line message
+// beside a report (the gate's exit message, the Action's annotation).
+func Summary(c *compare.Comparison) string {
+	s := tallyLine(c)
+	if next := nextStep(c); next != "" {
+		s += " · next: " + next
+	}
+	return s
+}
+
 // headlineLine is the verdict in one line of at most HeadlineMax
 // characters: "perfgate · TITLE: INCONCLUSIVE · 13 undecided of 13
 // scenarios · next: run perfgate gate --ab". prefix names the tool and
