@@ -252,10 +252,8 @@ const shiftZ2 = 1.959964 * 1.959964
 // add anything). A whole run that was slower or faster than the
 // baseline's (the host's memory or caches shared with other guests, which
 // the runner-speed probe need not see) is spread between scenarios not at
-// all, so τ² alone misses it: measured on this project's 2-core VM, every
-// target process of the demo's model-fp32 ran at a P50 of 4.2 ms in one
-// run and 2.9 ms in the next, 2.5 minutes later, with no other process
-// using the host. With one run a side, that shift cannot be told from a
+// all, so τ² alone misses it (bench/RESULTS-rules.md#comparecommonshift).
+// With one run a side, that shift cannot be told from a
 // change that slowed every scenario, so it widens the test rather than
 // being subtracted.
 func commonShift(d, v []float64, tau2 float64) float64 {
