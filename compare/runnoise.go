@@ -59,7 +59,7 @@ type moved struct {
 // P99 leans on the slowest processes and varies more than the mean of
 // their logs, so the smaller estimate takes two runs' ordinary
 // disagreement for a shift (TestSimulatedRunToRun;
-// bench/RESULTS-rules.md#comparerunsampling-jackknife-not-2-s²k).
+// bench/RESULTS-rules.md#comparerunsampling).
 func runSampling(r *result.Result) float64 {
 	byProc := map[int][]result.Trial{}
 	var procs []int

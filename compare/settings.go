@@ -56,7 +56,7 @@ type Settings struct {
 // DefaultRunToRun is Settings.RunToRun's default: 15%, a little above
 // the per-run noise measured between whole runs of the same code on a
 // shared 2-core runner, for a runner noisier than that
-// (bench/RESULTS-rules.md#comparedefaultruntorun-15).
+// (bench/RESULTS-rules.md#comparedefaultruntorun).
 const DefaultRunToRun = 0.15
 
 // runVar is the variance, on the log scale, that run-to-run noise adds to
