@@ -334,7 +334,7 @@ func seesLine(ss []compare.Sensitivity) string {
 	}
 	var parts []string
 	if len(blind) > 0 {
-		parts = append(parts, fmt.Sprintf("this runner cannot see %s changes here (not even %d%%)", strings.Join(blind, " or "), VisibleLimitPct))
+		parts = append(parts, fmt.Sprintf("this runner cannot see %s changes here (not even %d%%)", orList(blind), VisibleLimitPct))
 	}
 	if len(sees) > 0 {
 		lead := "this gate sees "
@@ -344,6 +344,14 @@ func seesLine(ss []compare.Sensitivity) string {
 		parts = append(parts, lead+strings.Join(sees, ", "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// orList joins names as prose: "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // mdePct writes a detectable change: "56%", or "0.5 pp" for an absolute
