@@ -200,17 +200,13 @@ func sideName(i int) string { return [2]string{"base", "head"}[i] }
 //
 // Pairs measured in the same two processes share those processes' own
 // offsets, so their log ratios are not independent, and the paired t-test,
-// which takes them to be, is too sure: on the seeded simulation of issue
-// 27's service (TestSimulatedABDecides, 2% process noise) with processes
-// for two blocks (the start order alternating, as now), a true change of
-// exactly the threshold was called unchanged in 6 of 40 runs (α allows 2)
-// and an A/A run decided unchanged in 38 of 40; with fresh processes every
-// block, 3 of 40 and 39 of 40, no false call in either, for 4% more runner
-// time (a start of 1 s in a 16 s block). The seeds are the same, but
-// which draws go where differs with the starts, so these are two samples,
-// not one sample twice. A target that takes long to start (a model server
-// loading weights) keeps its processes for two blocks: the starts would
-// cost more than the independence buys.
+// which takes them to be, is too sure: with processes kept for two
+// blocks it called a true change of the threshold unchanged more often
+// than α allows (TestSimulatedABDecides; the figures are in
+// bench/RESULTS-rules.md#abrestartevery). Fresh processes every block
+// cost a start per block. A target that takes long to start (a model
+// server loading weights) keeps its processes for two blocks: the starts
+// would cost more than the independence buys.
 func restartEvery(startCost, blockTime time.Duration) int {
 	if blockTime > 0 && startCost*10 <= blockTime {
 		return 1
@@ -222,10 +218,8 @@ func restartEvery(startCost, blockTime time.Duration) int {
 // k-th start of a scenario: base first, then head first, alternating.
 // Where the second process lands (which CPU, beside which of perfgate's
 // threads) can differ from where the first did, and a fixed order would
-// give one side that place every time: in seven quiet A/A runs of issue
-// 27's service (bench/decisive.sh, 140 pairs) with the base always
-// started first, the head's P50 read +1.7% (standard error 0.5%), in
-// pairs where either side went first alike.
+// give one side that place every time, a bias of its own
+// (bench/RESULTS-rules.md#abstartorder).
 func startOrder(k int) [2]int {
 	if k%2 == 1 {
 		return [2]int{1, 0}

@@ -5,44 +5,51 @@
 //
 // # Model
 //
-// The unit of evidence is the trial, never the request: requests inside one
-// measurement window are correlated (a GC pause, a noisy neighbour), so
-// treating 60,000 of them as independent would make every wobble
-// "significant". For each metric each side yields one value per valid trial.
+// The unit of evidence is the one that carries the noise, never the
+// request: requests inside one measurement window are correlated (a GC
+// pause, a noisy neighbour), and trials inside one target process share
+// its state, so each metric is tested over the largest independent unit
+// the two sides have. Each ScenarioComparison's Metric records the method
+// used (Metric.Method):
 //
-// A metric's verdict combines statistical and practical significance:
+//   - MethodProcesses: a latency quantile whose trials came from three or
+//     more target processes in all, one value per process (the quantile of
+//     its merged trials), Student's t-test pooled over both sides on the
+//     logarithms, with the run-to-run variance (assumed, pooled over the
+//     suite's other scenarios, or from the baseline's noise floor) added.
+//   - MethodTrials: with one process a side, the two-sided Mann-Whitney U
+//     test of the per-trial values (exact over midranks when the
+//     arrangements are few, else normal with tie correction) and a
+//     seeded percentile bootstrap of 100·(cand/base − 1), resampling
+//     trials and merging their histograms for quantiles.
+//   - MethodKneeEstimates: max QPS over each side's knee estimates,
+//     Welch's t-test on their logarithms with the run-to-run variance.
+//   - MethodPairedKnees: max QPS of a same-runner A/B sweep, Student's
+//     paired t-test on the confirmation rounds' log ratios.
+//   - MethodCensoredKnee: max QPS where one side met the SLO at no rate,
+//     its lowest failing rate tested as one more estimate (a prediction
+//     test).
+//   - MethodBracket: one knee a side, the brackets as the interval, no
+//     p-value: never regressed or improved.
+//   - MethodPaired: an interleaved A/B run (ComparePaired), Student's
+//     paired t-test over the blocks' log ratios.
 //
-//   - p: the two-sided Mann-Whitney U test of the per-trial values, exact
-//     (a permutation over midranks, so ties are handled) when the number of
-//     arrangements is small (5 vs 5 has 252), else the normal approximation
-//     with tie correction. Holm's step-down correction is applied across the
-//     gated metrics of a scenario, leaving out (after Tarone) tests whose
-//     values are all tied, such as an error rate of zero on every trial:
-//     they cannot reject, so they should not dilute the others.
-//   - the interval: a percentile bootstrap of the relative change
-//     100·(cand/base − 1). Each resample draws each side's trials with
-//     replacement; for latency quantiles the resampled trials' HDR
-//     histograms are merged and the quantile taken from the merge, so one
-//     long-tailed trial weighs by its requests, as it did in the run. The
-//     generator is seeded (Settings.Seed): the same inputs give the same
-//     verdict.
+// Holm's step-down correction is applied across the gated metrics of a
+// scenario (leaving out, after Tarone, tests whose values are all tied)
+// and, for tests over processes and knee estimates, across the whole gate
+// (Metric.PGate).
 //
-// The verdict, with threshold t (5%) and α = 1 − confidence:
+// The verdict, with threshold t (5%), point change Δ and α = 1 −
+// confidence:
 //
-//	regressed     interval wholly beyond +t in the bad direction, and p_holm < α
-//	improved      interval wholly beyond −t in the good direction, and p_holm < α
-//	unchanged     interval inside [−t, +t]
+//	regressed     Δ beyond +t in the bad direction, and p < α
+//	improved      Δ beyond t in the good direction, and p < α
+//	unchanged     the equivalence interval (at 1 − 2α: two one-sided tests) inside [−t, +t]
 //	inconclusive  otherwise: the noise is wider than the threshold
 //
-// Max QPS under the SLO: a sweep confirms its knee with independent
-// estimates (the search's and one per confirmation round, each in a fresh
-// target process); with estimates on both sides it is tested by Welch's
-// t-test on their logarithms and regresses when the change is beyond t and
-// the test is significant. With one knee a side (no estimates) the
-// interval is the worst and best case the two brackets allow, with no
-// p-value, and it is never called regressed or improved. A max-QPS
-// regression resting on knee probes measured while the host was busy is
-// inconclusive (host busy).
+// A max-QPS or latency change resting on knee probes or trials measured
+// while the host was busy, or on a runner whose speed probe moved, is
+// inconclusive rather than regressed.
 //
 // Gated metrics (P99, max QPS, error rate, and TTFT and TPOT P99 for
 // streaming) decide the scenario's and the gate's verdict; P50, P999,

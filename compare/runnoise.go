@@ -57,9 +57,9 @@ type moved struct {
 //
 // Why a jackknife and not 2 s²/k from the processes' own P99s: a merged
 // P99 leans on the slowest processes and varies more than the mean of
-// their logs; on TestSimulatedRunToRun's runner (no run shift) the
-// smaller estimate took two runs' ordinary disagreement for a shift in 7
-// of 40 gates.
+// their logs, so the smaller estimate takes two runs' ordinary
+// disagreement for a shift (TestSimulatedRunToRun;
+// bench/RESULTS-rules.md#comparerunsampling).
 func runSampling(r *result.Result) float64 {
 	byProc := map[int][]result.Trial{}
 	var procs []int
@@ -162,9 +162,7 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 // of SD σ the candidate's distance from the baseline runs' mean has SD
 // 1.22σ and their disagreement 1.41σ, so it does in about 46% of A/A
 // gates, and the test over processes, which sees no run shift, then calls
-// it. Measured on this project's 2-core VM: a pinned baseline of two runs
-// (P99 8.07 and 7.17 ms, floor 12.6%) against a third run of the same
-// code (6.18 ms) was called improved (−16.1%, p 0.044).
+// it (bench/RESULTS-rules.md#comparerunfloorvar).
 //
 // The estimate: if the runs' shift has variance σ², ln(r1/r2) has variance
 // 2σ² plus the sampling of the two runs' means, which is 2R/(R+1) = 4/3
@@ -185,12 +183,9 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 // least this adds. The candidate is one run, and two baseline runs that
 // agreed say nothing about how far that run moved: with nothing for it in
 // the test, a candidate run that shifted while the baseline's runs agreed
-// was called a change in 30 of 120 A/A gates on the simulated runner of
-// TestSimulatedRunShift (12% a run), and on this project's 2-core VM
-// (2026-12-02) a sweep's server process that ran 25% slower for its whole
-// run (knee estimates 180–227 rps; the two baseline runs' means 287 and
-// 267) was called regressed, −24.4% [−33.0%, −14.6%], against two runs
-// of the same code. A floor beyond cand's own size (its runs disagreed by more)
+// is called a change (TestSimulatedRunShift holds the A/A rate with it;
+// bench/RESULTS-rules.md#comparerunfloorvar has the cases without). A
+// floor beyond cand's own size (its runs disagreed by more)
 // replaces it, on its one degree of freedom. Only more runs (a history)
 // or pooling over the suite's scenarios measure the candidate's shift.
 func runFloorVar(floorPct float64, m moved, cand float64) (v, df float64) {
@@ -217,10 +212,9 @@ func runFloorVar(floorPct float64, m moved, cand float64) (v, df float64) {
 // floorChi2 is the 95th percentile of χ² on 1 degree of freedom: two
 // runs' disagreement counts as a run shift only when it is beyond what
 // their sampling explains at that level. Below it the runs agree, and the
-// test keeps its degrees of freedom: on the simulation of a runner with no
-// run shift (TestSimulatedRunToRun) counting every excess, however small,
-// on one degree of freedom cut a 25% regression's catch from 108+ to 92
-// of 120.
+// test keeps its degrees of freedom: counting every excess, however
+// small, on one degree of freedom costs power on a runner with no run
+// shift (TestSimulatedRunToRun; bench/RESULTS-rules.md#comparerunfloorvar).
 const floorChi2 = 3.841459
 
 // pooledOr is the leave-one-out pooled variance of the difference of two
@@ -258,10 +252,8 @@ const shiftZ2 = 1.959964 * 1.959964
 // add anything). A whole run that was slower or faster than the
 // baseline's (the host's memory or caches shared with other guests, which
 // the runner-speed probe need not see) is spread between scenarios not at
-// all, so τ² alone misses it: measured on this project's 2-core VM, every
-// target process of the demo's model-fp32 ran at a P50 of 4.2 ms in one
-// run and 2.9 ms in the next, 2.5 minutes later, with no other process
-// using the host. With one run a side, that shift cannot be told from a
+// all, so τ² alone misses it (bench/RESULTS-rules.md#comparecommonshift).
+// With one run a side, that shift cannot be told from a
 // change that slowed every scenario, so it widens the test rather than
 // being subtracted.
 func commonShift(d, v []float64, tau2 float64) float64 {

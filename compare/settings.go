@@ -53,12 +53,10 @@ type Settings struct {
 	Learned map[string]LearnedNoise `json:"run_to_run_learned,omitempty"`
 }
 
-// DefaultRunToRun is Settings.RunToRun's default: 15%. On a shared 2-core
-// runner (2026-11-30) whole runs of the same code, minutes apart on a
-// quiet machine (the demo, then gates), moved the mean per-process P99
-// of a scenario by −32% to +54% (54 pairs, standard deviation of the log
-// difference 0.168, so about 0.12 a run) and max QPS by about as much
-// (18 pairs, 0.174); 15% leaves a margin for a runner noisier than that.
+// DefaultRunToRun is Settings.RunToRun's default: 15%, a little above
+// the per-run noise measured between whole runs of the same code on a
+// shared 2-core runner, for a runner noisier than that
+// (bench/RESULTS-rules.md#comparedefaultruntorun).
 const DefaultRunToRun = 0.15
 
 // runVar is the variance, on the log scale, that run-to-run noise adds to

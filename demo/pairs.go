@@ -146,7 +146,8 @@ func PairedReport(cfg *config.Config, m *Measured, title string) *report.Report 
 		return nil
 	}
 	base, head := labelled(m.Pairs, m.Paired)
-	r := &report.Report{Title: title, Comparison: m.Paired.Comparison, Baseline: base, Candidate: head}
+	r := &report.Report{Title: title, Comparison: m.Paired.Comparison, Baseline: base, Candidate: head,
+		Mode: "declared pairs measured in one run by the A/B engine, interleaved and paired"}
 	var warns []string
 	r.Plans, warns = gate.Plans(cfg, base, head, m.Paired.Comparison)
 	r.Warnings = append(r.Warnings, warns...)

@@ -16,8 +16,8 @@ import (
 const Source = "refserver/perfgate.yaml (embedded)"
 
 // StartCost is what one start and stop of the reference server costs the
-// demo's plan: it is ready in 0.1 to 0.2 s (measured on a loaded 2-core
-// machine); the rest is for stopping it.
+// demo's plan: about twice the time it takes to be ready
+// (bench/RESULTS-rules.md#demostartcost); the rest is for stopping it.
 const StartCost = 400 * time.Millisecond
 
 // Config parses the embedded demo config, with the short windows of

@@ -49,6 +49,10 @@ type Paths struct {
 	Markdown string
 	// HTML is report.html, the same with charts, one offline page.
 	HTML string
+	// Log is gate.log, the full report for a terminal (report.Text:
+	// method, warnings and every detail), which the terminal's brief
+	// output points to.
+	Log string
 }
 
 // Verdict is the comparison's top-level verdict.
@@ -103,9 +107,9 @@ func (o *Outcome) Message() string {
 		return "no baseline to compare with: the gate passes; store baselines with `perfgate baseline update` (the Action's mode: baseline)"
 	case compare.Undecided:
 		if o.FailOnInconclusive {
-			return "gate inconclusive, and on-inconclusive is fail: " + c.Reason
+			return "gate inconclusive, and on-inconclusive is fail: " + report.Summary(c)
 		}
-		return "inconclusive: " + c.Reason + " (the gate passes as inconclusive, not pass; gate.on_inconclusive: fail or --on-inconclusive fail fails it, rerun measures more trials)"
+		return "inconclusive: " + report.Summary(c) + " (the gate passes as inconclusive, not pass; gate.on_inconclusive: fail or --on-inconclusive fail fails it, rerun measures more trials)"
 	}
 	return ""
 }
@@ -128,11 +132,11 @@ func countNoun(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// Write writes comparison.json, report.md and report.html into dir and
-// records their paths in o.Paths. Its error carries exit code 3.
+// Write writes comparison.json, report.md, report.html and gate.log into
+// dir and records their paths in o.Paths. Its error carries exit code 3.
 func (o *Outcome) Write(dir string) (Paths, error) {
 	p := Paths{Comparison: filepath.Join(dir, "comparison.json"), Markdown: filepath.Join(dir, "report.md"),
-		HTML: filepath.Join(dir, "report.html")}
+		HTML: filepath.Join(dir, "report.html"), Log: filepath.Join(dir, "gate.log")}
 	err := WriteComparison(p.Comparison, o.Report.Comparison)
 	if err == nil {
 		err = result.WriteFileAtomic(p.Markdown, func(w io.Writer) error {
@@ -143,6 +147,9 @@ func (o *Outcome) Write(dir string) (Paths, error) {
 		err = result.WriteFileAtomic(p.HTML, func(w io.Writer) error {
 			return report.HTML(w, o.Report, report.HTMLOptions{Version: o.version})
 		})
+	}
+	if err == nil {
+		err = result.WriteFileAtomic(p.Log, func(w io.Writer) error { return report.Text(w, o.Report) })
 	}
 	if err != nil {
 		return Paths{}, exitcode.With(exitcode.RunFailed, err)

@@ -194,3 +194,21 @@ func suiteVersion(v string) suite.Options { return suite.Options{Version: v} }
 func reportWith(verdict string) *report.Report {
 	return &report.Report{Comparison: &compare.Comparison{Schema: compare.Schema, Verdict: verdict}}
 }
+
+// The gate's message (its exit error on the terminal, the Action's
+// annotation) says the verdict in a line, however long the comparison's
+// reason: issue 45's A/A gate printed a 2,371-character reason there.
+func TestMessageIsOneLine(t *testing.T) {
+	c := &compare.Comparison{Verdict: compare.Undecided, Reason: "could not decide … " + strings.Repeat("model-fp32 (p99_ms -17.1% [-43.0%, +20.8%] leaves ±5%); ", 40)}
+	for range 13 {
+		c.Scenarios = append(c.Scenarios, compare.ScenarioComparison{Scenario: "s", Verdict: compare.Inconclusive,
+			Metrics: []compare.Metric{{Metric: compare.MetricP99, Gated: true, Verdict: compare.Inconclusive, MDELimit: "noise", RunToRunVar: 0.02}}})
+	}
+	for _, failInc := range []bool{false, true} {
+		o := &Outcome{Report: &report.Report{Comparison: c}, FailOnInconclusive: failInc}
+		msg := o.Message()
+		if len([]rune(msg)) > 300 || strings.Contains(msg, "could not decide") || !strings.Contains(msg, "13 undecided of 13 scenarios · next: run perfgate gate --ab") {
+			t.Errorf("Message() (fail on inconclusive %v) = %q (%d characters), want one short line with the counts and the next step", failInc, msg, len([]rune(msg)))
+		}
+	}
+}

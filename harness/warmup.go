@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/perfgate/perfgate/internal/stat"
 )
 
 // Warm-up until steady (load.warmup: auto).
@@ -61,7 +63,7 @@ type WarmupReport struct {
 
 // WarmUntilSteady sends o's load (its Warmup, Duration, Trials, Observer
 // and Start ignored) in one-second windows until the per-second P50 and P99
-// of the last SteadyWindow seconds show no trend (MannKendallZ within
+// of the last SteadyWindow seconds show no trend (stat.MannKendallZ within
 // ±SteadyZ for both), at least b.Min and at most b.Max. It returns the
 // report and an error only when the load itself failed (every request
 // failed, ctx cancelled). The caller then measures with no warm-up of its
@@ -116,9 +118,9 @@ func WarmUntilSteady(ctx context.Context, o Options, b SteadyBounds) (WarmupRepo
 		if n < SteadyWindow {
 			continue
 		}
-		rep.ZP50 = MannKendallZ(rep.P50Ms[n-SteadyWindow:])
-		rep.ZP99 = MannKendallZ(rep.P99Ms[n-SteadyWindow:])
-		rep.AchievedRPS = mean(achieved[n-SteadyWindow:])
+		rep.ZP50 = stat.MannKendallZ(rep.P50Ms[n-SteadyWindow:])
+		rep.ZP99 = stat.MannKendallZ(rep.P99Ms[n-SteadyWindow:])
+		rep.AchievedRPS = stat.Mean(achieved[n-SteadyWindow:])
 		if math.Abs(rep.ZP50) <= SteadyZ && math.Abs(rep.ZP99) <= SteadyZ {
 			rep.Steady = true
 			break
@@ -128,64 +130,4 @@ func WarmUntilSteady(ctx context.Context, o Options, b SteadyBounds) (WarmupRepo
 		progress(Progress{Phase: "warmup", PhaseDone: true, Elapsed: rep.Took, Total: rep.Took, Sent: sent, Done: done, Errors: errs})
 	}
 	return rep, nil
-}
-
-// MannKendallZ is the Mann-Kendall trend statistic of the series x:
-// S = Σ_{i<j} sign(x_j − x_i), the number of rising pairs less the
-// falling ones, normalised to Z = (S − sign(S)) / √Var(S), with
-// Var(S) = [n(n−1)(2n+5) − Σ_t t(t−1)(2t+5)] / 18 over the groups of t
-// tied values (the continuity correction and tie correction of Kendall,
-// 1975). Without a trend Z is about standard normal (n ≥ 5 or so); a
-// series falling as a server warms up gives a large negative Z. It is 0
-// for fewer than 3 values or a constant series. Being rank-based, one
-// slow second moves it no more than any other out-of-order value.
-func MannKendallZ(x []float64) float64 {
-	n := len(x)
-	if n < 3 {
-		return 0
-	}
-	s := 0
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			switch {
-			case x[j] > x[i]:
-				s++
-			case x[j] < x[i]:
-				s--
-			}
-		}
-	}
-	ties := map[float64]int{}
-	for _, v := range x {
-		ties[v]++
-	}
-	fn := float64(n)
-	v := fn * (fn - 1) * (2*fn + 5)
-	for _, t := range ties {
-		ft := float64(t)
-		v -= ft * (ft - 1) * (2*ft + 5)
-	}
-	v /= 18
-	if v <= 0 || s == 0 {
-		return 0
-	}
-	fs := float64(s)
-	if s > 0 {
-		fs--
-	} else {
-		fs++
-	}
-	return fs / math.Sqrt(v)
-}
-
-// mean is the arithmetic mean of x (0 when empty).
-func mean(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }

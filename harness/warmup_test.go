@@ -2,38 +2,12 @@ package harness
 
 import (
 	"context"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 )
-
-func TestMannKendallZ(t *testing.T) {
-	tests := []struct {
-		name string
-		x    []float64
-		want float64
-	}{
-		// S = -15 over 15 pairs, Var(S) = 6·5·17/18: z = -14/√28.33.
-		{"falling", []float64{6, 5, 4, 3, 2, 1}, -14 / math.Sqrt(6*5*17/18.0)},
-		{"rising", []float64{1, 2, 3, 4, 5, 6}, 14 / math.Sqrt(6*5*17/18.0)},
-		{"flat", []float64{3, 3, 3, 3, 3, 3}, 0},
-		// One slow second among steady ones moves S by its rank only.
-		{"one outlier", []float64{2, 2.1, 50, 2.05, 2.1, 2}, 0},
-		{"too short", []float64{2, 1}, 0},
-		// Ties: 1,1,2,2 has S = 4, Var = (4·3·13 − 2·(2·1·9))/18 = 6.67.
-		{"ties", []float64{1, 1, 2, 2}, 3 / math.Sqrt((4*3*13-2*2*1*9)/18.0)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := MannKendallZ(tt.x); math.Abs(got-tt.want) > 1e-9 {
-				t.Errorf("MannKendallZ(%v) = %v, want %v", tt.x, got, tt.want)
-			}
-		})
-	}
-}
 
 // slowStart is a loopback server whose responses take decay at first,
 // falling linearly to nothing over span from its first request, then

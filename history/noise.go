@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/perfgate/perfgate/changepoint"
+	"github.com/perfgate/perfgate/internal/stat"
 )
 
 // MinNoiseRuns is the fewest runs of a scenario on a runner, since its
@@ -73,7 +74,7 @@ func LearnNoise(recs []Record, scenario, runner string, set changepoint.Settings
 			}
 			continue
 		}
-		f := math.Expm1(stddev(logs))
+		f := math.Expm1(stat.StdDev(logs))
 		if !n.Learned || f > n.Fraction {
 			n.Fraction, n.Metric = f, s.Metric
 			if !n.Learned || len(logs) < n.Runs {

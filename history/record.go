@@ -15,6 +15,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/internal/stat"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -178,10 +180,7 @@ func FromResult(r *result.Result, m Meta) (Record, error) {
 		rec.Metrics[MetricErrorRate] = e
 	}
 	if c := r.Capacity; c != nil && c.Found {
-		v := Value{Value: c.MaxQPS, PerTrial: append([]float64(nil), c.Estimates...)}
-		if len(c.Estimates) > 0 {
-			v.Value = geomean(c.Estimates)
-		}
+		v := Value{Value: compare.KneeQPS(c), PerTrial: append([]float64(nil), c.Estimates...)}
 		rec.Metrics[MetricMaxQPS] = withInterval(v)
 	}
 	if l := r.LLM; l != nil && !sweep {
@@ -262,8 +261,7 @@ func withInterval(v Value) Value {
 	if len(logs) < 2 {
 		return v
 	}
-	sd := stddev(logs)
-	h := tQuantile975(len(logs)-1) * sd / math.Sqrt(float64(len(logs)))
+	h := stat.LogHalfWidth(logs, 0.95)
 	v.Lo, v.Hi = round4(v.Value*math.Exp(-h)), round4(v.Value*math.Exp(h))
 	return v
 }

@@ -115,8 +115,7 @@ func (k *Confirmer) Bracket() (lo, hi float64) { return k.lo, k.hi }
 // rates it probed (interpolated between a pass and a fail), and two
 // searches that stopped at different brackets would otherwise differ by
 // that lean in every round alike, which a test over rounds takes for a
-// change (a loopback A/A of one binary read −6.2%, p < 0.05, from brackets
-// [92.2, 121.5] and [97.5, 121.3]).
+// change (bench/RESULTS-rules.md#kneeconfirmerrebracket).
 func (k *Confirmer) Rebracket(lo, hi float64) {
 	lo, hi = k.clamp(lo), k.clamp(hi)
 	if !(lo > 0) || hi <= lo {
@@ -202,10 +201,9 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 	}
 	// A round that stepped far ends with a pass and a fail far apart, and
 	// an estimate interpolated across them leans on where they fell: on a
-	// curve that turns up sharply at the knee, low (rounds stepped from a
-	// disturbed search to 299 and 364 rps read 290 and 312 against quiet
-	// rounds' 342 to 385, bracketed within 3%). Such a bracket is bisected
-	// (geometric midpoint), at most maxNarrowSteps times, until it is no
+	// curve that turns up sharply at the knee, low (bench/RESULTS-rules.md,
+	// "narrowing a round's bracket"). Such a bracket is bisected (geometric
+	// midpoint), at most maxNarrowSteps times, until it is no
 	// wider than narrowBeyond and four times the search's.
 	for n := 0; n < maxNarrowSteps; n++ {
 		hp, lf, ok := roundBracket(pts, o)
@@ -229,9 +227,9 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 // width past which it is bisected. Only a round that stepped far is
 // narrowed: one that stepped once or twice keeps its bracket, as the
 // other side's round in a same-runner A/B does, so that paired rounds
-// read their estimates from alike brackets (narrowing every bracket
-// wider than twice the search's raised the seeded A/B simulation's A/A
-// false regressions from 2 to 6 of 120, TestSimulatedPairedKnees).
+// read their estimates from alike brackets: narrowing every wide
+// bracket adds false alarms to paired rounds (TestSimulatedPairedKnees;
+// bench/RESULTS-rules.md).
 const (
 	maxNarrowSteps = 2
 	narrowBeyond   = 0.15
@@ -249,11 +247,9 @@ func roundBracket(pts []result.Point, o Options) (pass, fail float64, ok bool) {
 // beyond the bracket's two. The steps grow (a span, then two, …), so eight
 // reach about 5.8 times past the bracket at the smallest step: a round
 // must find a knee that moved far since the search, not stop near the
-// search's bracket and report its edge. Three steps (×1.34) once left
-// every round of a stored A/A run at 138 rps, the search's knee (97 rps,
-// measured while something disturbed the host) plus its reach, though the
-// rounds passed every probe and the build's knee was about 370: max QPS
-// read −67.7%, a false alarm.
+// search's bracket and report its edge: a search disturbed by the host
+// can land far below the knee, and rounds that cannot reach past it
+// repeat its error (bench/RESULTS-rules.md#knee-maxconfirmsteps).
 const maxConfirmSteps = 8
 
 // minConfirmStep is the smallest relative step of a confirmation round

@@ -370,12 +370,11 @@ func retryThin(p result.Point, o Options, again func() (result.Point, error)) ([
 
 // ThinTailP is the least chance, were the rate's true P99 exactly the
 // SLO, of seeing as many requests slower than the SLO as a failing probe
-// saw, for which the probe is measured once more (thinTail). At 134 req/s
-// a window of 200 requests fails on its third-slowest request: on a 2-core
-// VM whose P99 at that rate was 6 to 8 ms against a 10 ms SLO, one or two
-// requests caught by a scheduling stall failed such probes at rates far
-// below the knee (97, 134, 208 and 279 rps against a knee of about 370),
-// and each became a round's knee.
+// saw, for which the probe is measured once more (thinTail). A window of
+// 200 requests fails on its third-slowest request, so one or two requests
+// caught by a scheduling stall can fail a probe far below the knee, and
+// that probe would become a round's knee
+// (bench/RESULTS-rules.md#kneethintailp).
 const ThinTailP = 0.05
 
 // thinTail reports whether p failed on its P99 alone (errors, throughput,

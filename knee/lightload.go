@@ -17,12 +17,9 @@ const LightLoadFraction = 0.5
 // or below (or, with none there, at the lowest rate tried) is
 // LightLoadFraction of the SLO or more. Such a knee is where the tail's
 // noise happens to cross the SLO, not where queueing begins, and it moves
-// far between runs. Measured on this project's 2-core VM (2026-12-02): a
-// CLI sweep of a service of 2 ms of CPU a request, one worker, under a
-// 10 ms P99 SLO, with perfgate itself held to one core (GOMAXPROCS=1) and
-// 30 s windows, measured a P99 of 8.65 ms at 8 rps and reported a knee of
-// 7.9 rps; swept with perfgate on both cores, the same service's knee was
-// 355.5 rps. This warns of the first. Empty when the knee was not found,
+// far between runs (a generator starved of CPU can put it far below the
+// service's: bench/RESULTS-rules.md#kneelightloadwarning). Empty when the
+// knee was not found,
 // the SLO is not a P99 one, or the light-load P99 is well below it.
 func LightLoadWarning(c *result.Capacity) string {
 	if c == nil || !c.Found || !(c.SLOP99Ms > 0) || len(c.Points) == 0 {

@@ -96,17 +96,23 @@ func unit(abs bool) string {
 }
 
 // interval formats a change's interval: "[+12.1%, +23.5%]", or with an
-// open top "[+5.0%, ∞)".
+// open top "[+5.0%, ∞)". A relative end beyond ±CapPct is written "over
+// +1000%": such an end says the data cannot bound the change, and a
+// figure like +46501% would read as a measurement.
 func ciText(ci [2]float64, abs, openHigh bool) string {
-	f := "%+.1f"
-	if abs {
-		f = "%+.2f"
+	end := func(v float64) string {
+		if abs {
+			return fmt.Sprintf("%+.2f", v) + unit(abs)
+		}
+		if math.Abs(v) > CapPct {
+			return fmt.Sprintf("over %+d%%", int(math.Copysign(CapPct, v)))
+		}
+		return fmt.Sprintf("%+.1f", v) + unit(abs)
 	}
-	lo := fmt.Sprintf(f, ci[0]) + unit(abs)
 	if openHigh {
-		return "[" + lo + ", ∞)"
+		return "[" + end(ci[0]) + ", ∞)"
 	}
-	return "[" + lo + ", " + fmt.Sprintf(f, ci[1]) + unit(abs) + "]"
+	return "[" + end(ci[0]) + ", " + end(ci[1]) + "]"
 }
 
 // pValue shows the p-value the verdict used (Holm-adjusted for gated

@@ -26,6 +26,24 @@ func mdDetails(s section) string {
 	return b.String()
 }
 
+// verdictLines are the verdict in full for the details: the layers that
+// decided it and the comparison's whole reason (every undecided interval,
+// what the gate could see). The headline keeps one line of it.
+func (r *Report) verdictLines() []string {
+	var out []string
+	if layers, v := r.responsible(); len(layers) > 0 {
+		what := "regressions from "
+		if v == compare.Improved {
+			what = "improvements from "
+		}
+		out = append(out, what+strings.Join(layers, ", "))
+	}
+	if c := r.Comparison.Reason; c != "" {
+		out = append(out, c)
+	}
+	return out
+}
+
 // environment describes where both sides ran, in lines.
 func (r *Report) environment() []string {
 	var out []string

@@ -16,19 +16,33 @@
 //
 // # The markdown report
 //
-// In order: a headline (verdict, counts of regressions and improvements, the
-// layers responsible); one table row per scenario, most severe first (P99
-// base → PR with its change and confidence interval, max QPS under the SLO
-// base → PR, a verdict mark); the capacity plan at the configured peak
-// (instances and cost base → PR); the per-layer attribution and the
-// telemetry's bottleneck per scenario; a Mermaid xychart-beta of P99 against
-// offered load for each scenario swept on both sides; a collapsed <details>
-// with the environment, the method (trials, thresholds, confidence) and
-// every warning; links to the run; and the hidden marker the sticky comment
+// In order: a headline (verdict, the scenarios by verdict, the one thing
+// to do next, the layers responsible); one table row per scenario, most
+// severe first (P99 base → PR with its change and confidence interval,
+// max QPS under the SLO base → PR, a verdict mark); at most
+// MaxDecideLines lines on what would decide the undecided scenarios and
+// what the gate can see (brief.go); the capacity plan at the configured
+// peak (instances and cost base → PR); the per-layer attribution and the
+// telemetry's bottleneck per scenario; a Mermaid xychart-beta of P99
+// against offered load for each scenario swept on both sides; a collapsed
+// <details> with the comparison's whole reason, the environment, the
+// method (trials, thresholds, confidence) and every warning; links to the
+// run; and the hidden marker the sticky comment
 // is found by. The text report shows the same sections in the same order,
 // less the charts and the links: both walk one list (sections, in
 // sections.go) and render each section in their format. A comparison alone
 // does the same with comparisonSections.
+//
+// # Five seconds
+//
+// A person reads a verdict in five seconds. The headline is one line of at
+// most HeadlineMax characters (its title dropped, then cut, when longer);
+// Brief and ComparisonBrief give a terminal the headline, the table and the
+// decide lines only, and the commands print the rest (Text,
+// ComparisonText) under --verbose and into the gate's log file. A change
+// the gate could not see under VisibleLimitPct is said in words, and an
+// interval's end beyond ±CapPct is written "over +1000%": such figures read
+// as measurements they are not.
 //
 // A PR comment may hold at most 65,536 characters (CommentMaxBytes; bytes
 // are counted, which is never fewer than characters). When the report is

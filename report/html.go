@@ -30,12 +30,16 @@ type HTMLOptions struct {
 
 // htmlPage is what the template renders.
 type htmlPage struct {
-	Title, Verdict, Headline, Commit, Reason, Version, RunURL string
-	CSS                                                       template.CSS
-	Rows                                                      []htmlRow
-	Overview                                                  []*figure
-	Scenarios                                                 []htmlScenario
-	Environment, Method, Warnings                             []string
+	Title, Verdict, Headline, Mode, Commit, Version, RunURL string
+	// Decide are the lines on what would decide the undecided scenarios
+	// (decideLines); Reason the comparison's whole reason, in the
+	// details.
+	Decide, Reason                []string
+	CSS                           template.CSS
+	Rows                          []htmlRow
+	Overview                      []*figure
+	Scenarios                     []htmlScenario
+	Environment, Method, Warnings []string
 }
 
 type htmlRow struct {
@@ -75,13 +79,15 @@ func HTML(w io.Writer, r *Report, o HTMLOptions) error {
 // htmlPage gathers the page's text and figures.
 func (r *Report) htmlPage() *htmlPage {
 	c := r.Comparison
-	p := &htmlPage{Title: "perfgate", Verdict: c.Verdict, Reason: c.Reason, Commit: shortSHA(r.Commit),
-		CSS: template.CSS(htmlCSS), RunURL: safeURL(r.RunURL)}
+	p := &htmlPage{Title: "perfgate", Verdict: c.Verdict, Mode: r.mode(), Decide: decideLines(c), Reason: r.verdictLines(),
+		Commit: shortSHA(r.Commit), CSS: template.CSS(htmlCSS), RunURL: safeURL(r.RunURL)}
 	if r.Title != "" {
 		p.Title = "perfgate · " + r.Title
 	}
-	reg, imp := r.counts()
-	p.Headline = fmt.Sprintf("%s, %s across %s", plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
+	p.Headline = tallyLine(c)
+	if next := nextStep(c); next != "" {
+		p.Headline += " · next: " + next
+	}
 	if layers, v := r.responsible(); len(layers) > 0 {
 		what := "regressions from"
 		if v == compare.Improved {

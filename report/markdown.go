@@ -208,6 +208,12 @@ func (r *Report) mdSection(s section, summary string) mdBlock {
 		for _, row := range s.rows {
 			blk.rows = append(blk.rows, mdRow{row.scenario, r.mdRow(row.sc)})
 		}
+	case secDecide:
+		for _, g := range s.groups {
+			for _, l := range g.lines {
+				blk.head += "- " + esc(l) + "\n"
+			}
+		}
 	case secCapacity:
 		head, rows := r.mdCapacity()
 		for _, row := range s.rows {
@@ -311,15 +317,14 @@ func capitalize(s string) string {
 func (r *Report) mdHead() string {
 	c := r.Comparison
 	var b strings.Builder
-	title := "perfgate"
-	if r.Title != "" {
-		title = "perfgate · " + esc(r.Title)
-	}
-	fmt.Fprintf(&b, "## %s %s: **%s**\n\n", verdictMark(c.Verdict), title, esc(c.Verdict))
-	reg, imp := r.counts()
-	line := fmt.Sprintf("%s, %s across %s", plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
+	fmt.Fprintf(&b, "## %s %s: **%s**\n\n", verdictMark(c.Verdict), r.headPrefix(esc), esc(c.Verdict))
+	reg, _ := r.counts()
+	line := esc(tallyLine(c))
 	if reg > 0 {
 		line = "**" + line + "**"
+	}
+	if next := nextStep(c); next != "" {
+		line += " · next: " + esc(next)
 	}
 	if layers, v := r.responsible(); len(layers) > 0 {
 		names := make([]string, len(layers))
@@ -335,9 +340,6 @@ func (r *Report) mdHead() string {
 	b.WriteString(line + "\n")
 	if sha := shortSHA(r.Commit); sha != "" && c.AB == nil {
 		fmt.Fprintf(&b, "\nMeasured commit `%s` against the stored baselines.\n", sha)
-	}
-	if c.Reason != "" {
-		fmt.Fprintf(&b, "\n> %s\n", esc(c.Reason))
 	}
 	return b.String()
 }

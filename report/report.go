@@ -50,6 +50,10 @@ type Report struct {
 	// Trend is the run history, when the gate was given one: the HTML
 	// report draws a trend panel per scenario and the comment links it.
 	Trend *Trend `json:"trend,omitempty"`
+	// Mode says which comparison produced the report when its comparison
+	// cannot (the demo's variants measured in one run); "" derives it:
+	// stored baselines, same-runner A/B, the history's learned noise.
+	Mode string `json:"-"`
 }
 
 // Plan is one scenario's capacity plan on each side and the change.

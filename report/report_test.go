@@ -47,12 +47,12 @@ func TestMarkdownContent(t *testing.T) {
 	md := b.String()
 	for _, want := range []string{
 		"## ❌ perfgate · perfgate.yaml: **fail**",
-		"**1 regression, 1 improvement across 3 scenarios** · regressions from layer **service**",
+		"**1 regressed, 1 improved, 1 new of 3 scenarios** · next: fix it, or re-baseline if intended · regressions from layer **service**",
 		"| 🔴 | service/batching | service | 11.8 → 13.9 ms | **+18.0%** [+12.1%, +23.5%] | 1,234 → 963 | **-22.0%** [-25.6%, -18.3%] | regressed |",
 		"6 → 7 (**+1**)",
 		"(**+$1,825.00**)",
 		"xychart-beta",
-		"<details><summary>Environment, method and warnings</summary>",
+		"<details><summary>Verdict, environment, method and warnings</summary>",
 		"- **service/batching**: server-side: queue time",
 		"[Full report](https://github.com/acme/svc/actions/runs/42/attempts/1#summary)",
 	} {

@@ -21,9 +21,19 @@ type RunRow struct {
 }
 
 // RunTable writes the terminal summary of a run (perfgate run, demo): one
-// table row per scenario, then what each result adds (the knee, Little's
-// Law, streaming figures, planning facts, warnings).
+// table row per scenario (RunFigures), then what each result adds (the
+// knee, Little's Law, streaming figures, planning facts, warnings).
 func RunTable(w io.Writer, rows []RunRow) error {
+	if err := RunFigures(w, rows); err != nil {
+		return err
+	}
+	runNotes(w, rows)
+	return nil
+}
+
+// RunFigures writes the run's table alone: one row per scenario, its
+// load, requests, errors, rate and latency quantiles.
+func RunFigures(w io.Writer, rows []RunRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tlayer\tload\trequests\terrors\tachieved/s\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms\t")
 	for _, o := range rows {
@@ -59,9 +69,12 @@ func RunTable(w io.Writer, rows []RunRow) error {
 			r.Scenario, r.Layer, load, s.Requests, s.Errors, s.AchievedRPS,
 			s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	return tw.Flush()
+}
+
+// runNotes writes what each result adds to its row: the knee, Little's
+// Law, streaming figures, planning facts, warnings.
+func runNotes(w io.Writer, rows []RunRow) {
 	for _, o := range rows {
 		r := o.Result
 		if r == nil {
@@ -98,7 +111,6 @@ func RunTable(w io.Writer, rows []RunRow) error {
 			fmt.Fprintf(w, "%s: warning: %s\n", r.Scenario, warn)
 		}
 	}
-	return nil
 }
 
 // llmLine writes a streamed run's figures. A figure no request had (TPOT

@@ -13,6 +13,7 @@ const (
 	secHeadline   sectionKind = iota // verdict, counts, the layers responsible, the reason
 	secAB                            // the same-runner A/B run, when the gate ran one
 	secScenarios                     // one row per scenario, most severe first
+	secDecide                        // at most MaxDecideLines on what would decide the undecided
 	secCapacity                      // the capacity plan of each scenario that has one
 	secLayers                        // the change per layer
 	secLadder                        // the ladder: one layer changed per rung
@@ -101,14 +102,22 @@ func (r *Report) sections() []section {
 		}
 	}
 	out = append(out, table)
-	for _, s := range []section{capacity, layers, ladder, bottleneck, charts} {
-		if len(s.rows) > 0 {
+	decide := section{kind: secDecide}
+	for _, l := range decideLines(c) {
+		decide.groups = append(decide.groups, lineGroup{lines: []string{l}})
+	}
+	for _, s := range []section{decide, capacity, layers, ladder, bottleneck, charts} {
+		if len(s.rows) > 0 || len(s.groups) > 0 {
 			out = append(out, s)
 		}
 	}
+	var groups []lineGroup
+	if v := r.verdictLines(); len(v) > 0 {
+		groups = append(groups, lineGroup{"verdict", v})
+	}
+	groups = append(groups, lineGroup{"environment", r.environment()}, lineGroup{"method", r.method()}, lineGroup{"warnings", r.warnings()})
 	return append(out,
-		section{kind: secDetails, title: "environment, method and warnings", groups: []lineGroup{
-			{"environment", r.environment()}, {"method", r.method()}, {"warnings", r.warnings()}}},
+		section{kind: secDetails, title: "verdict, environment, method and warnings", groups: groups},
 		section{kind: secLinks})
 }
 

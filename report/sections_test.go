@@ -25,11 +25,11 @@ func TestSections(t *testing.T) {
 	}{
 		{"sample", sampleReport,
 			[]sectionKind{secHeadline, secScenarios, secCapacity, secLayers, secBottleneck, secCharts, secDetails, secLinks},
-			[]string{"perfgate · perfgate.yaml: FAIL", "SCENARIO", "capacity:", "by layer:", "bottleneck service/batching:", "environment:"},
+			[]string{"perfgate: FAIL · 1 regressed", "SCENARIO", "capacity:", "by layer:", "bottleneck service/batching:", "verdict:", "environment:"},
 			[]string{"## ❌ perfgate", "| | scenario |", "### Capacity at", "### By layer", "**Bottleneck**", "### P99 against offered load", "<details>", "[Full report]"}},
 		{"ladder without layers", ladder,
 			[]sectionKind{secHeadline, secScenarios, secCapacity, secLadder, secBottleneck, secCharts, secDetails, secLinks},
-			[]string{"perfgate · perfgate.yaml: FAIL", "SCENARIO", "capacity:", "ladder (one layer changed per rung):", "bottleneck service/batching:", "environment:"},
+			[]string{"perfgate: FAIL · 1 regressed", "SCENARIO", "capacity:", "ladder (one layer changed per rung):", "bottleneck service/batching:", "verdict:", "environment:"},
 			[]string{"## ❌ perfgate", "| | scenario |", "### Capacity at", "**Ladder**", "**Bottleneck**", "### P99 against offered load", "<details>", "[Full report]"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/perfgate/perfgate/compare"
 )
 
 // Text writes r for a terminal: the sections of the markdown report
@@ -39,23 +37,7 @@ func (r *Report) textSection(s section) string {
 	var b strings.Builder
 	switch s.kind {
 	case secHeadline:
-		title := "perfgate"
-		if r.Title != "" {
-			title += " · " + plain(r.Title)
-		}
-		reg, imp := r.counts()
-		fmt.Fprintf(&b, "%s: %s (%s, %s across %s)\n", title, strings.ToUpper(plain(c.Verdict)),
-			plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
-		if layers, v := r.responsible(); len(layers) > 0 {
-			what := "regressions from"
-			if v == compare.Improved {
-				what = "improvements from"
-			}
-			fmt.Fprintf(&b, "%s: %s\n", what, plain(strings.Join(layers, ", ")))
-		}
-		if c.Reason != "" {
-			fmt.Fprintf(&b, "%s\n", plain(c.Reason))
-		}
+		b.WriteString(plain(headlineLine(r.headPrefix(plain), c)) + "\n")
 	case secAB:
 		b.WriteString(r.textAB())
 	case secScenarios:
@@ -72,6 +54,12 @@ func (r *Report) textSection(s section) string {
 				w.P99, withCI(w.P99Pct, w.P99CI), w.QPS, withCI(w.QPSPct, w.QPSCI), s.Verdict+w.notes())
 		}
 		tw.Flush()
+	case secDecide:
+		for _, g := range s.groups {
+			for _, l := range g.lines {
+				b.WriteString(plain(l) + "\n")
+			}
+		}
 	case secCapacity:
 		b.WriteString(s.title + ":\n")
 		for _, row := range s.rows {

@@ -6,8 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
+	"github.com/perfgate/perfgate/internal/stat"
 	"github.com/perfgate/perfgate/internal/textfmt"
 	"github.com/perfgate/perfgate/result"
 )
@@ -393,26 +392,10 @@ func num(x float64) string { return textfmt.Num(x) }
 // own target process) their geometric mean and its 95% t-interval on the
 // log scale, the figure the gate tests as max QPS; else the knee.
 func sizedCapacity(c *result.Capacity) (capacity float64, interval *[2]float64, basis string) {
-	var logs []float64
-	for _, e := range c.Estimates {
-		if e > 0 && !math.IsInf(e, 0) {
-			logs = append(logs, math.Log(e))
-		}
-	}
-	if len(logs) < 2 {
+	gm, lo, hi, n := stat.GeoMeanInterval(c.Estimates, 0.95)
+	if n < 2 {
 		return c.MaxQPS, nil, "knee"
 	}
-	var m, ss float64
-	for _, l := range logs {
-		m += l
-	}
-	m /= float64(len(logs))
-	for _, l := range logs {
-		ss += (l - m) * (l - m)
-	}
-	n := float64(len(logs))
-	se := math.Sqrt(ss / (n - 1) / n)
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
-	return round(math.Exp(m), 1), &[2]float64{round(math.Exp(m-q*se), 1), round(math.Exp(m+q*se), 1)},
-		fmt.Sprintf("geometric mean of %d knee estimates", len(logs))
+	return round(gm, 1), &[2]float64{round(lo, 1), round(hi, 1)},
+		fmt.Sprintf("geometric mean of %d knee estimates", n)
 }

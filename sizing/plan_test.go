@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing/sizingtest"
 )
@@ -339,5 +340,27 @@ func TestPlanFromEstimates(t *testing.T) {
 	}
 	if s.Instances != 12 || s.InstancesRange[0] > 12 || s.InstancesRange[1] < 12 {
 		t.Errorf("instances %d range %v, want 12 = ceil(11000 × 1.3 / 1199.9) inside the range", s.Instances, s.InstancesRange)
+	}
+}
+
+// The plan sizes from the figure the gate tests as max QPS: with two or
+// more valid knee estimates its capacity is compare.KneeQPS of the same
+// capacity (rounded to 0.1), so a plan and a gate never disagree about
+// one run's knee.
+func TestPlanCapacityIsGateKnee(t *testing.T) {
+	for _, est := range [][]float64{
+		{1180, 1220, 1200, 1210, 1190},
+		{800, 1250},
+		{90.5, 91.25, 130},
+	} {
+		res := sweep(1000, 1100, 10)
+		res.Capacity.Estimates = est
+		s, err := Plan(res, Input{PeakQPS: 11000, Headroom: 1.3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := math.Round(compare.KneeQPS(res.Capacity)*10) / 10; s.PerInstanceMaxQPS != want {
+			t.Errorf("Plan(estimates %v).PerInstanceMaxQPS = %v, want compare.KneeQPS %v", est, s.PerInstanceMaxQPS, want)
+		}
 	}
 }

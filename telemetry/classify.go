@@ -181,16 +181,15 @@ func lagged(in ClassifyInput) bool {
 // Stalled reports whether a trial's sends were late (as generatorBound
 // reads lag) while the generator used less than LagBusyFraction of its
 // cores: it was ready but not given a CPU, so the machine stalled, and
-// perfgate was not the bottleneck. Measured on this project's 2-core VM:
-// one trial of a quiet run sent 88.8 ms late at P99 while the generator
-// used 0.04 cores and no other process ran (steal 0): a hypervisor pause
-// that, read as generator-bound, threw away the whole run.
+// perfgate was not the bottleneck: a hypervisor pause, which, read as
+// generator-bound, would throw away the whole run
+// (bench/RESULTS-rules.md#telemetrystalled).
 //
 // The generator's threads must also have waited next to nothing in the
 // kernel's run queue (RunQueueMs, measured: above 0 and under
 // StallRunQueueMs a time they ran): a pause of the whole machine stops
-// the guest's clock for everyone and leaves no queue (that trial: 0.07
-// ms, as in quiet trials), whereas a generator crowded off the cores by
+// the guest's clock for everyone and leaves no queue, as in quiet
+// trials, whereas a generator crowded off the cores by
 // another process, or by the target itself, waits in the queue, and
 // that lag stays generator-bound.
 func Stalled(in ClassifyInput) bool {

@@ -77,9 +77,10 @@ const (
 	LagBusyFraction = 0.5
 	// StallRunQueueMs: a stall also needs the generator's threads to have
 	// waited under this long on average in the run queue each time they
-	// ran (a quarter of harness.MaxRunQueueWait; quiet trials on a 2-core
-	// VM wait 0.05–0.08 ms): a generator crowded off its cores waits
-	// there, a paused machine leaves no queue.
+	// ran (a quarter of harness.MaxRunQueueWait, several times what
+	// quiet trials wait: bench/RESULTS-rules.md#telemetrystalled): a
+	// generator crowded off its cores waits there, a paused machine
+	// leaves no queue.
 	StallRunQueueMs = 0.25
 	// ComputeSMPct: SM utilization ≥ 80% is compute-bound.
 	ComputeSMPct = 80.0

@@ -42,6 +42,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&s.AllowEnvMismatch, "allow-env-mismatch", false, "compare with a baseline from other hardware anyway, with a loud warning")
 	fs.BoolVar(&s.IgnoreHostLoad, "ignore-host-load", false, "keep a regression measured while the host was busy with other work, or while the runner ran slower, a regression (default: inconclusive (host busy) or (runner slower))")
 	histSpec := fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (docs/history.md) instead of assuming gate.run_to_run")
+	verbose := fs.Bool("verbose", false, "print every metric of every scenario, the method, the environment and the warnings instead of the headline, the table and what would decide")
 	failUndecided := fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
 	setUsage(fs, "compare")
 	if err := fs.Parse(args); err != nil {
@@ -143,7 +144,12 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageErr("compare: %v", err)
 	}
-	if err := report.RenderComparison(e.stdout, c, outFormat); err != nil {
+	if outFormat == report.FormatText && !*verbose {
+		err = report.ComparisonBrief(e.stdout, c, "every metric, the method and the warnings: --verbose")
+	} else {
+		err = report.RenderComparison(e.stdout, c, outFormat)
+	}
+	if err != nil {
 		return fmt.Errorf("compare: writing the report: %w", err)
 	}
 	if code := exitcode.ForVerdict(c.Verdict, *failUndecided); code != exitPass {

@@ -42,7 +42,8 @@ func TestCompareCommand(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{"no change passes", []string{"compare", "--baseline", base, "--candidate", same}, exitPass, "api (service)", ""},
+		{"no change passes", []string{"compare", "--baseline", base, "--candidate", same}, exitPass, "PASS · 1 unchanged of 1 scenario", ""},
+		{"--verbose shows every metric", []string{"compare", "--verbose", "--baseline", base, "--candidate", same}, exitPass, "api (service): UNCHANGED", ""},
 		{"30% slower fails", []string{"compare", "--baseline", base, "--candidate", slow}, exitRegression, "regressed", ""},
 		{"json format", []string{"compare", "--baseline", base, "--candidate", slow, "--format", "json"}, exitRegression, `"schema": "perfgate.comparison/v1"`, ""},
 		{"truncated baseline names the file", []string{"compare", "--baseline", broken, "--candidate", same}, exitUsage, "", "broken.json"},

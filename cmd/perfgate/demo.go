@@ -29,7 +29,8 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	setUsage(fs, "demo")
 	quick := fs.Bool("quick", false, "shorter knee searches and no ladder: about two and a half minutes, with wider intervals")
-	out := fs.String("out", "perfgate-demo", "folder for results, baselines and the config to gate with")
+	out := fs.String("out", "perfgate-demo", "folder for results, baselines, the config to gate with and demo.log")
+	verbose := fs.Bool("verbose", false, "print every log line, each result's notes and warnings and the full report (they are always written to OUT/demo.log)")
 	var scenarios stringList
 	fs.Var(&scenarios, "scenario", "run only this scenario (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -47,7 +48,21 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s\n",
 		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demo.Planned(cfg, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
-	prog := newProgress(e)
+	// The full log: every log line of the run, each result's notes and
+	// the full reports. The terminal shows one screen of it (the live
+	// progress line, the results' figures, the verdicts in brief) unless
+	// --verbose.
+	logPath := filepath.Join(*out, "demo.log")
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return withCode(exitUsage, fmt.Errorf("demo: --out: %w", err))
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("demo: the log: %w", err))
+	}
+	defer logFile.Close()
+	dl := demoLog{e: e, log: logFile, path: logPath, verbose: *verbose}
+	prog := dl.progress()
 	so := e.suiteOptions(cfg, resultsDir, prog, nil)
 	m, err := demo.Measure(ctx, cfg, so, *out, scenarios)
 	prog.close()
@@ -55,11 +70,16 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		return withCode(exitUsage, err)
 	}
 	fmt.Fprintln(e.stdout)
-	printResults(e.stdout, demoOutcomes(cfg, m.Run))
+	rows := runRows(demoOutcomes(cfg, m.Run))
+	_ = report.RunTable(logFile, rows)
+	if *verbose {
+		_ = report.RunTable(e.stdout, rows)
+	} else {
+		_ = report.RunFigures(e.stdout, rows) // a terminal write error has nowhere to go
+	}
 	if rep := demo.PairedReport(cfg, m, demo.Title); rep != nil {
-		fmt.Fprintln(e.stdout)
-		if err := report.Text(e.stdout, rep); err != nil {
-			return withCode(exitRunFailed, err)
+		if err := dl.report(rep); err != nil {
+			return err
 		}
 		if page := filepath.Join(*out, "report.html"); writeHTML(page, rep) == nil {
 			fmt.Fprintf(e.stdout, "\nthe charts: open %s (one file, works offline)\n", page)
@@ -68,12 +88,54 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 			return withCode(exitRunFailed, err)
 		}
 	}
-	if err := demoPlanted(ctx, e, cfg, *out, scenarios); err != nil {
+	if err := demoPlanted(ctx, dl, cfg, *out, scenarios); err != nil {
 		return err
 	}
 	storeDemoBaselines(ctx, e, cfg, *out, resultsDir, self, m.Run.ByName)
-	fmt.Fprintf(e.stdout, "\ndemo took %s\n", time.Since(start).Round(time.Second))
+	if !*verbose {
+		fmt.Fprintf(e.stdout, "\nevery log line, each result's notes and the full reports: %s (--verbose prints them)\n", logPath)
+	}
+	fmt.Fprintf(e.stdout, "demo took %s\n", time.Since(start).Round(time.Second))
 	return m.Failed(ctx)
+}
+
+// demoLog is where the demo writes: the full log file always, the
+// terminal in brief unless verbose.
+type demoLog struct {
+	e       *env
+	log     *os.File
+	path    string
+	verbose bool
+}
+
+// progress is a progress display whose log lines go to the log file
+// (and the terminal too when verbose).
+func (d demoLog) progress() *progress {
+	p := newProgress(d.e)
+	if !d.verbose {
+		p.log = d.log
+	}
+	return p
+}
+
+// report writes rep in full to the log, and to the terminal in full when
+// verbose, else in brief.
+func (d demoLog) report(rep *report.Report) error {
+	fmt.Fprintln(d.e.stdout)
+	fmt.Fprintln(d.log)
+	if err := report.Text(d.log, rep); err != nil {
+		return withCode(exitRunFailed, fmt.Errorf("demo: writing %s: %w", d.path, err))
+	}
+	var err error
+	if d.verbose {
+		err = report.Text(d.e.stdout, rep)
+	} else {
+		err = report.Brief(d.e.stdout, rep, "")
+	}
+	if err != nil {
+		return withCode(exitRunFailed, err)
+	}
+	return nil
 }
 
 // demoOutcomes are the run's results as suite outcomes, in the config's
@@ -94,14 +156,15 @@ func demoOutcomes(cfg *config.Config, run demo.Run) []suite.Outcome {
 // layer pairs, its report (the verdict, the instance counts of both) and
 // where its results went (out/planted, never among the baselines). It
 // runs when the selection holds the planted scenario (all, by default).
-func demoPlanted(ctx context.Context, e *env, cfg *config.Config, out string, only []string) error {
+func demoPlanted(ctx context.Context, dl demoLog, cfg *config.Config, out string, only []string) error {
+	e := dl.e
 	if ctx.Err() != nil || (len(only) > 0 && !slices.Contains(only, demo.PlantedScenario)) {
 		return nil
 	}
 	dir := filepath.Join(out, "planted")
 	fmt.Fprintf(e.stdout, "\nthe planted regression: %s against the same server with `fixture serve --batch-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
 		demo.PlantedScenario, demo.PlantedOverhead)
-	prog := newProgress(e)
+	prog := dl.progress()
 	so := e.suiteOptions(cfg, filepath.Join(dir, "results"), prog, nil)
 	m, err := demo.MeasurePlanted(ctx, cfg, so, dir)
 	prog.close()
@@ -109,9 +172,8 @@ func demoPlanted(ctx context.Context, e *env, cfg *config.Config, out string, on
 		return withCode(exitUsage, err)
 	}
 	if rep := demo.PairedReport(cfg, m, demo.PlantedTitle); rep != nil {
-		fmt.Fprintln(e.stdout)
-		if err := report.Text(e.stdout, rep); err != nil {
-			return withCode(exitRunFailed, err)
+		if err := dl.report(rep); err != nil {
+			return err
 		}
 		if err := gate.WriteComparison(filepath.Join(dir, "comparison.json"), rep.Comparison); err != nil {
 			return withCode(exitRunFailed, err)

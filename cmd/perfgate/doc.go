@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	perfgate demo [--quick] [--out DIR]
+//	perfgate demo [--quick] [--out DIR] [--verbose]
 //	perfgate run --config perfgate.yaml [--scenario NAME]... [--out DIR] [--generator-cpus LIST]
 //	perfgate run --url URL [--protocol http|kserve-http|kserve-grpc|openai] [--model NAME]
 //	             [--rate R | --concurrency C | --sweep --slo-p99 DUR | --trace FILE]
@@ -11,11 +11,11 @@
 //	perfgate run --config perfgate.yaml --part I/N [--list]
 //	perfgate run --url URL ... --generator I/N [--start-at RFC3339]
 //	perfgate compare [--config perfgate.yaml] --baseline FILE|DIR --candidate FILE|DIR [--format text|markdown|json]
-//	                 [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95] [--fail-on-inconclusive]
+//	                 [--allow-env-mismatch] [--p99-threshold 5%] [--confidence 0.95] [--fail-on-inconclusive] [--verbose]
 //	perfgate compare [flags] BASELINE CANDIDATE
 //	perfgate size [--config perfgate.yaml] --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
 //	perfgate size [--config perfgate.yaml] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
-//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun]
+//	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun] [--verbose]
 //	perfgate gate --config perfgate.yaml --ab REF [--out DIR]
 //	perfgate merge --out DIR [--max-skew 100ms] PATH...
 //	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml] [--history DIR] [--force]
@@ -45,6 +45,10 @@
 // the reports, and stores the run as a baseline folder with the command
 // that gates against it. About three minutes; --quick (about two and a half) shortens
 // the knee searches and leaves the ladder out.
+// Its terminal output fits one screen: a live progress line (plain lines
+// when stderr is not a terminal), the results' figures, each report in
+// brief; every log line, each result's notes and the full reports go to
+// OUT/demo.log, and --verbose prints them too.
 //
 // # run
 //
@@ -95,9 +99,9 @@
 //
 // # compare, size, gate, baseline
 //
-// compare judges a candidate against a baseline with statistics over
-// trials (Mann-Whitney U, bootstrap intervals of the change, Holm
-// correction) and exits 1 on a regression. size turns a sweep's knee into
+// compare judges a candidate against a baseline with statistics over the
+// units that carry the noise (target processes, else trials; knee
+// estimates for max QPS; docs/verdicts.md) and exits 1 on a regression. size turns a sweep's knee into
 // an instance count: instances = ceil(peak × headroom / max QPS). gate runs
 // a config, compares with its baselines, sizes, and reports; its exit code
 // is the verdict. baseline update stores a run's results as baselines,
@@ -114,6 +118,14 @@
 // be decided (too few trials, too much noise, a busy host) or every result
 // was invalid. gate refuses (exit 2) a scenario whose trials can never
 // reach the configured confidence. See docs/verdicts.md.
+//
+// compare and gate print a verdict a person reads in five seconds: one
+// headline line (the verdict, the scenarios by verdict, the one thing to
+// do next), the table, and at most three lines on what would decide the
+// undecided scenarios. --verbose prints the rest (every metric, the
+// method, the environment, the warnings); gate always writes it to
+// OUT/gate.log beside comparison.json, report.md and report.html, whose
+// details hold it collapsed.
 //
 // gate --ab REF is the same-runner A/B (docs/ab.md): instead of reading
 // baselines it checks git revision REF out in a temporary worktree (removed

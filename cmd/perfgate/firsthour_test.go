@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/perfgate/perfgate/compare"
@@ -343,5 +345,30 @@ func TestDemoConfigRoundTrips(t *testing.T) {
 	}
 	if len(again.Scenarios) != len(cfg.Scenarios) {
 		t.Errorf("%d scenarios after the round trip, want %d", len(again.Scenarios), len(cfg.Scenarios))
+	}
+}
+
+// On a terminal the progress is one live line: a new scenario redraws it
+// (carriage returns, never a newline), and with a log set the run's log
+// lines go there instead of the screen (the demo fits one screen).
+func TestProgressOneLiveLine(t *testing.T) {
+	var screen, log strings.Builder
+	p := &progress{w: &screen, terminal: true, log: &log}
+	for _, name := range []string{"a", "b", "c"} {
+		fmt.Fprintf(p, "scenario %s: started target server\n", name)
+		p.update(name, harness.Progress{Phase: "trial", Trial: 1, Trials: 1, Elapsed: time.Second, Total: 2 * time.Second})
+		// Past the bar's throttle, so that the next draw is not skipped.
+		time.Sleep(210 * time.Millisecond)
+		p.update(name, harness.Progress{Phase: "trial", Trial: 1, Trials: 1, Elapsed: 2 * time.Second, Total: 2 * time.Second})
+	}
+	p.close()
+	if strings.Contains(screen.String(), "\n") {
+		t.Errorf("the terminal got a newline, want one live line redrawn:\n%q", screen.String())
+	}
+	if !strings.Contains(screen.String(), "c trial 1/1") {
+		t.Errorf("the terminal never showed the last scenario: %q", screen.String())
+	}
+	if got, want := strings.Count(log.String(), "started target server\n"), 3; got != want {
+		t.Errorf("log got %d log lines, want %d:\n%s", got, want, log.String())
 	}
 }

@@ -33,6 +33,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		histSpec  = fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (a folder, or a git ref such as origin/perfgate-data; docs/history.md) instead of assuming gate.run_to_run; with --results too; refused with --ab, whose paired test has no run-to-run term")
 		noBuild   = fs.Bool("no-build", false, noBuildUsage)
 		abRef     = fs.String("ab", "", "same-runner A/B: measure git revision `REF` and this checkout interleaved, instead of reading baselines (docs/ab.md)")
+		verbose   = fs.Bool("verbose", false, "print the full report (verdict, environment, method, warnings, capacity, layers) instead of the headline, the table and what would decide; it is always written to OUT/gate.log")
 		scenarios stringList
 	)
 	fs.Var(&scenarios, "scenario", "gate only this scenario (repeatable)")
@@ -74,10 +75,15 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := report.Render(e.stdout, o.Report, outFormat); err != nil {
+	if outFormat == report.FormatText && !*verbose {
+		err = report.Brief(e.stdout, o.Report, "full report: "+o.Paths.Log+" (--verbose prints it here)")
+	} else {
+		err = report.Render(e.stdout, o.Report, outFormat)
+	}
+	if err != nil {
 		return withCode(exitRunFailed, err)
 	}
-	fmt.Fprintf(e.stderr, "wrote %s, %s and %s\n", o.Paths.Comparison, o.Paths.Markdown, o.Paths.HTML)
+	fmt.Fprintf(e.stderr, "wrote %s, %s, %s and %s\n", o.Paths.Comparison, o.Paths.Markdown, o.Paths.HTML, o.Paths.Log)
 	if msg := o.Message(); msg != "" && o.ExitCode() == exitPass {
 		fmt.Fprintln(e.stderr, "perfgate: "+msg)
 	}

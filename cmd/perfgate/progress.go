@@ -10,14 +10,17 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-// progress shows a run's progress on stderr: a live bar on a terminal
+// progress shows a run's progress on stderr: one live line on a terminal
 // (schollz/progressbar: it handles terminal width, throttling and
-// clearing), plain lines per phase otherwise, so CI logs stay readable.
-// It is also the io.Writer for the run's log lines.
+// clearing; each scenario redraws the same line), plain lines per phase
+// otherwise, so CI logs stay readable. It is also the io.Writer for the
+// run's log lines: above the live line (or as lines in CI), or into log
+// when set (the demo keeps to one screen; its log file has every line).
 type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
 	terminal bool
+	log      io.Writer // where log lines go; nil: p.w, above the bar
 	bar      *progressbar.ProgressBar
 	current  string
 	// mark is the running totals at the end of the scenario's last phase,
@@ -39,10 +42,13 @@ func newProgress(e *env) *progress {
 	return &progress{w: e.stderr, terminal: e.isTerminal}
 }
 
-// Write prints a log line above the bar.
+// Write prints a log line above the bar, or into p.log when set.
 func (p *progress) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.log != nil {
+		return p.log.Write(b)
+	}
 	if p.bar != nil {
 		p.bar.Clear()
 	}
@@ -91,8 +97,8 @@ func (p *progress) update(name string, pr harness.Progress) {
 	}
 	if name != p.current || p.bar == nil {
 		if p.bar != nil {
-			p.bar.Finish()
-			fmt.Fprintln(p.w)
+			// The next scenario redraws the same line.
+			p.bar.Clear()
 		}
 		p.current = name
 		p.bar = progressbar.NewOptions64(max(pr.Total.Milliseconds(), 1),
@@ -116,8 +122,9 @@ func (p *progress) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
-		p.bar.Finish()
-		fmt.Fprintln(p.w)
+		// The live line goes when the run ends: what it showed is in the
+		// results that follow.
+		p.bar.Clear()
 		p.bar = nil
 	}
 }

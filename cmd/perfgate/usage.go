@@ -27,7 +27,7 @@ func synopses() []synopsis {
 	d := config.Defaults()
 	formats := strings.Join(report.Formats, "|")
 	return []synopsis{
-		{"demo", []string{"perfgate demo [--quick] [--out DIR]"}},
+		{"demo", []string{"perfgate demo [--quick] [--out DIR] [--verbose]"}},
 		{"run", []string{
 			"perfgate run --config " + config.DefaultFile + " [--scenario NAME]... [--out DIR] [--generator-cpus LIST]",
 			"perfgate run --url URL [--protocol " + strings.Join(config.Protocols, "|") + "] [--model NAME]",
@@ -38,7 +38,7 @@ func synopses() []synopsis {
 		}},
 		{"compare", []string{
 			"perfgate compare [--config " + config.DefaultFile + "] --baseline FILE|DIR --candidate FILE|DIR [--format " + formats + "]",
-			fmt.Sprintf("                 [--allow-env-mismatch] [--p99-threshold %s] [--confidence %v] [--fail-on-inconclusive]", thresholdString(d.P99Regression), d.Confidence),
+			fmt.Sprintf("                 [--allow-env-mismatch] [--p99-threshold %s] [--confidence %v] [--fail-on-inconclusive] [--verbose]", thresholdString(d.P99Regression), d.Confidence),
 			"perfgate compare [flags] BASELINE CANDIDATE",
 		}},
 		{"size", []string{
@@ -46,7 +46,7 @@ func synopses() []synopsis {
 			"perfgate size [--config " + config.DefaultFile + "] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]",
 		}},
 		{"gate", []string{
-			"perfgate gate --config " + config.DefaultFile + " [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun]",
+			"perfgate gate --config " + config.DefaultFile + " [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun] [--verbose]",
 			"perfgate gate --config " + config.DefaultFile + " --ab REF [--out DIR]",
 		}},
 		{"merge", []string{fmt.Sprintf("perfgate merge --out DIR [--max-skew %v] PATH...", merge.DefaultMaxSkew)}},
