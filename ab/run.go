@@ -259,7 +259,8 @@ func buildAll(ctx context.Context, cfg *config.Plan, dirs map[string]sides, o Op
 		}
 		// The build's output is kept beside the results (an artifact on
 		// CI): secrets are withheld as from the target itself.
-		env := append(scrubbed(o.Suite.Environ, t.EnvPassthrough), envList(t.Env)...)
+		inherited, _ := targetproc.InheritedEnv(o.Suite.Environ, t.EnvPassthrough)
+		env := append(inherited, envList(t.Env)...)
 		for _, side := range []struct{ name, dir string }{{"base", dirs[n].base}, {"head", dirs[n].head}} {
 			log := ""
 			if o.OutDir != "" {
@@ -303,18 +304,4 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
-}
-
-// scrubbed is environ without the variables targetproc.SensitiveEnv marks,
-// except those named in keep (the target's env_passthrough).
-func scrubbed(environ, keep []string) []string {
-	var out []string
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if targetproc.SensitiveEnv(name) && !slices.Contains(keep, name) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
