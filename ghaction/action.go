@@ -148,7 +148,9 @@ func (a *Action) gate(ctx context.Context, p Pipelines) error {
 		a.gha.WithFieldsMap(map[string]string{"title": "perfgate regression"}).Errorf("%s", reg)
 	}
 	if a.in.CommentDir != "" {
-		if err := WriteBundle(a.path(a.in.CommentDir), r, BundlePR{Number: a.gh.Event.PRNumber(), HeadSHA: a.gh.Event.HeadSHA()}); err != nil {
+		if err := result.MkdirOut(a.path(a.in.CommentDir), a.env.Workdir); err != nil {
+			a.gha.Warningf("comment-dir: %s: the comment bundle was not written", err.Error())
+		} else if err := WriteBundle(a.path(a.in.CommentDir), r, BundlePR{Number: a.gh.Event.PRNumber(), HeadSHA: a.gh.Event.HeadSHA()}); err != nil {
 			a.gha.Warningf("%s", err.Error())
 		}
 	}
