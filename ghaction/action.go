@@ -112,7 +112,13 @@ func (a *Action) Run(ctx context.Context, commentFrom string, p Pipelines) error
 	case ModeBaseline:
 		return a.baseline(ctx, p)
 	case ModeComment:
-		return a.commentFromBundle(ctx)
+		// A refused bundle (forged, contradicting itself, for another
+		// commit) is a failed run: its verdict output says error.
+		err := a.commentFromBundle(ctx)
+		if err != nil {
+			a.outputs(Output{"verdict", "error"})
+		}
+		return err
 	}
 	return a.gate(ctx, p)
 }
