@@ -50,7 +50,8 @@ func secretValues(environ []string) map[string]bool {
 	return vals
 }
 
-// ancestorExposures walks from pid's parent up to pid 1 under the /proc
+// ancestorExposures walks from pid's parent up to pid 1 (included: in a
+// container it may be the shell) under the /proc
 // root and returns every entry of a readable environment block whose value
 // is one of secrets. An ancestor whose block perfgate cannot read (another
 // user's, a non-dumpable process's) is one a target of the same user
@@ -64,7 +65,7 @@ func ancestorExposures(root string, pid int, secrets map[string]bool) []exposure
 	var out []exposure
 	for n := 0; n < 64; n++ {
 		st, err := procfs.ReadStat(root, pid)
-		if err != nil || st.PPID <= 1 {
+		if err != nil || st.PPID <= 0 {
 			return out
 		}
 		pid = st.PPID
