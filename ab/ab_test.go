@@ -153,6 +153,7 @@ targets:
     env: {PERFGATE_AB_TEST_SERVICE: "1"}
     ready: "http://127.0.0.1:{port}/"
     ready_timeout: 20s
+    env_passthrough: [PERFGATE_AB_TEST_CLOCK, PERFGATE_AB_TEST_DRIFT]
 %s
 scenarios:
   - name: api

@@ -271,6 +271,8 @@ func buildAll(ctx context.Context, cfg *config.Plan, dirs map[string]sides, o Op
 		if len(t.Build) == 0 {
 			continue
 		}
+		// The build's output is kept beside the results (an artifact on
+		// CI): secrets are withheld as from the target itself.
 		env := suite.BuildEnv(o.Suite.Environ, t)
 		for _, side := range []struct{ name, dir string }{{"base", dirs[n].base}, {"head", dirs[n].head}} {
 			log := ""

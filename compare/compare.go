@@ -158,6 +158,39 @@ func (d *envDiffs) fill(env *EnvCheck) {
 	}
 }
 
+// HeadlineVerdict is the comparison's verdict its scenarios make by
+// topVerdict's rule, the environment aside (a mismatch makes it
+// Incomparable before this rule is asked): NoBaseline when none was
+// compared; Fail when a valid scenario regressed; Undecided when every
+// compared scenario is invalid, or a valid one is inconclusive; else Pass.
+// An invalid scenario never passes or fails the gate. The Action's
+// trusted half recomputes a fork's headline with it.
+func HeadlineVerdict(scs []ScenarioComparison) string {
+	compared, invalid, regressed, inconclusive := 0, 0, false, false
+	for _, sc := range scs {
+		switch {
+		case sc.Verdict == NoBaseline:
+			continue
+		case sc.Invalid:
+			invalid++
+		case sc.Verdict == Regressed:
+			regressed = true
+		case sc.Verdict == Inconclusive:
+			inconclusive = true
+		}
+		compared++
+	}
+	switch {
+	case compared == 0:
+		return NoBaseline
+	case regressed:
+		return Fail
+	case compared == invalid || inconclusive:
+		return Undecided
+	}
+	return Pass
+}
+
 // topVerdict decides the comparison's verdict and says why; paired says
 // the sides were measured interleaved on one runner (gate --ab).
 func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool) (string, string) {

@@ -156,9 +156,10 @@ type Target struct {
 	// GRPCPort asks for a second free port, filled into {grpc_port}.
 	GRPCPort bool `yaml:"grpc_port,omitempty"`
 	// EnvPassthrough names variables of perfgate's environment that the
-	// target may inherit although they look secret (a token, a password,
-	// the Action's INPUT_* and ACTIONS_* variables): by default they are
-	// withheld. See targetproc.SensitiveEnv.
+	// target inherits besides the default allow-list
+	// (targetproc.DefaultEnv): by default every other variable is
+	// withheld. The Action's own token and the runner's command files
+	// (targetproc.NeverPassed) are refused here.
 	EnvPassthrough []string `yaml:"env_passthrough,omitempty"`
 	// Build is an argv run in the target's dir before it starts, in each
 	// checkout of an A/B run (`gate --ab`); see AB.

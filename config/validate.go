@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/internal/defaults"
 	"github.com/perfgate/perfgate/protocol/traits"
+	"github.com/perfgate/perfgate/targetproc"
 )
 
 // DefaultFile is the configuration file commands read when not told
@@ -262,6 +263,13 @@ func (c *Config) validate() error {
 		for i, n := range t.EnvPassthrough {
 			if !envNameRE.MatchString(n) {
 				return c.errAt(fmt.Sprintf("%s.env_passthrough[%d]", tp, i), "%q is not a variable name: want letters, digits and _ (an exact name, no patterns)", n)
+			}
+			if slices.ContainsFunc(targetproc.NeverPassed, func(x string) bool { return strings.EqualFold(x, n) }) {
+				what := "a runner command file: through it a target could set the environment, PATH or outputs of the steps after it"
+				if strings.HasPrefix(strings.ToUpper(n), "INPUT_") {
+					what = "the Action's own token (the github-token input): a target never gets it"
+				}
+				return c.errAt(fmt.Sprintf("%s.env_passthrough[%d]", tp, i), "%q is never passed to a target: it is %s; remove it", n, what)
 			}
 		}
 	}

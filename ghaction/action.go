@@ -112,7 +112,13 @@ func (a *Action) Run(ctx context.Context, commentFrom string, p Pipelines) error
 	case ModeBaseline:
 		return a.baseline(ctx, p)
 	case ModeComment:
-		return a.commentFromBundle(ctx)
+		// A refused bundle (forged, contradicting itself, for another
+		// commit) is a failed run: its verdict output says error.
+		err := a.commentFromBundle(ctx)
+		if err != nil {
+			a.outputs(Output{"verdict", "error"})
+		}
+		return err
 	}
 	return a.gate(ctx, p)
 }
@@ -148,7 +154,9 @@ func (a *Action) gate(ctx context.Context, p Pipelines) error {
 		a.gha.WithFieldsMap(map[string]string{"title": "perfgate regression"}).Errorf("%s", reg)
 	}
 	if a.in.CommentDir != "" {
-		if err := WriteBundle(a.path(a.in.CommentDir), r, BundlePR{Number: a.gh.Event.PRNumber(), HeadSHA: a.gh.Event.HeadSHA()}); err != nil {
+		if err := result.MkdirOut(a.path(a.in.CommentDir), a.env.Workdir); err != nil {
+			a.gha.Warningf("comment-dir: %s: the comment bundle was not written", err.Error())
+		} else if err := WriteBundle(a.path(a.in.CommentDir), r, BundlePR{Number: a.gh.Event.PRNumber(), HeadSHA: a.gh.Event.HeadSHA()}); err != nil {
 			a.gha.Warningf("%s", err.Error())
 		}
 	}

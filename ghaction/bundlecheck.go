@@ -6,15 +6,21 @@ import (
 	"github.com/perfgate/perfgate/compare"
 )
 
-// checkBundleVerdict refuses a comparison whose headline verdict
-// disagrees with its own scenarios, or a scenario whose verdict disagrees
-// with its gated metrics. A fork's job writes the bundle, so a forged
-// headline ("pass" over scenarios that regressed) would otherwise be
-// posted as "✅ pass" and set the verdict output to pass. The rules are
-// compare's own: a scenario is the worst of its gated metrics (a
-// regressed gated metric makes it regressed unless its results were
-// invalid), and the comparison fails when a valid scenario regressed,
-// passes only when one was compared, and fails only when one regressed.
+// checkBundleVerdict refuses a comparison whose headline verdict is not
+// the one its own scenarios make by the gate's rule
+// (compare.HeadlineVerdict), or whose scenarios contradict themselves. A
+// fork's job writes the bundle, so a forged headline ("pass" over
+// scenarios that regressed, or that were all inconclusive) would
+// otherwise be posted as "✅ pass" and set the verdict output to pass.
+//
+// A scenario contradicts itself when its verdict is not one compare
+// writes, when it is marked invalid but is not inconclusive (compare
+// makes every invalid scenario inconclusive, so "regressed and invalid"
+// is a forgery meant to hide a regression), or when a gated metric
+// regressed but the scenario did not. The headline may be stricter than
+// the rule only where the gate makes it so: fail over a valid regression
+// (as the rule), and incomparable once something was compared (a
+// hardware mismatch the bundle's environment records).
 //
 // This stops a bundle that contradicts itself. A fork can still forge
 // results and a comparison that agree with each other (its code measured
@@ -22,6 +28,11 @@ import (
 func checkBundleVerdict(c *compare.Comparison) error {
 	var regressed, compared string
 	for _, sc := range c.Scenarios {
+		switch sc.Verdict {
+		case compare.NoBaseline, compare.Unchanged, compare.Improved, compare.Regressed, compare.Inconclusive:
+		default:
+			return fmt.Errorf("scenario %q has the verdict %q, which the gate never writes", sc.Scenario, sc.Verdict)
+		}
 		if sc.Verdict == compare.NoBaseline {
 			continue
 		}
@@ -29,6 +40,9 @@ func checkBundleVerdict(c *compare.Comparison) error {
 			compared = sc.Scenario
 		}
 		if sc.Invalid {
+			if sc.Verdict != compare.Inconclusive {
+				return fmt.Errorf("scenario %q is marked invalid but %q: the gate makes every invalid result inconclusive", sc.Scenario, sc.Verdict)
+			}
 			continue
 		}
 		for _, m := range sc.Metrics {
@@ -40,6 +54,7 @@ func checkBundleVerdict(c *compare.Comparison) error {
 			regressed = sc.Scenario
 		}
 	}
+	want := compare.HeadlineVerdict(c.Scenarios)
 	switch v := c.Verdict; {
 	case regressed != "" && v != compare.Fail && v != compare.Incomparable:
 		return fmt.Errorf("the verdict is %q, but scenario %q regressed", v, regressed)
@@ -49,6 +64,9 @@ func checkBundleVerdict(c *compare.Comparison) error {
 		return fmt.Errorf("the verdict is %q, but no scenario was compared", v)
 	case v == compare.NoBaseline && compared != "":
 		return fmt.Errorf("the verdict is %q, but scenario %q was compared", v, compared)
+	case v == compare.Incomparable && compared != "":
+	case v != want:
+		return fmt.Errorf("the verdict is %q, but by the gate's rule its scenarios make it %q", v, want)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ func TestReadBundleRefusesAContradiction(t *testing.T) {
 	regressed := compare.ScenarioComparison{Scenario: "a", Verdict: compare.Regressed, Metrics: gated(compare.Regressed)}
 	unchanged := compare.ScenarioComparison{Scenario: "b", Verdict: compare.Unchanged, Metrics: gated(compare.Unchanged)}
 	none := compare.ScenarioComparison{Scenario: "c", Verdict: compare.NoBaseline}
+	inconclusive := compare.ScenarioComparison{Scenario: "g", Verdict: compare.Inconclusive, Metrics: gated(compare.Inconclusive)}
 	tests := []struct {
 		name      string
 		verdict   string
@@ -36,9 +37,23 @@ func TestReadBundleRefusesAContradiction(t *testing.T) {
 		{"fail", compare.Fail, []compare.ScenarioComparison{regressed, unchanged, none}, ""},
 		{"pass", compare.Pass, []compare.ScenarioComparison{unchanged, none}, ""},
 		{"no baseline", compare.NoBaseline, []compare.ScenarioComparison{none}, ""},
-		// An invalid scenario never fails the gate, whatever its metrics.
-		{"invalid regression passes", compare.Pass, []compare.ScenarioComparison{unchanged,
-			{Scenario: "e", Verdict: compare.Regressed, Invalid: true, Metrics: gated(compare.Regressed)}}, ""},
+		// An invalid scenario never fails the gate: compare makes it
+		// inconclusive. "Regressed but invalid" is a forgery (issue 43).
+		{"invalid inconclusive passes", compare.Pass, []compare.ScenarioComparison{unchanged,
+			{Scenario: "e", Verdict: compare.Inconclusive, Invalid: true, Metrics: gated(compare.Inconclusive)}}, ""},
+		{"pass over a regressed scenario marked invalid", compare.Pass, []compare.ScenarioComparison{unchanged,
+			{Scenario: "e", Verdict: compare.Regressed, Invalid: true, Metrics: gated(compare.Regressed)}},
+			`scenario "e" is marked invalid but "regressed"`},
+		{"pass over all-inconclusive scenarios", compare.Pass, []compare.ScenarioComparison{inconclusive, inconclusive},
+			`the verdict is "pass", but by the gate's rule its scenarios make it "inconclusive"`},
+		{"pass over only invalid scenarios", compare.Pass, []compare.ScenarioComparison{
+			{Scenario: "e", Verdict: compare.Inconclusive, Invalid: true}},
+			`its scenarios make it "inconclusive"`},
+		{"inconclusive over unchanged", compare.Undecided, []compare.ScenarioComparison{unchanged},
+			`its scenarios make it "pass"`},
+		{"a scenario verdict the gate never writes", compare.Pass, []compare.ScenarioComparison{unchanged,
+			{Scenario: "f", Verdict: "fine"}}, `scenario "f" has the verdict "fine"`},
+		{"inconclusive", compare.Undecided, []compare.ScenarioComparison{unchanged, inconclusive}, ""},
 		{"incomparable over a regression", compare.Incomparable, []compare.ScenarioComparison{regressed}, ""},
 	}
 	for _, tt := range tests {

@@ -42,7 +42,8 @@ type Sample struct {
 	Wait time.Duration
 	// Class is empty on success, else the error class.
 	Class string
-	// Err is a short description of a failure, for the first few per class.
+	// Err is a short description of a failure, for the first few per class
+	// (at most MaxErrBytes once recorded: see ClipErr).
 	Err string
 	// Code is the protocol's status (HTTP status, gRPC code), when known.
 	Code int

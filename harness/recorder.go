@@ -180,7 +180,7 @@ func (r *recorder) add(s *Sample) {
 		w.errors++
 		w.errorsBy[s.Class]++
 		if _, ok := r.firstErrs[s.Class]; !ok && s.Err != "" {
-			r.firstErrs[s.Class] = s.Err
+			r.firstErrs[s.Class] = ClipErr(s.Err)
 		}
 		return
 	}

@@ -136,14 +136,16 @@ func (c *KServeGRPCClient) Do(ctx context.Context, h harness.Hit) harness.Sample
 		class, code := GRPCClass(ctx, err)
 		s.Class, s.Code = class, int(code)
 		if st, ok := status.FromError(err); ok {
-			s.Err = st.Message()
+			// The server chooses the message, up to megabytes: cut here,
+			// so no sample in flight holds more.
+			s.Err = harness.ClipErr(st.Message())
 			// The codec's check failed: the response arrived but is not
 			// an infer response.
 			if strings.Contains(s.Err, "failed to unmarshal") {
 				s.Class = harness.ErrProtocol
 			}
 		} else {
-			s.Err = err.Error()
+			s.Err = harness.ClipErr(err.Error())
 		}
 	}
 	return s

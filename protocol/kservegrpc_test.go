@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
@@ -154,4 +155,20 @@ func BenchmarkKServeGRPCDo(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A server's 8 MB status message is cut to harness.MaxErrBytes in the
+// sample (and so in the result file and every printout), saying how long
+// it was.
+func TestKServeGRPCHugeErrorMessageCut(t *testing.T) {
+	huge := "a" + strings.Repeat("ü", 1<<10) + strings.Repeat("x", 8<<20-2<<10-1) // 8 MiB; byte 1024 is inside a "ü"
+	addr, _ := startGRPC(t, &grpcServer{code: codes.Internal, message: huge})
+	c := newClient(t, Options{Protocol: KServeGRPC, URL: addr, Model: "mlp"})
+	s := c.Do(context.Background(), harness.Hit{})
+	if s.Class != "grpc_Internal" {
+		t.Fatalf("Do = class %q (%.100s), want grpc_Internal", s.Class, s.Err)
+	}
+	if len(s.Err) > harness.MaxErrBytes+64 || !utf8.ValidString(s.Err) || !strings.Contains(s.Err, "8388608 bytes in all") {
+		t.Errorf("Err is %d bytes (%q…), want at most %d + a note of the 8388608 bytes, valid UTF-8", len(s.Err), s.Err[:min(len(s.Err), 40)], harness.MaxErrBytes)
+	}
 }

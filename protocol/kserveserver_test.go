@@ -125,6 +125,7 @@ func kserveServer(t *testing.T, h *kserveHandler) (*httptest.Server, *atomic.Int
 type grpcServer struct {
 	kservepb.UnimplementedGRPCInferenceServiceServer
 	code      codes.Code    // fail ModelInfer with this code when not OK
+	message   string        // ... and this message ("injected failure" when empty)
 	delay     time.Duration // before answering ModelInfer
 	noOutputs bool          // answer with an empty response
 
@@ -166,7 +167,11 @@ func (s *grpcServer) ModelInfer(ctx context.Context, p *kservepb.ModelInferReque
 		}
 	}
 	if s.code != codes.OK {
-		return nil, status.Error(s.code, "injected failure")
+		msg := s.message
+		if msg == "" {
+			msg = "injected failure"
+		}
+		return nil, status.Error(s.code, msg)
 	}
 	if s.noOutputs {
 		return &kservepb.ModelInferResponse{ModelName: "mlp"}, nil

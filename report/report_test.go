@@ -242,7 +242,7 @@ func TestNilComparison(t *testing.T) {
 }
 
 func FuzzEsc(f *testing.F) {
-	for _, s := range []string{"a|b", "<b>", "x\ny", "`*_[]", "@who", "\\|", "fixes #123", "acme/svc#9", "@org/team"} {
+	for _, s := range []string{"a|b", "<b>", "x\ny", "`*_[]", "@who", "\\|", "fixes #123", "acme/svc#9", "@org/team", "GH-12", "https://github.com/o/r/issues/1", "wwW.x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -256,6 +256,10 @@ func FuzzEsc(f *testing.F) {
 			if (r == '@' || r == '#') && !strings.HasPrefix(got[i+1:], zwj) {
 				t.Errorf("esc(%q) = %q leaves %q unjoined at %d", s, got, r, i)
 			}
+		}
+		// No GH-N, URL or www. reference either.
+		if regexp.MustCompile(`(?i)gh-[0-9]|://|www\.`).MatchString(got) {
+			t.Errorf("esc(%q) = %q leaves a reference GitHub recognises", s, got)
 		}
 		// Every pipe is escaped by an odd run of backslashes.
 		for i := 0; i < len(got); i++ {
@@ -334,6 +338,34 @@ func TestEscMentionsAndIssueRefs(t *testing.T) {
 	for _, tt := range tests {
 		if got := esc(tt.in); got != tt.want {
 			t.Errorf("esc(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// A scenario name that GitHub would read as references (GH-12, an issue
+// URL, a www. address, owner/repo#N, #N, @team) reaches the PR comment
+// with none of them recognisable, wherever the name appears (tables,
+// reasons, warnings).
+func TestCommentMakesNoReferences(t *testing.T) {
+	const hostile = "GH-12 https://github.com/o/r/issues/9 gh-3 www.example.com/o/r/pull/4 o/r#5 #6 @team"
+	var doc bytes.Buffer
+	if err := JSON(&doc, sampleReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Decode(strings.NewReader(strings.ReplaceAll(doc.String(), "service/batching", hostile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, r, Options{MaxBytes: CommentMaxBytes, Marker: marker}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "example") {
+		t.Fatalf("the hostile name is not in the comment:\n%s", md.String())
+	}
+	for _, ref := range []string{`(?i)\bgh-[0-9]`, `https?://github\.com/o/`, `(?i)www\.`, `#[0-9]`, `@[a-z]`} {
+		if loc := regexp.MustCompile(ref).FindStringIndex(md.String()); loc != nil {
+			t.Errorf("the comment holds a reference GitHub recognises (%s): %q", ref, md.String()[max(0, loc[0]-20):min(md.Len(), loc[1]+20)])
 		}
 	}
 }

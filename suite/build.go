@@ -77,20 +77,13 @@ func quoteLines(s string, n int) string {
 	return "    " + strings.Join(lines, "\n    ")
 }
 
-// BuildEnv is the environment target t's build runs with: environ without
-// the variables targetproc.SensitiveEnv marks (except those t's
-// env_passthrough names), then t's env. The build's output is kept beside
+// BuildEnv is the environment target t's build runs with: what a target
+// inherits of environ (targetproc.InheritedEnv: the default allow-list and
+// t's env_passthrough), then t's env. The build's output is kept beside
 // the results (an artifact on CI), so secrets are withheld from it as
 // from the target itself.
 func BuildEnv(environ []string, t *config.Target) []string {
-	var out []string
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if targetproc.SensitiveEnv(name) && !slices.Contains(t.EnvPassthrough, name) {
-			continue
-		}
-		out = append(out, kv)
-	}
+	out, _ := targetproc.InheritedEnv(environ, t.EnvPassthrough)
 	var own []string
 	for k, v := range t.Env {
 		own = append(own, k+"="+v)

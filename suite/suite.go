@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -107,7 +106,9 @@ func Run(ctx context.Context, cfg *config.Plan, o Options) ([]Outcome, error) {
 	}
 	var manifest *result.Manifest
 	if o.OutDir != "" {
-		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		// A results folder that is a link (committed by a pull request
+		// inside perfgate-out) is refused, not written through.
+		if err := result.MkdirOut(o.OutDir, ""); err != nil {
 			return nil, fmt.Errorf("creating output folder: %w", err)
 		}
 		// A new manifest replaces any earlier run's at once: baseline

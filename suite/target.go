@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,8 +103,8 @@ func startTargetLog(ctx context.Context, cfg *config.Plan, s *config.Scenario, o
 		fmt.Fprintf(o.Log, "scenario %s: started target %s: %s\n", s.Name, s.Target, r.Replace(strings.Join(spec.Command, " ")))
 	}
 	if w := tg.Withheld(); len(w) > 0 && o.Log != nil {
-		fmt.Fprintf(o.Log, "scenario %s: target %s does not inherit %d secret-looking variables (%s); list any it needs under env_passthrough\n",
-			s.Name, s.Target, len(w), strings.Join(w, ", "))
+		fmt.Fprintf(o.Log, "scenario %s: target %s inherits only the default variables (docs/hardening.md) and env_passthrough: %d others withheld (%s); list any it needs under env_passthrough\n",
+			s.Name, s.Target, len(w), withheldNames(w))
 	}
 	r := &running{base: tg.URL(), httpBase: tg.URL(), metrics: tg.MetricsURL(), pgid: tg.PGID(),
 		stop: func() { tg.Stop(5 * time.Second) },
@@ -177,4 +178,14 @@ func newClient(ctx context.Context, cfg *config.Plan, s *config.Scenario, base s
 		return c, err
 	}
 	return withRepeat(c, po, float64(s.Repeat))
+}
+
+// withheldNames lists the first 20 names withheld, sorted, and how many
+// more there are: a runner's environment holds a hundred.
+func withheldNames(w []string) string {
+	w = slices.Sorted(slices.Values(w))
+	if len(w) <= 20 {
+		return strings.Join(w, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(w[:20], ", "), len(w)-20)
 }

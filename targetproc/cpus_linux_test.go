@@ -30,7 +30,7 @@ func TestStartTargetOnCPUs(t *testing.T) {
 	// The shell starts the test server as a child and waits: the child
 	// must inherit the set too.
 	s := shellSpec(t, `"$T" --port $PORT & wait`)
-	s.Env = map[string]string{"PORT": "{port}"}
+	s.Env["PORT"] = "{port}"
 	s.CPUs = one
 	tg := startTarget(t, context.Background(), s)
 

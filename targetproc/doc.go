@@ -4,7 +4,8 @@
 // Start runs a Spec's command in its own process group with {port} (and
 // {grpc_port}) filled by free ports (FreePort; a start whose port another
 // process took first is tried again, PortAttempts times in all), in the environment
-// it is given less the variables SensitiveEnv marks, on the CPUs it asks
+// it is given reduced to an allow-list (InheritedEnv: DefaultEnv and the
+// spec's Passthrough, never NeverPassed), on the CPUs it asks
 // for (internal/cpuset) from the first instruction. It waits for the
 // readiness URL (Spec.ReadyTimeout, DefaultReadyTimeout when zero), keeps
 // the target's log (Target.LogTail quotes it in errors), and Target.Stop

@@ -56,12 +56,12 @@ type Spec struct {
 	Command []string
 	// BaseEnv is the environment the target inherits, as from os.Environ;
 	// nil means none. The library never reads its own process's environment.
-	// Variables SensitiveEnv marks (tokens, secrets, passwords, the
-	// Action's INPUT_* and ACTIONS_*) are withheld unless named in
-	// Passthrough; Target.Withheld lists the names withheld.
+	// Only the variables DefaultEnv lists are inherited, and those named
+	// in Passthrough, never one NeverPassed lists (see InheritedEnv);
+	// Target.Withheld lists the names withheld.
 	BaseEnv []string
-	// Passthrough names sensitive variables of BaseEnv the target may
-	// inherit all the same (perfgate.yaml's env_passthrough).
+	// Passthrough names further variables of BaseEnv the target inherits
+	// (perfgate.yaml's env_passthrough), by exact name.
 	Passthrough []string
 	// Supervisor, on Linux, is the command of a supervisor to put between
 	// perfgate and the target (perfgate's own `target-supervisor`), run as
@@ -229,7 +229,7 @@ func startOnce(ctx context.Context, s Spec) (*Target, error) {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = s.Dir
-	base, withheld := scrubEnv(s.BaseEnv, s.Passthrough)
+	base, withheld := InheritedEnv(s.BaseEnv, s.Passthrough)
 	t.withheld = withheld
 	cmd.Env = targetEnv(base, s.Env, r)
 	cmd.Stdout = t.log // an *os.File: the child writes to it directly, no pipe
@@ -532,8 +532,8 @@ func (t *Target) Err() error {
 	return fmt.Errorf("target %q %s", t.name, t.exitMsg)
 }
 
-// Withheld lists the names of the sensitive variables of the spec's
-// BaseEnv the target did not inherit (never their values).
+// Withheld lists the names of the variables of the spec's BaseEnv the
+// target did not inherit (never their values).
 func (t *Target) Withheld() []string { return t.withheld }
 
 // Port is the port filled into {port}.

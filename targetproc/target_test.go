@@ -83,7 +83,8 @@ func targetSpec(t *testing.T, args ...string) Spec {
 func shellSpec(t *testing.T, script string) Spec {
 	s := targetSpec(t)
 	s.Command = []string{"sh", "-c", script}
-	s.BaseEnv = []string{"PATH=" + os.Getenv("PATH"), "T=" + targetProgram(t)}
+	s.BaseEnv = []string{"PATH=" + os.Getenv("PATH")}
+	s.Env = map[string]string{"T": targetProgram(t)}
 	return s
 }
 
@@ -386,6 +387,7 @@ func TestStartTargetPlaceholders(t *testing.T) {
 	s.Metrics = "http://127.0.0.1:{port}/metrics"
 	s.Dir = dir
 	s.BaseEnv = []string{"BASE=kept", "OVER=base"}
+	s.Passthrough = []string{"BASE", "OVER"}
 	s.Env = map[string]string{"ECHO": "p={port},g={grpc_port}", "OVER": "spec"}
 	tg := startTarget(t, t.Context(), s)
 
@@ -527,18 +529,28 @@ func TestLogTail(t *testing.T) {
 	}
 }
 
-// A target does not inherit perfgate's secrets: the Action's inputs, the
-// runner's runtime and OIDC tokens, GITHUB_TOKEN and anything named like a
-// token, secret or password, unless the spec lets a name through.
-func TestStartTargetScrubsSecrets(t *testing.T) {
+// A target inherits an allow-list of perfgate's environment
+// (DefaultEnv) and what the spec passes through, by exact name: no
+// secret, whether or not its name looks like one (GH_PAT, OPENAI_KEY,
+// SSH_AUTH_SOCK), and never the Action's token or the runner's command
+// files, even passed through.
+func TestStartTargetInheritsAnAllowList(t *testing.T) {
 	s := targetSpec(t)
 	s.BaseEnv = []string{
-		"PATH=/usr/bin", "HOME=/home/runner", "GITHUB_SHA=abc", "RUNNER_OS=Linux",
+		"PATH=/usr/bin", "HOME=/home/runner", "LC_ALL=C.UTF-8", "CUDA_VISIBLE_DEVICES=0", "GITHUB_SHA=abc", "RUNNER_OS=Linux",
 		"INPUT_GITHUB-TOKEN=ghs_input", "INPUT_GITHUB_TOKEN=ghs_input2", "GITHUB_TOKEN=ghs_token",
 		"ACTIONS_RUNTIME_TOKEN=rt", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=oidc", "ACTIONS_ID_TOKEN_REQUEST_URL=https://oidc",
 		"AWS_SECRET_ACCESS_KEY=aws", "DB_PASSWORD=hunter2", "OPENAI_API_KEY=sk", "HF_TOKEN=hf", "MODEL_CREDENTIALS=c",
+		// Secrets no name pattern catches.
+		"GH_PAT=ghp_pat", "OPENAI_KEY=sk-key", "SSH_AUTH_SOCK=/tmp/ssh-agent.sock",
+		// The runner's command files: a target could set BASH_ENV for the
+		// steps after it.
+		"GITHUB_ENV=/runner/set_env", "GITHUB_OUTPUT=/runner/set_output", "GITHUB_PATH=/runner/add_path",
+		"GITHUB_STATE=/runner/save_state", "GITHUB_STEP_SUMMARY=/runner/summary",
 	}
-	s.Passthrough = []string{"HF_TOKEN"} // the model download needs it
+	// HF_TOKEN: the model download needs it. GITHUB_ENV and the token:
+	// never passed, even when asked (config refuses them first).
+	s.Passthrough = []string{"HF_TOKEN", "GITHUB_SHA", "GITHUB_ENV", "INPUT_GITHUB_TOKEN"}
 	tg := startTarget(t, t.Context(), s)
 
 	got := map[string]string{}
@@ -546,18 +558,24 @@ func TestStartTargetScrubsSecrets(t *testing.T) {
 		name, _, _ := strings.Cut(kv, "=")
 		got[name] = get(t, tg.URL()+"/env?name="+url.QueryEscape(name))
 	}
-	want := map[string]string{
-		"PATH": "/usr/bin", "HOME": "/home/runner", "GITHUB_SHA": "abc", "RUNNER_OS": "Linux", "HF_TOKEN": "hf",
-		"INPUT_GITHUB-TOKEN": "", "INPUT_GITHUB_TOKEN": "", "GITHUB_TOKEN": "", "ACTIONS_RUNTIME_TOKEN": "",
-		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": "", "ACTIONS_ID_TOKEN_REQUEST_URL": "", "AWS_SECRET_ACCESS_KEY": "",
-		"DB_PASSWORD": "", "OPENAI_API_KEY": "", "MODEL_CREDENTIALS": "",
+	want := map[string]string{}
+	for _, kv := range s.BaseEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		want[name] = ""
+	}
+	for k, v := range map[string]string{"PATH": "/usr/bin", "HOME": "/home/runner", "LC_ALL": "C.UTF-8",
+		"CUDA_VISIBLE_DEVICES": "0", "GITHUB_SHA": "abc", "HF_TOKEN": "hf"} {
+		want[k] = v
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("target's environment (-want +got):\n%s", d)
 	}
-	wantWithheld := []string{"INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN",
-		"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD",
-		"OPENAI_API_KEY", "MODEL_CREDENTIALS"}
+	var wantWithheld []string
+	for _, kv := range s.BaseEnv {
+		if name, _, _ := strings.Cut(kv, "="); want[name] == "" {
+			wantWithheld = append(wantWithheld, name)
+		}
+	}
 	if d := cmp.Diff(wantWithheld, tg.Withheld()); d != "" {
 		t.Errorf("Withheld() (-want +got):\n%s", d)
 	}

@@ -103,9 +103,17 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 	}
 	return a.Run(ctx, *commentFrom, ghaction.Pipelines{
 		Gate: func(ctx context.Context, in ghaction.Inputs) (*gateOutcome, error) {
+			if in.Results == "" {
+				if err := checkAncestors(e); err != nil {
+					return nil, err
+				}
+			}
 			return p.gate(ctx, e, in)
 		},
 		Baseline: func(ctx context.Context, in ghaction.Inputs) ([]string, error) {
+			if err := checkAncestors(e); err != nil {
+				return nil, err
+			}
 			written, err := p.baseline(ctx, e, in.Config, in.Baselines)
 			if err == nil && in.HistoryBranch != "" {
 				err = actionHistory(ctx, e, in, written)
@@ -113,9 +121,27 @@ func runAction(ctx context.Context, e *env, args []string, p pipelines) error {
 			return written, err
 		},
 		AB: func(ctx context.Context, in ghaction.Inputs, ref, out string) (*gateOutcome, error) {
+			if err := checkAncestors(e); err != nil {
+				return nil, err
+			}
 			return p.ab(ctx, e, in, ref, out)
 		},
 	})
+}
+
+// checkAncestors refuses to run the modes that start targets while a
+// process above perfgate shows the Action's token in its environment
+// block (a step that ran perfgate without exec), and warns of any other
+// secret one shows: a target runs as the same user and could read it.
+func checkAncestors(e *env) error {
+	if e.exposures == nil {
+		return nil
+	}
+	xs := e.exposures()
+	if o := otherExposures(xs); o != "" {
+		fmt.Fprintf(e.stderr, "perfgate: warning: secrets perfgate withholds from targets are in the environment of a process that started it (%s): a target running as the same user can read them there\n", o)
+	}
+	return tokenExposed(xs)
 }
 
 // actionVerdicts are the values the action writes to its verdict output.

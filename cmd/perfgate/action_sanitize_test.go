@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/githubapi"
 	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/report"
 )
 
 // forkBundle runs the pull_request half of the fork-safe pair and returns
@@ -114,6 +115,46 @@ func TestActionStickyMatchesItsBotLogin(t *testing.T) {
 			}
 			if !tt.edited && len(cs) != 2 {
 				t.Errorf("%d comments, want the untouched one and a new one", len(cs))
+			}
+		})
+	}
+}
+
+// A fork's bundle whose headline says pass over scenarios that make it
+// something else by the gate's rule (a regression marked invalid to hide
+// it; scenarios all inconclusive) is refused: the verdict output is
+// error, never pass, the step fails (exit 2) and nothing is posted.
+func TestActionCommentModeRecomputesTheVerdict(t *testing.T) {
+	gated := func(v string) []compare.Metric {
+		return []compare.Metric{{Metric: compare.MetricP99, Verdict: v, Gated: true}}
+	}
+	tests := []struct {
+		name      string
+		scenarios []compare.ScenarioComparison
+	}{
+		{"pass over a regressed scenario marked invalid", []compare.ScenarioComparison{
+			{Scenario: "ok", Verdict: compare.Unchanged, Metrics: gated(compare.Unchanged)},
+			{Scenario: "hidden", Verdict: compare.Regressed, Invalid: true, Metrics: gated(compare.Regressed)}}},
+		{"pass over all-inconclusive scenarios", []compare.ScenarioComparison{
+			{Scenario: "a", Verdict: compare.Inconclusive, Metrics: gated(compare.Inconclusive)},
+			{Scenario: "b", Verdict: compare.Inconclusive, Metrics: gated(compare.Inconclusive)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := githubapitest.NewServer(t, "acme", "svc", actionToken)
+			srv.HeadSHA[23] = forkHead
+			bundle := t.TempDir()
+			c := &compare.Comparison{Schema: compare.Schema, Verdict: compare.Pass, Scenarios: tt.scenarios, Settings: compare.DefaultSettings()}
+			if err := ghaction.WriteBundle(bundle, &report.Report{Comparison: c}, ghaction.BundlePR{Number: 23, HeadSHA: forkHead}); err != nil {
+				t.Fatal(err)
+			}
+			r := newActionRun(t, srv, "workflow_run")
+			code := r.run(pipelines{}, "--comment-from", bundle)
+			if got := r.outputs()["verdict"]; got != "error" || code != exitUsage {
+				t.Errorf("exit %d, verdict output %q; want exit %d and error\n%s", code, got, exitUsage, r.stderr.String())
+			}
+			if n := len(srv.Comments(23)); n != 0 {
+				t.Errorf("%d comments posted from a forged bundle", n)
 			}
 		})
 	}

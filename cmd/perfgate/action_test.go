@@ -591,7 +591,7 @@ func TestActionUsageListsInputs(t *testing.T) {
 	if err := yaml.Unmarshal(data, &meta); err != nil {
 		t.Fatal(err)
 	}
-	install := map[string]bool{"perfgate-version": true, "build-from-source": true, "release-url": true}
+	install := map[string]bool{"perfgate-version": true, "allow-newer-version": true, "build-from-source": true, "release-url": true}
 	var want []string
 	for name := range meta.Inputs {
 		if !install[name] {

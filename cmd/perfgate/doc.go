@@ -55,7 +55,10 @@
 // With --config, runs the config's scenarios (or those named by
 // --scenario) and writes one perfgate.result/v1 file per scenario into --out
 // (default perfgate-out/results, where gate writes them too), each as soon
-// as it is measured. compare --candidate and baseline update --from take
+// as it is measured. An --out folder that is a symbolic link, or lies below
+// one inside the working directory, is refused (exit 2), never written
+// through. A target inherits only an allow-list of the environment (PATH,
+// HOME, LANG, ...; docs/hardening.md) and what its env_passthrough names. compare --candidate and baseline update --from take
 // that folder or perfgate-out above it. --generator-cpus LIST (or the
 // config's generator_cpus; gate reads the config's) pins perfgate, the
 // load generator, to those CPUs on Linux, disjoint from each target's
@@ -247,6 +250,9 @@
 // The GitHub Action's entry point: it reads INPUT_* and GITHUB_* variables,
 // runs the gate (or, in baseline mode, updates the baselines), writes the
 // step summary and outputs, and keeps one pull-request comment up to date.
+// Gate and baseline mode refuse (exit 2) to start a target while a process
+// above perfgate holds the token in its environment: run it with exec
+// (run: exec perfgate action), as action.yml does.
 //
 // Exit codes: 0 pass, 1 a regression failed the gate, 2 usage or
 // configuration error, 3 the run itself failed (target did not start, all

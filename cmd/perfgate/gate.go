@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/ghaction"
 	"github.com/perfgate/perfgate/history"
 	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -116,6 +117,9 @@ func (e *env) gate(ctx context.Context, g gateFlags) (*gate.Outcome, error) {
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
+	if err := result.MkdirOut(g.out, e.workdir); err != nil {
+		return nil, usageErr("gate: --out: %v", err)
+	}
 	req := gate.Request{Scenarios: g.scenarios, AllowEnvMismatch: g.allowEnv, OnInconclusive: g.onInc}
 	if g.results != "" {
 		dir, err := resultsPath("--results", absPath(e, g.results))
@@ -190,6 +194,9 @@ func runBaselinePipeline(ctx context.Context, e *env, cfgPath, baselinesDir stri
 	prov, err := storedProvenance(e, cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
+	}
+	if err := result.MkdirOut(filepath.Join(e.workdir, defaultOutDir), e.workdir); err != nil {
+		return nil, usageErr("baseline: %v", err)
 	}
 	prog := newProgress(e)
 	written, err := gate.StoreBaseline(ctx, cfg, gate.StoreOptions{Dir: baselinesDir, OutDir: filepath.Join(e.workdir, defaultOutDir),

@@ -42,6 +42,9 @@ type env struct {
 	// included (main removed them from the process: see lockSecrets);
 	// nil in tests, where targets start from os.Environ.
 	initialEnv []string
+	// exposures lists the ancestors that show one of perfgate's secrets
+	// (ancestorExposures); main sets it, tests leave it nil.
+	exposures func() []exposure
 	// engine holds --engine, --loop-batch and --loop-spin of the command that sends
 	// load (see engineSettings).
 	engine engineFlags
@@ -88,6 +91,8 @@ func main() {
 		// its environment on); everything else reads secrets once, here.
 		e.initialEnv, secretsWarning = lockSecrets()
 		e.getenv = envLookup(e.initialEnv)
+		secrets := secretValues(e.initialEnv)
+		e.exposures = func() []exposure { return ancestorExposures("/proc", os.Getpid(), secrets) }
 	}
 	if exe, err := os.Executable(); err == nil {
 		e.supervisor = []string{exe, supervisorCommand}

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/protocol"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -105,6 +106,11 @@ const noBuildUsage = "do not run the targets' build: steps first; start whatever
 // runSuite runs cfg's scenarios with progress on e.stderr.
 // Each opt adjusts the suite's options (a part, a generator).
 func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, outDir string, opts ...func(*suite.Options)) ([]suite.Outcome, error) {
+	if outDir != "" {
+		if err := result.MkdirOut(outDir, e.workdir); err != nil {
+			return nil, usageErr("--out: %v", err)
+		}
+	}
 	prog := newProgress(e)
 	defer prog.close()
 	so := e.suiteOptions(cfg, outDir, prog, nil)

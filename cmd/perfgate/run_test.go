@@ -168,3 +168,37 @@ func TestEngineEnvIsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// An --out folder that is a symbolic link (a pull request can commit
+// perfgate-out as one) is refused before anything runs, exit 2, naming
+// it; nothing is written through it (run and gate alike).
+func TestOutFolderLinkRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	os.WriteFile(cfg, []byte("version: 1\nscenarios:\n  - {name: a, layer: service, url: \""+srv.URL+
+		"\", load: {mode: rate, rate: 20, duration: 200ms, warmup: 0s, trials: 1}}\n"), 0o644)
+	elsewhere := t.TempDir()
+	link := filepath.Join(dir, "perfgate-out")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "--config", cfg, "--out", link},
+		{"run", "--config", cfg, "--out", filepath.Join(link, "results")},
+		{"gate", "--config", cfg, "--out", link, "--baselines", t.TempDir()},
+	} {
+		// The working directory is the checkout holding the link.
+		var out, errb bytes.Buffer
+		e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb, workdir: dir}
+		code := exitCode(run(t.Context(), args, e), &errb)
+		stderr := errb.String()
+		if code != exitUsage || !strings.Contains(stderr, link) || !strings.Contains(stderr, "symbolic link") {
+			t.Errorf("perfgate %v: exit %d, want %d naming the link:\n%s", args, code, exitUsage, stderr)
+		}
+		if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+			t.Errorf("perfgate %v wrote %v through the link", args, ents)
+		}
+	}
+}

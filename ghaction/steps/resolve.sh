@@ -14,6 +14,8 @@
 # Environment (the action maps these; all optional but ACTION_PATH):
 #   INPUT_BUILD_FROM_SOURCE  "true" or "false" (default false)
 #   INPUT_PERFGATE_VERSION   a release to pin, vX.Y.Z (default: the action's)
+#   INPUT_ALLOW_NEWER_VERSION "true" lets perfgate-version name a release
+#                            newer than the action's tree (default false)
 #   ACTION_REF               github.action_ref (v1, v1.2.3, main, a sha)
 #   ACTION_REPOSITORY        github.action_repository (owner/name)
 #   ACTION_PATH              github.action_path, the action's source tree
@@ -32,6 +34,7 @@ die() {
 out="${GITHUB_OUTPUT:-/dev/stdout}"
 build_from_source="${INPUT_BUILD_FROM_SOURCE:-false}"
 pin="${INPUT_PERFGATE_VERSION:-}"
+allow_newer="${INPUT_ALLOW_NEWER_VERSION:-false}"
 ref="${ACTION_REF:-}"
 repo="${ACTION_REPOSITORY:-}"
 path="${ACTION_PATH:-}"
@@ -56,6 +59,10 @@ esac
 case "$build_from_source" in
 true | false) ;;
 *) die "input build-from-source is \"$build_from_source\": want true or false" ;;
+esac
+case "$allow_newer" in
+true | false) ;;
+*) die "input allow-newer-version is \"$allow_newer\": want true or false" ;;
 esac
 
 semver='^v[0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*(-[0-9A-Za-z.-]+)?$'
@@ -86,10 +93,41 @@ if [ "$build_from_source" = true ]; then
 	exit 0
 fi
 
+# newest_release prints the newest released heading of the action's
+# CHANGELOG.md ("## [1.4.2] - 2026-12-01" gives 1.4.2), or nothing.
+newest_release() {
+	[ -f "$path/CHANGELOG.md" ] || return 0
+	sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][^]]*\)\].*/\1/p' "$path/CHANGELOG.md" | head -n 1
+}
+
+# newer A B: whether release A (X.Y.Z, any -suffix ignored) is newer than B.
+newer() {
+	a="${1%%-*}"
+	b="${2%%-*}"
+	a1="${a%%.*}" a2="${a#*.}" b1="${b%%.*}" b2="${b#*.}"
+	a3="${a2#*.}" a2="${a2%%.*}" b3="${b2#*.}" b2="${b2%%.*}"
+	[ "$a1" -gt "$b1" ] && return 0
+	[ "$a1" -lt "$b1" ] && return 1
+	[ "$a2" -gt "$b2" ] && return 0
+	[ "$a2" -lt "$b2" ] && return 1
+	[ "$a3" -gt "$b3" ]
+}
+
 if [ -n "$pin" ]; then
 	case "$pin" in v*) ;; *) pin="v$pin" ;; esac
 	matches "$pin" "$semver" ||
 		die "input perfgate-version is \"${INPUT_PERFGATE_VERSION}\": want a release such as v1.2.3"
+	# A release newer than the action's tree has no checksums pinned in it
+	# (ghaction/steps/checksums/): only the release's own checksums.txt,
+	# served beside the binary, would vouch for the download. Refused
+	# unless asked for; an older release without a pin (older than the
+	# pins) installs with install.sh's warning, as before.
+	if [ ! -f "$path/ghaction/steps/checksums/$pin.txt" ] && [ "$allow_newer" != true ]; then
+		latest=$(newest_release)
+		if [ -z "$latest" ] || newer "${pin#v}" "$latest"; then
+			die "input perfgate-version is $pin, newer than the newest release this action's tree knows (${latest:+v}${latest:-none}): no checksums for it are pinned in the action, so nothing it trusts vouches for the download; use the action at that release (uses: $repo@$pin), or set allow-newer-version: true to accept the release's own checksums"
+		fi
+	fi
 	emit release "$pin"
 	exit 0
 fi

@@ -21,6 +21,7 @@ func TestResolve(t *testing.T) {
 		env       map[string]string
 		changelog string // CHANGELOG.md in the action's tree; "" for none
 		actionDir string // the action path under the test's root; "" for "action"
+		pinned    string // a release whose checksums the action's tree pins, vX.Y.Z; "" for none
 		want      map[string]string
 		wantErr   string
 	}{
@@ -85,14 +86,58 @@ func TestResolve(t *testing.T) {
 			want: map[string]string{"method": "source", "version": "", "repository": "perfgate/perfgate"},
 		},
 		{
-			name: "perfgate-version pins a release, even from a branch",
-			env:  map[string]string{"ACTION_REF": "main", "INPUT_PERFGATE_VERSION": "v1.1.0"},
-			want: map[string]string{"method": "release", "version": "v1.1.0", "repository": "perfgate/perfgate"},
+			name:      "perfgate-version pins a release, even from a branch",
+			env:       map[string]string{"ACTION_REF": "main", "INPUT_PERFGATE_VERSION": "v1.1.0"},
+			changelog: changelog("1.4.2"),
+			want:      map[string]string{"method": "release", "version": "v1.1.0", "repository": "perfgate/perfgate"},
 		},
 		{
-			name: "perfgate-version without the v",
-			env:  map[string]string{"ACTION_REF": "v1.2.3", "INPUT_PERFGATE_VERSION": "1.1.0"},
-			want: map[string]string{"method": "release", "version": "v1.1.0", "repository": "perfgate/perfgate"},
+			name:      "perfgate-version without the v",
+			env:       map[string]string{"ACTION_REF": "v1.2.3", "INPUT_PERFGATE_VERSION": "1.1.0"},
+			changelog: changelog("1.4.2"),
+			want:      map[string]string{"method": "release", "version": "v1.1.0", "repository": "perfgate/perfgate"},
+		},
+		{
+			name:      "perfgate-version the tree's own release",
+			env:       map[string]string{"ACTION_REF": "main", "INPUT_PERFGATE_VERSION": "v1.4.2"},
+			changelog: changelog("1.4.2"),
+			want:      map[string]string{"method": "release", "version": "v1.4.2", "repository": "perfgate/perfgate"},
+		},
+		// A release newer than the action's tree has no pinned checksums:
+		// refused unless allow-newer-version says so (issue 43).
+		{
+			name:      "perfgate-version newer than the tree",
+			env:       map[string]string{"ACTION_REF": "v1.4.2", "INPUT_PERFGATE_VERSION": "v1.10.0"},
+			changelog: changelog("1.4.2"),
+			wantErr:   "input perfgate-version is v1.10.0, newer than the newest release this action's tree knows (v1.4.2)",
+		},
+		{
+			name:      "perfgate-version a patch newer than the tree",
+			env:       map[string]string{"ACTION_REF": "v1", "INPUT_PERFGATE_VERSION": "v1.4.3"},
+			changelog: changelog("1.4.2"),
+			wantErr:   "set allow-newer-version: true",
+		},
+		{
+			name:    "perfgate-version, a tree that names no release",
+			env:     map[string]string{"ACTION_REF": "main", "INPUT_PERFGATE_VERSION": "v1.1.0"},
+			wantErr: "newer than the newest release this action's tree knows (none)",
+		},
+		{
+			name:      "perfgate-version newer than the tree, allowed",
+			env:       map[string]string{"ACTION_REF": "v1.4.2", "INPUT_PERFGATE_VERSION": "v2.0.0", "INPUT_ALLOW_NEWER_VERSION": "true"},
+			changelog: changelog("1.4.2"),
+			want:      map[string]string{"method": "release", "version": "v2.0.0", "repository": "perfgate/perfgate"},
+		},
+		{
+			name:   "perfgate-version newer than the changelog but pinned",
+			env:    map[string]string{"ACTION_REF": "main", "INPUT_PERFGATE_VERSION": "v1.5.0"},
+			pinned: "v1.5.0",
+			want:   map[string]string{"method": "release", "version": "v1.5.0", "repository": "perfgate/perfgate"},
+		},
+		{
+			name:    "allow-newer-version not a boolean",
+			env:     map[string]string{"INPUT_ALLOW_NEWER_VERSION": "yes"},
+			wantErr: `input allow-newer-version is "yes": want true or false`,
 		},
 		{
 			name:    "perfgate-version not a release",
@@ -136,6 +181,15 @@ func TestResolve(t *testing.T) {
 			}
 			if tt.changelog != "" {
 				if err := os.WriteFile(filepath.Join(dir, "CHANGELOG.md"), []byte(tt.changelog), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.pinned != "" {
+				pins := filepath.Join(dir, "ghaction", "steps", "checksums")
+				if err := os.MkdirAll(pins, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(pins, tt.pinned+".txt"), []byte("0000  perfgate_x.tar.gz\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -100,9 +100,27 @@ const zwj = "\u200d"
 // that GitHub neither mentions anyone (@team) nor links an issue (#123,
 // owner/repo#123) — GitHub still mentions after "&#64;" and links after
 // "\#" — and line breaks and control characters become spaces.
+//
+// GitHub makes references of more than '#': "GH-12" links issue 12, and a
+// URL (https://github.com/o/r/issues/12, or any www. address, which GFM
+// autolinks) becomes a link that cross-references the issue it names. A
+// zero-width joiner goes after "GH-" (any case), after the ':' of "://"
+// and after "www", so none of them is recognised, and the text reads the
+// same.
 func Markdown(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
+		switch {
+		case r == '-' && i >= 2 && strings.EqualFold(s[i-2:i], "gh"):
+			b.WriteString("-" + zwj)
+			continue
+		case r == ':' && strings.HasPrefix(s[i+1:], "//"):
+			b.WriteString(":" + zwj)
+			continue
+		case r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteString(zwj + ".")
+			continue
+		}
 		switch r {
 		case '&':
 			b.WriteString("&amp;")

@@ -35,6 +35,14 @@ func TestMarkdown(t *testing.T) {
 		{"#12", "\\#\u200d12"},
 		{"<b>", "&lt;b&gt;"},
 		{"a\nb", "a b"},
+		// GitHub references: GH-N, issue URLs (autolinked, then
+		// cross-referenced), www. addresses.
+		{"GH-12", "GH-\u200d12"},
+		{"see gh-7", "see gh-\u200d7"},
+		{"https://github.com/o/r/issues/3", "https:\u200d//github.com/o/r/issues/3"},
+		{"http://x/pull/4", "http:\u200d//x/pull/4"},
+		{"www.github.com/o/r/issues/5", "www\u200d.github.com/o/r/issues/5"},
+		{"o/r#6", "o/r\\#\u200d6"},
 	}
 	for _, tt := range tests {
 		if got := Markdown(tt.in); got != tt.want {
