@@ -9,7 +9,6 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-
 // deathWatch notices a target that ends during its scenario's run: the
 // run is stopped at once instead of measuring connection errors against a
 // dead service for the trials left.
