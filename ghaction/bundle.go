@@ -3,11 +3,11 @@ package ghaction
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
@@ -72,12 +72,12 @@ func ReadBundle(dir string) (*report.Report, BundlePR, error) {
 	if err := json.Unmarshal(data, &info); err != nil || info.Number <= 0 || !IsSHA(info.HeadSHA) {
 		return nil, info, fmt.Errorf("comment bundle %q: want {\"number\": N > 0, \"head_sha\": a commit id}", filepath.Join(dir, bundlePR))
 	}
-	f, err := os.Open(filepath.Join(dir, bundleReport))
+	f, err := capread.Open(filepath.Join(dir, bundleReport), capread.Result)
 	if err != nil {
 		return nil, info, fmt.Errorf("reading the comment bundle: %w", err)
 	}
 	defer f.Close()
-	r, err := report.Decode(io.LimitReader(f, 64<<20))
+	r, err := report.Decode(f)
 	if err != nil {
 		return nil, info, fmt.Errorf("comment bundle %q: %w", filepath.Join(dir, bundleReport), err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/internal/defaults"
 	"github.com/perfgate/perfgate/internal/sameorigin"
@@ -581,7 +582,8 @@ func (t *Target) LogPath() string { return t.logPath }
 // single longer line), it starts with "…" and the end of that line
 // instead, so that a log full of long lines is never reported as empty.
 func (t *Target) LogTail() string {
-	f, err := os.Open(t.logPath)
+	// The target can replace its log's name with a FIFO: never wait on it.
+	f, err := capread.OpenRegular(t.logPath)
 	if err != nil {
 		return ""
 	}

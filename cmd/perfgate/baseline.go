@@ -5,10 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -107,7 +107,7 @@ func storedProvenance(e *env, cfgPath string) (result.Provenance, error) {
 		prov.Tag = e.getenv("GITHUB_REF_NAME")
 	}
 	if cfgPath != "" {
-		b, err := os.ReadFile(cfgPath)
+		b, err := capread.ReadFile(cfgPath, capread.Config)
 		if err != nil {
 			return prov, err
 		}
