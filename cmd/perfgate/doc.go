@@ -75,6 +75,10 @@
 // --insecure (verification off, warned in the log and the result); a
 // scenario's tls: {ca, cert, key, server_name, insecure} is the same.
 // --sweep takes --start, --max-rate and --budget; --layer labels the run.
+// A result marked invalid ("valid": false: the load generator was
+// saturated or starved of CPU, every request failed, the run was
+// interrupted) is still written, its table row says INVALID, and run
+// exits 3: no gate compares such a result and baseline update refuses it.
 //
 // # compare, size, gate, baseline
 //
