@@ -124,10 +124,17 @@ func TestLoad(t *testing.T) {
 			t.Errorf("Load(testdata/bad) = %v, want it to name %s", err, bf.file)
 		}
 	}
-	for _, dir := range []string{filepath.Join(t.TempDir(), "missing"), t.TempDir()} {
+	// An empty folder is a first run; a missing one is not (issue 43: a
+	// mistyped path read as a first run switched the gate off): its error
+	// names it, and is ErrNoFolder, never ErrNoBaselines.
+	if dir := t.TempDir(); true {
 		if _, err := Load(dir); !errors.Is(err, ErrNoBaselines) {
 			t.Errorf("Load(%q) = %v, want ErrNoBaselines", dir, err)
 		}
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	if _, err := Load(missing); !errors.Is(err, ErrNoFolder) || errors.Is(err, ErrNoBaselines) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Load(%q) = %v, want ErrNoFolder naming it, not ErrNoBaselines", missing, err)
 	}
 	// A file whose name does not match its scenario is refused.
 	dir := t.TempDir()

@@ -98,6 +98,15 @@
 // was invalid. gate refuses (exit 2) a scenario whose trials can never
 // reach the configured confidence. See docs/verdicts.md.
 //
+// A baselines folder that does not exist (gate --baselines, the config's
+// baselines:, compare --baseline) is an error, exit 2, naming it: a
+// mistyped path would otherwise pass as a first run and switch the gate
+// off. On the first run, before any baseline is stored, say so with
+// --first-run, or commit the folder empty (with a .gitkeep): with no
+// baseline the verdict is no-baseline, exit 0, and perfgate prints the
+// folder it looked in and the exact baseline update command that stores
+// the run there.
+//
 // gate --ab REF is the same-runner A/B (docs/ab.md): instead of reading
 // baselines it checks git revision REF out in a temporary worktree (removed
 // on every exit), runs each target's build: in both checkouts, measures the
