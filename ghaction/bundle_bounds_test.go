@@ -1,12 +1,19 @@
 package ghaction
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/report"
+	"github.com/perfgate/perfgate/result"
 )
 
 // A bundle's report.json that is a FIFO or a device is refused at once
@@ -48,5 +55,28 @@ func TestReadBundleRefusesSpecialReport(t *testing.T) {
 				t.Fatal("ReadBundle still blocked after 5s")
 			}
 		})
+	}
+}
+
+// A bundle's results are bounded together as well as each alone (issue
+// 43: a fork could send 1,000 files at each file's cap to the trusted
+// job): more than maxBundleTrials trials in all is refused, naming the
+// bundle.
+func TestReadBundleBoundsTrials(t *testing.T) {
+	dir := t.TempDir()
+	r := &report.Report{Title: "perfgate.yaml", Comparison: &compare.Comparison{Schema: compare.Schema, Verdict: compare.NoBaseline, Settings: compare.DefaultSettings()}}
+	if err := WriteBundle(dir, r, BundlePR{Number: 7, HeadSHA: strings.Repeat("a", 40)}); err != nil {
+		t.Fatal(err)
+	}
+	res := comparetest.Result(comparetest.Spec{Scenario: "api", Layer: "service", Trials: result.MaxTrials, Requests: 50, MedianMs: 10}, rand.New(rand.NewPCG(1, 1)))
+	n := maxBundleTrials/result.MaxTrials + 1
+	for i := range n {
+		if err := res.WriteFile(filepath.Join(dir, bundleCandidate, fmt.Sprintf("%04d.json", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err := ReadBundle(dir)
+	if want := fmt.Sprintf("hold more than %d trials together", maxBundleTrials); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadBundle(%d results of %d trials) = %v, want an error with %q", n, result.MaxTrials, err, want)
 	}
 }
