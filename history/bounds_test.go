@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/changepoint"
 )
 
 // tinyRecord is a record line of about 150 bytes: the densest a hostile
@@ -216,5 +218,25 @@ func TestCompactMisplacedRecord(t *testing.T) {
 		if count["b"] != 2 || count["c"] != 1 {
 			t.Errorf("compact %d: records per scenario %v, want b:2 c:1", i+1, count)
 		}
+	}
+}
+
+// A learned run-to-run noise outside gate.run_to_run's range is refused,
+// naming the file, scenario, metric and value (issue 43: +Inf% was
+// learned from absurd values and accepted, which disables the gate).
+func TestLearnNoiseRange(t *testing.T) {
+	var recs []Record
+	for i := range 2 * MinNoiseRuns {
+		v := 1e308
+		if i%2 == 1 {
+			v = 1e-300
+		}
+		recs = append(recs, Record{Schema: Schema, Scenario: "api", Runner: "r", Date: time.Unix(int64(i), 0).UTC(),
+			Metrics: map[string]Value{MetricP99: {Value: v}}})
+	}
+	_, err := LearnNoise(recs, "api", "r", changepoint.DefaultSettings())
+	want := `api.jsonl: scenario "api": run-to-run noise learned from p99_ms is +Inf%: out of range`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("LearnNoise(absurd values) = %v, want an error with %q", err, want)
 	}
 }

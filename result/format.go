@@ -108,6 +108,9 @@ func (r *Result) Check() error {
 	if len(r.Trials) > MaxTrials {
 		return fmt.Errorf("field \"trials\": %d trials, more than the %d a result may hold", len(r.Trials), MaxTrials)
 	}
+	if err := r.checkNoiseFloor(); err != nil {
+		return err
+	}
 	return r.checkConsistency(r.trialHistogram)
 }
 
@@ -254,4 +257,25 @@ func JSONFiles(dir string) ([]string, error) {
 	}
 	sort.Strings(paths)
 	return paths, nil
+}
+
+// MaxNoiseFloorPct is the largest noise floor a result may carry: runs
+// that disagree by more gate nothing, and a floor raises the gate's
+// threshold to it, so an absurd one (1e300) would switch the gate off.
+const MaxNoiseFloorPct = 1000
+
+// checkNoiseFloor checks noise_floor_pct: each a number from 0 to
+// MaxNoiseFloorPct percent.
+func (r *Result) checkNoiseFloor() error {
+	keys := make([]string, 0, len(r.NoiseFloorPct))
+	for k := range r.NoiseFloorPct {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v := r.NoiseFloorPct[k]; !(v >= 0 && v <= MaxNoiseFloorPct) {
+			return fmt.Errorf("field \"noise_floor_pct.%s\" is %v: out of range, want a percentage from 0 to %d", k, v, MaxNoiseFloorPct)
+		}
+	}
+	return nil
 }
