@@ -124,10 +124,17 @@ func TestLoad(t *testing.T) {
 			t.Errorf("Load(testdata/bad) = %v, want it to name %s", err, bf.file)
 		}
 	}
-	for _, dir := range []string{filepath.Join(t.TempDir(), "missing"), t.TempDir()} {
+	// An empty folder is a first run; a missing one is not (issue 43: a
+	// mistyped path read as a first run switched the gate off): its error
+	// names it, and is ErrNoFolder, never ErrNoBaselines.
+	if dir := t.TempDir(); true {
 		if _, err := Load(dir); !errors.Is(err, ErrNoBaselines) {
 			t.Errorf("Load(%q) = %v, want ErrNoBaselines", dir, err)
 		}
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	if _, err := Load(missing); !errors.Is(err, ErrNoFolder) || errors.Is(err, ErrNoBaselines) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("Load(%q) = %v, want ErrNoFolder naming it, not ErrNoBaselines", missing, err)
 	}
 	// A file whose name does not match its scenario is refused.
 	dir := t.TempDir()
@@ -136,5 +143,38 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), `holds scenario "ok"`) {
 		t.Errorf("Load with a misnamed file = %v, want the mismatch named", err)
+	}
+}
+
+// A baseline's noise floor is range-checked (issue 43: an absurd one,
+// which raises the gate's threshold to it, was accepted): out of range,
+// the file is refused naming itself, the field and the value.
+func TestLoadFileNoiseFloorRange(t *testing.T) {
+	tests := []struct {
+		name    string
+		floor   float64
+		wantErr string
+	}{
+		{"a real floor", 12.5, ""},
+		{"the largest", result.MaxNoiseFloorPct, ""},
+		{"negative", -1, `field "noise_floor_pct.p99_ms" is -1: out of range`},
+		{"absurd", 1e300, `field "noise_floor_pct.p99_ms" is 1e+300: out of range`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := good("ok", 1)
+			r.NoiseFloorPct = map[string]float64{"p99_ms": tt.floor}
+			p := filepath.Join(t.TempDir(), "ok.json")
+			if err := os.WriteFile(p, encode(t, r), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadFile(p)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("LoadFile(floor %v) = %v", tt.floor, err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), p)):
+				t.Errorf("LoadFile(floor %v) = %v, want an error naming %s with %q", tt.floor, err, p, tt.wantErr)
+			}
+		})
 	}
 }

@@ -13,14 +13,33 @@ import (
 	"github.com/perfgate/perfgate/result"
 )
 
-// ErrNoBaselines is returned (wrapped) by Load when the folder does not
-// exist or holds no baseline file: the gate's "no baseline" case.
+// ErrNoBaselines is returned (wrapped) by Load when the folder holds no
+// baseline file: the gate's "no baseline" case, a first run.
 var ErrNoBaselines = errors.New("no baselines")
+
+// ErrNoFolder is returned (wrapped, in a *MissingFolderError) by Load when
+// the folder does not exist. It is not ErrNoBaselines: a path that does
+// not exist is more often a typo than a first run, and a typo must not
+// switch the gate off; the caller reads it as no baselines only when the
+// user said this is the first run.
+var ErrNoFolder = errors.New("baselines folder does not exist")
+
+// MissingFolderError is Load's error for a baselines folder that does not
+// exist: it names the path and says what to do.
+type MissingFolderError struct{ Dir string }
+
+func (e *MissingFolderError) Error() string {
+	return fmt.Sprintf("baselines folder %q does not exist: check the path (a mistyped one would switch the gate off); "+
+		"on the first run, before any baseline is stored, say so with --first-run (the Action's first-run: true input), "+
+		"or commit the folder empty (with a .gitkeep file in it)", e.Dir)
+}
+
+func (e *MissingFolderError) Unwrap() error { return ErrNoFolder }
 
 // Load reads and validates every baseline file (*.json, not hidden) in dir,
 // sorted by file name. Each bad file is reported, naming it; any bad file
-// makes Load fail. A missing folder or one without baselines gives an
-// error wrapping ErrNoBaselines.
+// makes Load fail. A folder without baselines gives an error wrapping
+// ErrNoBaselines, a missing one a *MissingFolderError (ErrNoFolder).
 func Load(dir string) ([]*result.Result, error) {
 	paths, err := jsonFiles(dir)
 	if err != nil {
@@ -46,12 +65,12 @@ func Load(dir string) ([]*result.Result, error) {
 	return rs, nil
 }
 
-// jsonFiles lists the visible *.json files of dir, sorted; a missing
-// folder or one without any is ErrNoBaselines.
+// jsonFiles lists the visible *.json files of dir, sorted; a folder
+// without any is ErrNoBaselines, a missing one ErrNoFolder.
 func jsonFiles(dir string) ([]string, error) {
 	paths, err := result.JSONFiles(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("baselines %q: folder does not exist: %w", dir, ErrNoBaselines)
+		return nil, &MissingFolderError{Dir: dir}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("baselines %q: %w", dir, err)

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // stagedFile is one baseline to write: its final path and contents.
@@ -26,14 +28,27 @@ type stagedFile struct {
 //
 // A failure before the swap (a full disk while writing a file) removes
 // the staging folder and leaves to untouched; the error names the file
-// (its final path). A folder to that does not exist yet is created.
+// (its final path). A folder to that does not exist yet is created (0755,
+// less the umask, as mkdir makes it); one that exists keeps its mode, since
+// the staging folder that takes its place is given it.
 func replaceAll(to string, files []stagedFile, write func(path string, data []byte) error) (err error) {
 	to = filepath.Clean(to)
 	parent := filepath.Dir(to)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	stage, err := os.MkdirTemp(parent, "."+filepath.Base(to)+".staging-*")
+	exists := true
+	mode := fs.FileMode(0o755)
+	if st, serr := os.Stat(to); errors.Is(serr, fs.ErrNotExist) {
+		exists = false
+	} else if serr != nil {
+		return serr
+	} else if !st.IsDir() {
+		return fmt.Errorf("%s is not a folder", to)
+	} else {
+		mode = st.Mode().Perm()
+	}
+	stage, err := mkdirStage(parent, "."+filepath.Base(to)+".staging-", mode)
 	if err != nil {
 		return err
 	}
@@ -42,15 +57,11 @@ func replaceAll(to string, files []stagedFile, write func(path string, data []by
 			os.RemoveAll(stage)
 		}
 	}()
-	exists := true
-	if st, serr := os.Stat(to); errors.Is(serr, fs.ErrNotExist) {
-		exists = false
-	} else if serr != nil {
-		return serr
-	} else if !st.IsDir() {
-		return fmt.Errorf("%s is not a folder", to)
-	}
 	if exists {
+		// The umask may have taken bits off: give it the old folder's.
+		if err := os.Chmod(stage, mode); err != nil {
+			return err
+		}
 		if err := linkTree(to, stage); err != nil {
 			return fmt.Errorf("staging the baselines: %w", err)
 		}
@@ -86,6 +97,22 @@ func replaceAll(to string, files []stagedFile, write func(path string, data []by
 	// stage now holds the old set.
 	os.RemoveAll(stage)
 	return nil
+}
+
+// mkdirStage makes a new folder in parent named prefix and a random
+// suffix, with mode less the umask (os.MkdirTemp's 0700 would become the
+// baselines folder's mode once swapped in).
+func mkdirStage(parent, prefix string, mode fs.FileMode) (string, error) {
+	for range 100 {
+		p := filepath.Join(parent, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		switch err := os.Mkdir(p, mode); {
+		case err == nil:
+			return p, nil
+		case !errors.Is(err, fs.ErrExist):
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("making a staging folder in %s: too many taken names", parent)
 }
 
 // linkTree recreates src's tree in dst: folders made, files hard-linked,

@@ -91,3 +91,42 @@ func TestReplaceAllNewFolder(t *testing.T) {
 		t.Errorf("%d entries beside the folder, want it alone", len(ents))
 	}
 }
+
+// The baselines folder keeps its mode across an update (issue 43: a
+// 0755 folder became 0700, the staging folder's mode from os.MkdirTemp),
+// and a new one gets 0755 less the umask.
+func TestReplaceAllKeepsMode(t *testing.T) {
+	old := syscall.Umask(0o022)
+	t.Cleanup(func() { syscall.Umask(old) })
+	tests := []struct {
+		name string
+		mode os.FileMode // 0: the folder does not exist yet
+		want os.FileMode
+	}{
+		{"existing 0755", 0o755, 0o755},
+		{"existing 0750", 0o750, 0o750},
+		// Wider than the umask allows: kept, since the user chose it.
+		{"existing 0775", 0o775, 0o775},
+		{"new folder", 0, 0o755},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			to := filepath.Join(t.TempDir(), "baselines")
+			if tt.mode != 0 {
+				os.Mkdir(to, tt.mode)
+				os.Chmod(to, tt.mode)
+				os.WriteFile(filepath.Join(to, "old.json"), []byte("old"), 0o644)
+			}
+			if err := replaceAll(to, []stagedFile{{filepath.Join(to, "a.json"), []byte("a")}}, writeSynced); err != nil {
+				t.Fatal(err)
+			}
+			st, err := os.Stat(to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.Mode().Perm(); got != tt.want {
+				t.Errorf("mode after replaceAll = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -279,5 +280,41 @@ func TestUpdateValid(t *testing.T) {
 	}
 	if after := snapshot(t, empty); len(after) != 0 {
 		t.Errorf("baseline folder holds %v after a failed UpdateValid, want nothing", keys(after))
+	}
+}
+
+// A file the run's manifest lists is hashed only if it is a regular file
+// within the result cap (issue 43: a link to /dev/zero was hashed without
+// end): the update is refused at once, naming it, and nothing is written.
+func TestUpdateRefusesSpecialResultFile(t *testing.T) {
+	for _, target := range []string{"/dev/zero", "fifo"} {
+		t.Run(target, func(t *testing.T) {
+			dir := writeRun(t, good("a", 4))
+			p := filepath.Join(dir, "a.json")
+			os.Remove(p)
+			var err error
+			if target == "fifo" {
+				err = syscall.Mkfifo(p, 0o644)
+			} else {
+				err = os.Symlink(target, p)
+			}
+			if err != nil {
+				t.Skip(err)
+			}
+			to := t.TempDir()
+			done := make(chan error, 1)
+			go func() { _, err := Update(dir, to, prov); done <- err }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), p+" is not a regular file") {
+					t.Errorf("Update = %v, want it refused naming %s", err, p)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Update still hashing after 10s")
+			}
+			if ents, _ := os.ReadDir(to); len(ents) != 0 {
+				t.Errorf("%d files written by a refused update", len(ents))
+			}
+		})
 	}
 }

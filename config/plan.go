@@ -192,7 +192,7 @@ func isFile(path string) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
-	f, err := os.Open(path)
+	f, err := capread.OpenRegular(path) // a FIFO swapped in since: refused, not waited on
 	if err != nil {
 		return err
 	}

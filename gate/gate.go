@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/report"
@@ -203,9 +202,9 @@ func measureStored(ctx context.Context, cfg *config.Config, o Request, st Stored
 	if dir == "" {
 		dir = plan.Baselines
 	}
-	base, err := baselines.Load(dir)
-	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
-		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
+	base, err := loadStored(st, dir)
+	if err != nil {
+		return nil, err
 	}
 	learned, notes, trend, err := withHistory(ctx, st.History, base)
 	if err != nil {
@@ -239,7 +238,7 @@ func measureStored(ctx context.Context, cfg *config.Config, o Request, st Stored
 		rep.Trend = trend
 		rep.Warnings = append(rep.Warnings, notes...)
 	}
-	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...), Rerun: rr}, nil
+	return &Outcome{Report: rep, Outcomes: outs, RunErr: errors.Join(runErrs...), Rerun: rr, BaselinesDir: dir, ResultsDir: o.Suite.OutDir}, nil
 }
 
 // MaxSizedIntervalPct is the widest interval (in percentage points, top

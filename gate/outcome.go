@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/exitcode"
@@ -36,6 +37,11 @@ type Outcome struct {
 	ReportOnly bool
 	// Paths are the files Write wrote ("" before).
 	Paths Paths
+	// BaselinesDir is the folder the baselines were looked for in, and
+	// ResultsDir the candidate's results ("" when unknown, as in an A/B
+	// gate): a first run's message names both, in the command that
+	// stores the one in the other.
+	BaselinesDir, ResultsDir string
 	// version is perfgate's, named in report.html.
 	version string
 }
@@ -104,7 +110,7 @@ func (o *Outcome) Message() string {
 		}
 		return why + "; the gate cannot compare them: store baselines measured on this runner, or accept the mismatch with --allow-env-mismatch (the Action's allow-env-mismatch input)" + passes
 	case compare.NoBaseline:
-		return "no baseline to compare with: the gate passes; store baselines with `perfgate baseline update` (the Action's mode: baseline)"
+		return o.firstRunMessage()
 	case compare.Undecided:
 		if o.FailOnInconclusive {
 			return "gate inconclusive, and on-inconclusive is fail: " + report.Summary(c)
@@ -181,4 +187,35 @@ func (o *Outcome) Join(stored *Outcome) *Outcome {
 	}
 	o.RunErr = errors.Join(o.RunErr, stored.RunErr)
 	return o
+}
+
+// firstRunMessage says that there was no baseline to compare with, where
+// it looked, and the exact command that stores this run there.
+func (o *Outcome) firstRunMessage() string {
+	if o.BaselinesDir == "" {
+		return "no baseline to compare with: the gate passes; store baselines with `perfgate baseline update` (the Action's mode: baseline)"
+	}
+	return FirstRunMessage(o.BaselinesDir, o.ResultsDir)
+}
+
+// FirstRunMessage is the line a gate (or compare) that found no baseline
+// prints: that it passes, the folder it looked in, and the exact command
+// that stores the results in resultsDir ("" when unknown) there.
+func FirstRunMessage(baselinesDir, resultsDir string) string {
+	from := resultsDir
+	if from == "" {
+		from = "RESULTS"
+	}
+	return fmt.Sprintf("no baseline in %s to compare with (a first run): the gate passes; store this run as the baselines with "+
+		"`perfgate baseline update --from %s --to %s` (the Action's mode: baseline), then review and commit them",
+		shellQuote(baselinesDir), shellQuote(from), shellQuote(baselinesDir))
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and /._-+:@%, so that a printed command can be pasted.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@%,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

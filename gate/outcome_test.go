@@ -47,7 +47,9 @@ func TestGateExitCodesAndMessages(t *testing.T) {
 	noisy := gen(7, comparetest.Spec{Scenario: "fp32", Layer: "model", Trials: 5, Requests: 2000, MedianMs: 10, Noise: 0.35, Scale: 1.3})
 	tests := []struct {
 		name       string
-		base       []*result.Result // nil: no baseline folder
+		base       []*result.Result // nil: an empty baseline folder (or none, with missing)
+		missing    bool             // the baseline folder does not exist
+		firstRun   bool             // Stored.FirstRun
 		cand       []*result.Result
 		scenarios  []string
 		onInc      string // the request's
@@ -71,8 +73,16 @@ func TestGateExitCodesAndMessages(t *testing.T) {
 		{name: "incomparable, reported only", base: []*result.Result{gen(1, comparetest.Spec{Scenario: "fp32", Layer: "model", GPU: "NVIDIA A100"})},
 			cand: []*result.Result{quiet(1, "NVIDIA H200")}, reportOnly: true, wantVerd: compare.Incomparable, wantCode: exitcode.Pass,
 			wantMsg: "fail-on-regression is false, so the step passes"},
-		{name: "no baseline", cand: []*result.Result{quiet(1, "")}, wantVerd: compare.NoBaseline, wantCode: exitcode.Pass,
-			wantMsg: "no baseline to compare with: the gate passes; store baselines with `perfgate baseline update`"},
+		// A first run: the message names the folder and the command that
+		// stores the run there.
+		{name: "no baseline, empty folder", cand: []*result.Result{quiet(1, "")}, wantVerd: compare.NoBaseline, wantCode: exitcode.Pass,
+			wantMsg: "no baseline in %ROOT%/baselines to compare with (a first run): the gate passes; store this run as the baselines with `perfgate baseline update --from %ROOT%/results --to %ROOT%/baselines`"},
+		// issue 43: a folder that does not exist is a typo more often than
+		// a first run: exit 2, naming it, unless the user says first run.
+		{name: "missing baseline folder", missing: true, cand: []*result.Result{quiet(1, "")}, wantErr: true, wantCode: exitcode.Usage,
+			wantMsg: `baselines folder "%ROOT%/baselines" does not exist: check the path`},
+		{name: "missing baseline folder, first run", missing: true, firstRun: true, cand: []*result.Result{quiet(1, "")},
+			wantVerd: compare.NoBaseline, wantCode: exitcode.Pass, wantMsg: "no baseline in %ROOT%/baselines to compare with (a first run)"},
 		{name: "inconclusive passes by default", base: []*result.Result{gen(1, fp32)}, cand: []*result.Result{noisy},
 			wantVerd: compare.Undecided, wantCode: exitcode.Pass, wantMsg: "(the gate passes as inconclusive, not pass;"},
 		{name: "inconclusive fails when asked", base: []*result.Result{gen(1, fp32)}, cand: []*result.Result{noisy}, onInc: "fail",
@@ -95,14 +105,18 @@ func TestGateExitCodesAndMessages(t *testing.T) {
 			c := cfg(t, "")
 			c.Gate.OnInconclusive = tt.configInc
 			baseDir := filepath.Join(root, "baselines")
-			if tt.base != nil {
+			switch {
+			case tt.base != nil:
 				baseDir = writeResults(t, root, "baselines", tt.base...)
+			case !tt.missing:
+				os.MkdirAll(baseDir, 0o755)
 			}
+			tt.wantMsg = strings.ReplaceAll(tt.wantMsg, "%ROOT%", root)
 			if tt.badBase {
 				os.MkdirAll(baseDir, 0o755)
 				os.WriteFile(filepath.Join(baseDir, "fp32.json"), []byte("{not json"), 0o644)
 			}
-			req := Request{Candidate: Results{Dir: writeResults(t, root, "results", tt.cand...)}, Base: Stored{Dir: baseDir},
+			req := Request{Candidate: Results{Dir: writeResults(t, root, "results", tt.cand...)}, Base: Stored{Dir: baseDir, FirstRun: tt.firstRun},
 				Scenarios: tt.scenarios, OnInconclusive: tt.onInc}
 			if req.Scenarios == nil {
 				req.Scenarios = []string{"fp32"}
@@ -146,7 +160,7 @@ func TestOutcomeWrite(t *testing.T) {
 	root := t.TempDir()
 	c := cfg(t, "")
 	o, err := Gate(context.Background(), c, Request{Candidate: Results{Dir: writeResults(t, root, "results", gen(2, comparetest.Spec{Scenario: "fp32", Layer: "model"}))},
-		Base: Stored{Dir: filepath.Join(root, "none")}, Scenarios: []string{"fp32"}, Suite: suiteVersion("v9.9.9-test")})
+		Base: Stored{Dir: filepath.Join(root, "none"), FirstRun: true}, Scenarios: []string{"fp32"}, Suite: suiteVersion("v9.9.9-test")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,10 @@ package gate
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
 )
@@ -17,7 +17,7 @@ func planInput(cfg *config.Config) (in sizing.Input, ok bool, err error) {
 	cp := cfg.Capacity
 	in = sizing.Input{PeakQPS: cp.PeakQPS, Headroom: cp.Headroom, CostPerInstanceHour: cp.CostPerInstanceHour}
 	if p := cfg.TrafficPath(); p != "" {
-		f, err := os.Open(p)
+		f, err := capread.Open(p, capread.Traffic)
 		if err != nil {
 			return in, false, fmt.Errorf("capacity.traffic: %w", err)
 		}

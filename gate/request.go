@@ -56,6 +56,11 @@ type Base interface{ isBase() }
 type Stored struct {
 	// Dir is the baseline folder ("" for the config's baselines).
 	Dir string
+	// FirstRun reads a Dir that does not exist as no baselines (the
+	// verdict no-baseline, a pass). Without it such a Dir is a
+	// configuration error: a mistyped path must not switch the gate off.
+	// An existing empty folder is a first run either way.
+	FirstRun bool
 	// History, when set, is where each scenario's run-to-run noise is
 	// learned from (LearnNoise) instead of assumed (gate.run_to_run); the
 	// report then draws its trend.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/result"
 )
@@ -37,9 +36,9 @@ func fromResults(ctx context.Context, cfg *config.Config, dir string, o Request,
 		}
 		bdir = plan.Baselines
 	}
-	base, err := baselines.Load(bdir)
-	if err != nil && !errors.Is(err, baselines.ErrNoBaselines) {
-		return nil, fmt.Errorf("%w: %v", ErrBadBaselines, err)
+	base, err := loadStored(st, bdir)
+	if err != nil {
+		return nil, err
 	}
 	learned, notes, trend, err := withHistory(ctx, st.History, base)
 	if err != nil {
@@ -82,5 +81,5 @@ func fromResults(ctx context.Context, cfg *config.Config, dir string, o Request,
 	}
 	rep.Warnings = append(append(rep.Warnings, warns...), notes...)
 	rep.Trend = trend
-	return &Outcome{Report: rep, RunErr: errors.Join(runErrs...)}, nil
+	return &Outcome{Report: rep, RunErr: errors.Join(runErrs...), BaselinesDir: bdir, ResultsDir: dir}, nil
 }

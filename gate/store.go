@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -143,6 +144,25 @@ func RunFailure(ctx context.Context, outs []suite.Outcome) error {
 		err = fmt.Errorf("%w\n%s", err, hint)
 	}
 	return exitcode.With(code, err)
+}
+
+// InvalidRuns is the error, carrying exit code 3, for the results in outs
+// marked invalid (result.Result.Valid false: every request failed, the
+// generator was the bottleneck, the run was interrupted, ...), naming
+// each; nil when every result is valid. `perfgate run` returns it, so
+// that an invalid run is not mistaken for a measurement.
+func InvalidRuns(outs []suite.Outcome) error {
+	var names []string
+	for _, o := range outs {
+		if o.Result != nil && !o.Result.Valid {
+			names = append(names, strconv.Quote(o.Result.Scenario))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return exitcode.With(exitcode.RunFailed, fmt.Errorf("invalid run of scenario %s: its result was written but no gate compares it and it cannot be a baseline (its warnings say why)",
+		strings.Join(names, ", ")))
 }
 
 // tlsHint says how to fix a TLS failure the requests met, or "".

@@ -3,11 +3,11 @@ package ghaction
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )
@@ -20,6 +20,12 @@ const (
 	bundleBaseline  = "baseline"
 	bundleCandidate = "candidate"
 	maxBundleFiles  = 1000
+	// maxBundleTrials and maxBundleBytes bound a bundle's results
+	// together (each is also capped alone: result.MaxTrials trials,
+	// capread.Result bytes): 1,000 files at each file's cap would
+	// otherwise be read into the trusted job's memory.
+	maxBundleTrials = 10_000
+	maxBundleBytes  = 256 << 20
 )
 
 // BundlePR is a bundle's pr.json: the pull request and the commit measured.
@@ -72,18 +78,20 @@ func ReadBundle(dir string) (*report.Report, BundlePR, error) {
 	if err := json.Unmarshal(data, &info); err != nil || info.Number <= 0 || !IsSHA(info.HeadSHA) {
 		return nil, info, fmt.Errorf("comment bundle %q: want {\"number\": N > 0, \"head_sha\": a commit id}", filepath.Join(dir, bundlePR))
 	}
-	f, err := os.Open(filepath.Join(dir, bundleReport))
+	f, err := capread.Open(filepath.Join(dir, bundleReport), capread.Result)
 	if err != nil {
 		return nil, info, fmt.Errorf("reading the comment bundle: %w", err)
 	}
 	defer f.Close()
-	r, err := report.Decode(io.LimitReader(f, 64<<20))
+	r, err := report.Decode(f)
 	if err != nil {
 		return nil, info, fmt.Errorf("comment bundle %q: %w", filepath.Join(dir, bundleReport), err)
 	}
 	if err := checkBundleVerdict(r.Comparison); err != nil {
 		return nil, info, fmt.Errorf("comment bundle %q: %w: the report contradicts itself, not posted", filepath.Join(dir, bundleReport), err)
 	}
+	var trials int
+	var size int64
 	for _, side := range []struct {
 		sub string
 		dst *[]*result.Result
@@ -93,9 +101,17 @@ func ReadBundle(dir string) (*report.Report, BundlePR, error) {
 			return nil, info, fmt.Errorf("comment bundle %q: %d result files, at most %d", dir, len(paths), maxBundleFiles)
 		}
 		for _, p := range paths {
+			if st, err := os.Stat(p); err == nil {
+				if size += st.Size(); size > maxBundleBytes {
+					return nil, info, fmt.Errorf("comment bundle %q: its result files pass %d MiB together at %s: refused", dir, maxBundleBytes>>20, p)
+				}
+			}
 			res, err := result.ReadFile(p)
 			if err != nil {
 				return nil, info, fmt.Errorf("comment bundle: %w", err)
+			}
+			if trials += len(res.Trials); trials > maxBundleTrials {
+				return nil, info, fmt.Errorf("comment bundle %q: its results hold more than %d trials together at %s: refused", dir, maxBundleTrials, p)
 			}
 			*side.dst = append(*side.dst, res)
 		}

@@ -3,10 +3,10 @@ package ghaction
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"strings"
+
+	"github.com/perfgate/perfgate/internal/capread"
 )
 
 // GitHub is what the action reads of the runner's GITHUB_* variables.
@@ -79,12 +79,12 @@ func ReadGitHub(getenv func(string) string) (GitHub, error) {
 	if path == "" {
 		return gh, nil
 	}
-	f, err := os.Open(path)
+	f, err := capread.Open(path, maxEventBytes)
 	if err != nil {
 		return gh, fmt.Errorf("reading the event payload: %w", err)
 	}
 	defer f.Close()
-	if err := json.NewDecoder(io.LimitReader(f, maxEventBytes)).Decode(gh.Event); err != nil {
+	if err := json.NewDecoder(f).Decode(gh.Event); err != nil {
 		return gh, fmt.Errorf("decoding the event payload %q: %w", path, err)
 	}
 	if sha := gh.Event.HeadSHA(); sha != "" && !IsSHA(sha) {

@@ -25,6 +25,9 @@ type Inputs struct {
 	Config, Token, Mode, Baselines string
 	FailOnRegression, Comment      bool
 	AllowEnvMismatch               bool
+	// FirstRun (first-run): gate mode reads a baselines folder that does
+	// not exist as none (gate.Stored.FirstRun) instead of failing.
+	FirstRun bool
 	// CommentDir is where gate mode writes the comment bundle for the
 	// fork-safe workflow_run job; CommentFrom is where comment mode reads it.
 	CommentDir, CommentFrom string
@@ -111,7 +114,7 @@ func ReadInputs(gha *githubactions.Action, getenv func(string) string, token str
 		dst  *bool
 		def  bool
 	}{{"fail-on-regression", &in.FailOnRegression, true}, {"comment", &in.Comment, true}, {"allow-env-mismatch", &in.AllowEnvMismatch, false},
-		{"history-issue", &in.HistoryIssue, false}} {
+		{"history-issue", &in.HistoryIssue, false}, {"first-run", &in.FirstRun, false}} {
 		v := Input(gha, getenv, b.name)
 		if v == "" {
 			*b.dst = b.def

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -34,7 +35,7 @@ func Environment(ctx context.Context, version string, gpus func() []result.GPU) 
 
 // readFile returns a file's text, or "" when it cannot be read.
 func readFile(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := capread.ReadFile(path, 64<<10) // a line or a few: /proc/sys/kernel/osrelease, /etc/os-release
 	if err != nil {
 		return ""
 	}

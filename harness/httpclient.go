@@ -18,6 +18,13 @@ import (
 	"github.com/perfgate/perfgate/harness/http1"
 )
 
+// MaxResponseHeaderBytes caps the headers of one response on every
+// net/http client perfgate runs (the load clients over net/http, the
+// openai client, the setup and readiness calls): Go's default, 10 MiB a
+// response, let a server hold 10 MiB on each of a run's connections.
+// A real server sends a few KiB.
+const MaxResponseHeaderBytes = 64 << 10
+
 // HTTPOptions configure the plain HTTP client.
 type HTTPOptions struct {
 	// URL is the whole request URL.
@@ -95,6 +102,8 @@ func NewHTTPClient(o HTTPOptions) (*HTTPClient, error) {
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
 		TLSClientConfig:     o.TLS,
+		// Go's default admits 10 MiB of headers a response.
+		MaxResponseHeaderBytes: MaxResponseHeaderBytes,
 	}
 	c := &http.Client{
 		Transport: tr,

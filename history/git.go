@@ -64,14 +64,11 @@ func (g Git) Read(ctx context.Context) ([]Record, error) {
 		return nil, err
 	}
 	var out []Record
+	var rd reader
 	for _, f := range files {
-		b, err := gitOut(ctx, g.Repo, nil, nil, "show", g.Ref+":"+f)
+		recs, err := rd.gitFile(ctx, g.Repo, g.Ref, f)
 		if err != nil {
 			return nil, fmt.Errorf("history %s: %w", g, err)
-		}
-		recs, err := Decode(bytes.NewReader(b), g.Ref+":"+f)
-		if err != nil {
-			return nil, err
 		}
 		out = append(out, recs...)
 	}
@@ -209,9 +206,10 @@ func (p Pusher) commit(ctx context.Context, env []string, parent string, recs []
 		file := path.Join(p.Path, name)
 		var old []Record
 		if parent != "" {
-			if b, err := gitOut(ctx, p.Repo, nil, nil, "show", parent+":"+file); err == nil {
-				if old, err = Decode(bytes.NewReader(b), p.Branch+":"+file); err != nil {
-					return "", err
+			if _, err := gitOut(ctx, p.Repo, nil, nil, "cat-file", "-e", parent+":"+file); err == nil {
+				var rd reader
+				if old, err = rd.gitFile(ctx, p.Repo, parent, file); err != nil {
+					return "", fmt.Errorf("history %s:%s: %w", p.Branch, file, err)
 				}
 			}
 		}

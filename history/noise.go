@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/perfgate/perfgate/changepoint"
 	"github.com/perfgate/perfgate/internal/stat"
@@ -75,6 +76,13 @@ func LearnNoise(recs []Record, scenario, runner string, set changepoint.Settings
 			continue
 		}
 		f := math.Expm1(stat.StdDev(logs))
+		if !(f >= 0 && f < 1) {
+			// The range of gate.run_to_run, which it stands in for:
+			// absurd values in the history (1e308 beside 1e-300) learn
+			// +Inf or NaN, which would disable the gate.
+			return n, fmt.Errorf("%s: scenario %q: run-to-run noise learned from %s is %s%%: out of range, want from 0%% and less than 100%% (the range of gate.run_to_run)",
+				FileName(scenario), scenario, s.Metric, strconv.FormatFloat(100*f, 'g', 4, 64))
+		}
 		if !n.Learned || f > n.Fraction {
 			n.Fraction, n.Metric = f, s.Metric
 			if !n.Learned || len(logs) < n.Runs {

@@ -283,8 +283,14 @@ func Encode(w io.Writer, recs []Record) error {
 // Decode reads a history file's records. name is used in errors, which
 // say name:line: what is wrong. Blank lines are skipped.
 func Decode(rd io.Reader, name string) ([]Record, error) {
+	return decode(rd, name, nil)
+}
+
+// decode is Decode calling check (when not nil) on each record as it is
+// read, stopping at its first error.
+func decode(rd io.Reader, name string, check func(Record) error) ([]Record, error) {
 	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	var out []Record
 	line := 0
 	for sc.Scan() {
@@ -306,6 +312,11 @@ func Decode(rd io.Reader, name string) ([]Record, error) {
 		}
 		if r.Scenario == "" {
 			return nil, fmt.Errorf("%s:%d: record without a scenario", name, line)
+		}
+		if check != nil {
+			if err := check(r); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			}
 		}
 		out = append(out, r)
 	}

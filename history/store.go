@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,9 +34,31 @@ type Dir string
 // String names the folder.
 func (d Dir) String() string { return string(d) }
 
-// Read reads every *.jsonl file of the folder. A missing folder or one
-// without records is ErrNoHistory.
+// Read reads every *.jsonl file of the folder, within the bounds of
+// bounds.go. A missing folder or one without records is ErrNoHistory.
 func (d Dir) Read(_ context.Context) ([]Record, error) {
+	files, err := d.readFiles()
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	for _, f := range files {
+		out = append(out, f.recs...)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("history %q: no records: %w", string(d), ErrNoHistory)
+	}
+	return out, nil
+}
+
+// dirFile is one file of a history folder and its records.
+type dirFile struct {
+	name string
+	recs []Record
+}
+
+// readFiles reads every *.jsonl file of the folder, sorted by name.
+func (d Dir) readFiles() ([]dirFile, error) {
 	ents, err := os.ReadDir(string(d))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("history %q: folder does not exist: %w", string(d), ErrNoHistory)
@@ -43,24 +66,17 @@ func (d Dir) Read(_ context.Context) ([]Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history %q: %w", string(d), err)
 	}
-	var out []Record
+	var rd reader
+	var out []dirFile
 	for _, e := range ents {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		p := filepath.Join(string(d), e.Name())
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("history %q: %w", p, err)
-		}
-		recs, err := Decode(bytes.NewReader(b), p)
+		recs, err := rd.readPath(filepath.Join(string(d), e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, recs...)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("history %q: no records: %w", string(d), ErrNoHistory)
+		out = append(out, dirFile{e.Name(), recs})
 	}
 	return out, nil
 }
@@ -91,14 +107,38 @@ func (d Dir) Append(recs []Record) error {
 }
 
 // Compact rewrites each file of the folder under r (see Retention.Apply),
-// atomically per file. It returns how many records were dropped.
+// atomically per file. It returns how many records were dropped. A record
+// sits in its scenario's file (FileName) after it: one found in another
+// file (renamed by hand, or a scenario whose name maps elsewhere) is moved
+// there, not copied, and a record found twice is kept once, so compacting
+// again changes nothing.
 func (d Dir) Compact(ctx context.Context, r Retention) (int, error) {
-	recs, err := d.Read(ctx)
+	files, err := d.readFiles()
 	if err != nil {
 		return 0, err
 	}
+	var recs []Record
+	seen := map[string]bool{}
+	read := 0
+	for _, f := range files {
+		for _, rec := range f.recs {
+			read++
+			b, err := json.Marshal(rec)
+			if err != nil {
+				return 0, fmt.Errorf("history %q: %w", filepath.Join(string(d), f.name), err)
+			}
+			if !seen[string(b)] {
+				seen[string(b)] = true
+				recs = append(recs, rec)
+			}
+		}
+	}
+	if read == 0 {
+		return 0, fmt.Errorf("history %q: no records: %w", string(d), ErrNoHistory)
+	}
 	kept := r.Apply(recs)
-	for name, rs := range byFile(kept) {
+	groups := byFile(kept)
+	for name, rs := range groups {
 		var buf bytes.Buffer
 		if err := Encode(&buf, rs); err != nil {
 			return 0, err
@@ -112,7 +152,16 @@ func (d Dir) Compact(ctx context.Context, r Retention) (int, error) {
 			return 0, fmt.Errorf("history %q: %w", p, err)
 		}
 	}
-	return len(recs) - len(kept), nil
+	// A file read whose records all went elsewhere (or were dropped) is
+	// removed, after the files that now hold them are in place.
+	for _, f := range files {
+		if _, ok := groups[f.name]; !ok {
+			if err := os.Remove(filepath.Join(string(d), f.name)); err != nil {
+				return 0, fmt.Errorf("history %q: %w", filepath.Join(string(d), f.name), err)
+			}
+		}
+	}
+	return read - len(kept), nil
 }
 
 // byFile groups recs by their scenario's file name, keeping order.

@@ -60,7 +60,7 @@ func NewKServeHTTP(ctx context.Context, o Options) (*KServeHTTPClient, error) {
 	}
 	c := &KServeHTTPClient{o: o, base: base,
 		inferURL: base + "/v2/models/" + url.PathEscape(o.Model) + "/infer",
-		setup:    sameorigin.Client(&http.Client{Timeout: o.Timeout, Transport: &http.Transport{Proxy: nil, TLSClientConfig: o.TLS}})}
+		setup:    sameorigin.Client(&http.Client{Timeout: o.Timeout, Transport: &http.Transport{Proxy: nil, TLSClientConfig: o.TLS, MaxResponseHeaderBytes: harness.MaxResponseHeaderBytes}})}
 	c.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	if len(o.Body) > 0 {
 		if _, err := DecodeTensors(o.BodyPath, o.Body); err != nil {

@@ -29,7 +29,8 @@ func newNetPoster(url string, headers map[string]string, body []byte, timeout ti
 		h.Set(k, v)
 	}
 	tr := &http.Transport{Proxy: nil, MaxIdleConns: maxConns, MaxIdleConnsPerHost: maxConns,
-		MaxConnsPerHost: maxConns, IdleConnTimeout: 90 * time.Second, DisableCompression: true, TLSClientConfig: tlsConf}
+		MaxConnsPerHost: maxConns, IdleConnTimeout: 90 * time.Second, DisableCompression: true, TLSClientConfig: tlsConf,
+		MaxResponseHeaderBytes: harness.MaxResponseHeaderBytes}
 	return &netPoster{url: url, headers: h, body: body, tr: tr, pool: &harness.PoolCount{Max: int64(maxConns)}, client: &http.Client{
 		Transport: tr, Timeout: timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -97,8 +97,9 @@ func NewOpenAI(o Options) (*OpenAIClient, error) {
 	c.header.Set("Accept", "text/event-stream")
 	c.tr = &http.Transport{Proxy: nil, MaxIdleConns: o.MaxConns, MaxIdleConnsPerHost: o.MaxConns,
 		MaxConnsPerHost: o.MaxConns, IdleConnTimeout: 90 * time.Second,
-		DisableCompression: true, // a gzipped stream would arrive in bursts
-		TLSClientConfig:    o.TLS}
+		DisableCompression:     true, // a gzipped stream would arrive in bursts
+		TLSClientConfig:        o.TLS,
+		MaxResponseHeaderBytes: harness.MaxResponseHeaderBytes}
 	c.client = &http.Client{Transport: c.tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return c, nil

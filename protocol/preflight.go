@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/kservepb"
 )
 
@@ -97,7 +98,7 @@ func CheckModel(ctx context.Context, o Options) (note string, err error) {
 // nothing about the target.
 func preflightClient(o Options) *http.Client {
 	return &http.Client{
-		Transport:     &http.Transport{Proxy: nil, TLSClientConfig: o.TLS},
+		Transport:     &http.Transport{Proxy: nil, TLSClientConfig: o.TLS, MaxResponseHeaderBytes: harness.MaxResponseHeaderBytes},
 		Timeout:       PreflightTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

@@ -5,7 +5,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"os"
+
+	"github.com/perfgate/perfgate/internal/capread"
 )
 
 // TLSFiles names what a TLS client needs beyond the system's defaults:
@@ -36,7 +37,7 @@ func (f TLSFiles) IsZero() bool { return f == TLSFiles{} }
 func TLSConfig(f TLSFiles) (*tls.Config, error) {
 	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: f.ServerName, InsecureSkipVerify: f.Insecure}
 	if f.CA != "" {
-		pem, err := os.ReadFile(f.CA)
+		pem, err := capread.ReadFile(f.CA, capread.PEM)
 		if err != nil {
 			return nil, fmt.Errorf("tls ca %q: %w", f.CA, err)
 		}
@@ -51,7 +52,7 @@ func TLSConfig(f TLSFiles) (*tls.Config, error) {
 	}
 	switch {
 	case f.Cert != "" && f.Key != "":
-		pair, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+		pair, err := loadKeyPair(f.Cert, f.Key)
 		if err != nil {
 			return nil, fmt.Errorf("tls client certificate %q and key %q: %w", f.Cert, f.Key, err)
 		}
@@ -65,3 +66,17 @@ func TLSConfig(f TLSFiles) (*tls.Config, error) {
 // InsecureWarning is the warning a run with verification off carries in
 // its log and its result.
 const InsecureWarning = "TLS certificate verification is OFF (insecure): the figures are real but the server was not authenticated; use a CA file (--cacert, tls.ca) instead"
+
+// loadKeyPair is tls.LoadX509KeyPair reading both files through capread:
+// regular files of at most capread.PEM bytes.
+func loadKeyPair(cert, key string) (tls.Certificate, error) {
+	c, err := capread.ReadFile(cert, capread.PEM)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	k, err := capread.ReadFile(key, capread.PEM)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(c, k)
+}

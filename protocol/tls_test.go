@@ -79,12 +79,22 @@ func TestTLSConfigErrors(t *testing.T) {
 	_, caFile := selfSigned(t)
 	notPEM := filepath.Join(t.TempDir(), "x.pem")
 	os.WriteFile(notPEM, []byte("hello"), 0o600)
+	// A CA of 1.5 GB is refused by its size, unread (issue 43: read
+	// whole, it ran perfgate out of memory); the file is sparse.
+	hugeCA := filepath.Join(t.TempDir(), "huge.pem")
+	if f, err := os.Create(hugeCA); err == nil {
+		f.Truncate(1500 << 20)
+		f.Close()
+	}
 	tests := []struct {
 		name string
 		f    TLSFiles
 		want string
 	}{
 		{"missing CA", TLSFiles{CA: "/nonexistent/ca.pem"}, `tls ca "/nonexistent/ca.pem"`},
+		{"CA of 1.5 GB", TLSFiles{CA: hugeCA}, hugeCA + " is 1572864000 bytes, more than the 4 MiB"},
+		{"CA is a device", TLSFiles{CA: "/dev/zero"}, "/dev/zero is not a regular file"},
+		{"key is a device", TLSFiles{Cert: caFile, Key: "/dev/zero"}, "/dev/zero is not a regular file"},
 		{"CA without PEM", TLSFiles{CA: notPEM}, "no PEM certificate"},
 		{"cert without key", TLSFiles{Cert: caFile}, "give both"},
 		{"key is not a key", TLSFiles{Cert: caFile, Key: notPEM}, "tls client certificate"},

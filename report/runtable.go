@@ -44,6 +44,12 @@ func RunFigures(w io.Writer, rows []RunRow) error {
 			continue
 		}
 		s := r.Summary
+		name := r.Scenario
+		if !r.Valid {
+			// Said in the row itself: the figures beside it must not be
+			// read as a measurement.
+			name += " INVALID"
+		}
 		load := ""
 		switch r.Load.Mode {
 		case "rate":
@@ -62,11 +68,11 @@ func RunFigures(w io.Writer, rows []RunRow) error {
 			if r.Load.Mode == "sweep" {
 				counts = "–\t–"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t–\t–\t–\t–\t–\t–\t\n", r.Scenario, r.Layer, load, counts)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t–\t–\t–\t–\t–\t–\t\n", name, r.Layer, load, counts)
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
-			r.Scenario, r.Layer, load, s.Requests, s.Errors, s.AchievedRPS,
+			name, r.Layer, load, s.Requests, s.Errors, s.AchievedRPS,
 			s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)
 	}
 	return tw.Flush()
@@ -79,6 +85,9 @@ func runNotes(w io.Writer, rows []RunRow) {
 		r := o.Result
 		if r == nil {
 			continue
+		}
+		if !r.Valid {
+			fmt.Fprintf(w, "%s: INVALID run: no gate compares it and it cannot be stored as a baseline (its warnings say why)\n", r.Scenario)
 		}
 		if c := r.Capacity; c != nil {
 			switch {

@@ -18,11 +18,11 @@ func TestRunTableDashes(t *testing.T) {
 		r    *result.Result
 		want string // the row's fields after the load
 	}{
-		{"sweep without knee", &result.Result{Scenario: "s", Layer: "service", Load: result.Load{Mode: "sweep"},
+		{"sweep without knee", &result.Result{Scenario: "s", Layer: "service", Valid: true, Load: result.Load{Mode: "sweep"},
 			Capacity: &result.Capacity{SLOP99Ms: 60, Windows: 3}}, "sweep – – – – – – – –"},
-		{"nothing completed", &result.Result{Scenario: "s", Layer: "system", Load: result.Load{Mode: "concurrency", Concurrency: 2, Trials: 1}},
+		{"nothing completed", &result.Result{Scenario: "s", Layer: "system", Valid: true, Load: result.Load{Mode: "concurrency", Concurrency: 2, Trials: 1}},
 			"c=2 ×1 0 0 – – – – – –"},
-		{"measured", &result.Result{Scenario: "s", Layer: "model", Load: result.Load{Mode: "rate", Rate: 100, Trials: 5},
+		{"measured", &result.Result{Scenario: "s", Layer: "model", Valid: true, Load: result.Load{Mode: "rate", Rate: 100, Trials: 5},
 			Summary: result.Summary{Requests: 500, AchievedRPS: 99.8, Latency: result.Latency{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5}}},
 			"100/s ×5 500 0 99.8 1.00 2.00 3.00 4.00 5.00"},
 	}
@@ -37,6 +37,25 @@ func TestRunTableDashes(t *testing.T) {
 				t.Errorf("RunTable row = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// An invalid result says so in its own row and in a line after the table
+// (issue 43: its row looked like any other, and perfgate run exited 0).
+func TestRunTableInvalid(t *testing.T) {
+	r := &result.Result{Scenario: "api", Layer: "model", Valid: false, Load: result.Load{Mode: "rate", Rate: 100, Trials: 1},
+		Summary:  result.Summary{Requests: 100, AchievedRPS: 60, Latency: result.Latency{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5}},
+		Warnings: []string{"trial 1: generator-bound"}}
+	var b strings.Builder
+	if err := RunTable(&b, []RunRow{{Scenario: "api", Layer: "model", Result: r}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if got := strings.Fields(lines[1]); len(got) < 2 || got[0] != "api" || got[1] != "INVALID" {
+		t.Errorf("RunTable row = %q, want it to start \"api INVALID\"", lines[1])
+	}
+	if !strings.Contains(b.String(), "api: INVALID run: no gate compares it") {
+		t.Errorf("RunTable = %q, want a line saying the run is invalid", b.String())
 	}
 }
 

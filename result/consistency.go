@@ -25,9 +25,9 @@ import (
 //     rate is errors / requests (so in [0, 1]), and its latencies lie in
 //     the range of the trials' histograms.
 //
-// hists are the trials' decoded latency histograms (checkTrials decodes
-// them). Errors name the field, as "trial 2: field \"latency_ms.p99\"".
-func (r *Result) checkConsistency(hists []*hdrhistogram.Histogram) error {
+// hist decodes trial i's latency histogram (trialHistogram, one at a
+// time). Errors name the field, as "trial 2: field \"latency_ms.p99\"".
+func (r *Result) checkConsistency(hist func(i int) (*hdrhistogram.Histogram, error)) error {
 	var reqs, errs int64
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, t := range r.Trials {
@@ -45,7 +45,10 @@ func (r *Result) checkConsistency(hists []*hdrhistogram.Histogram) error {
 		if errs, ok = addCount(errs, t.Errors); !ok {
 			return fmt.Errorf("%s: field \"errors\": the trials' sum overflows int64", where)
 		}
-		h := hists[i]
+		h, err := hist(i)
+		if err != nil {
+			return err
+		}
 		n, err := histogramCount(h)
 		if err != nil {
 			return fmt.Errorf("%s: field \"histogram\": %w", where, err)

@@ -59,8 +59,20 @@ func Parse(data []byte) (*Result, error) {
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("schema is %q, want %q", r.Schema, Schema)
 	}
+	if len(r.Trials) > MaxTrials {
+		return nil, fmt.Errorf("field \"trials\": %d trials, more than the %d a result may hold (perfgate writes at most %d: an A/B side at ab.max_trials)",
+			len(r.Trials), MaxTrials, 200)
+	}
 	return &r, nil
 }
+
+// MaxTrials is the most trials a result may hold: Parse refuses more.
+// perfgate writes at most 200 (an A/B side at ab.max_trials 200; a run at
+// most load.trials 100, and baseline mode combines 2 runs). A decoded
+// latency histogram is about 340 KB, and a comparison holds each side's
+// histograms at once for its bootstrap, so this bounds its memory; Check
+// decodes one trial's histograms at a time.
+const MaxTrials = 256
 
 // describeJSONError says where and how the JSON is broken.
 func describeJSONError(data []byte, err error) error {
@@ -93,11 +105,13 @@ func (r *Result) Check() error {
 	if len(r.Trials) == 0 && r.Capacity == nil {
 		return ErrNoTrials
 	}
-	hists, err := r.checkTrials()
-	if err != nil {
+	if len(r.Trials) > MaxTrials {
+		return fmt.Errorf("field \"trials\": %d trials, more than the %d a result may hold", len(r.Trials), MaxTrials)
+	}
+	if err := r.checkNoiseFloor(); err != nil {
 		return err
 	}
-	return r.checkConsistency(hists)
+	return r.checkConsistency(r.trialHistogram)
 }
 
 // checkHeader checks the schema, the scenario and the layer.
@@ -114,29 +128,26 @@ func (r *Result) checkHeader() error {
 	return nil
 }
 
-// checkTrials checks that every trial's histograms decode, and returns
-// the latency histograms.
-func (r *Result) checkTrials() ([]*hdrhistogram.Histogram, error) {
-	lat := make([]*hdrhistogram.Histogram, len(r.Trials))
-	for i, t := range r.Trials {
-		if t.Histogram == "" {
-			return nil, fmt.Errorf("trial %d: missing field \"histogram\"", i+1)
-		}
-		hists := []struct{ name, enc string }{{"histogram", t.Histogram}}
-		if t.LLM != nil {
-			hists = append(hists, struct{ name, enc string }{"llm.ttft_histogram", t.LLM.TTFTHistogram},
-				struct{ name, enc string }{"llm.tpot_histogram", t.LLM.TPOTHistogram})
-		}
-		for _, h := range hists {
-			if h.enc == "" && h.name != "histogram" {
+// trialHistogram checks that trial i's histograms decode, and returns its
+// latency histogram. Each is decoded when its trial is checked and
+// dropped after, so checking holds one trial's histograms at a time, not
+// every trial's (about 340 KB each decoded).
+func (r *Result) trialHistogram(i int) (*hdrhistogram.Histogram, error) {
+	t := r.Trials[i]
+	if t.Histogram == "" {
+		return nil, fmt.Errorf("trial %d: missing field \"histogram\"", i+1)
+	}
+	lat, err := DecodeHistogram(t.Histogram)
+	if err != nil {
+		return nil, fmt.Errorf("trial %d: field %q: %w", i+1, "histogram", err)
+	}
+	if t.LLM != nil {
+		for _, h := range []struct{ name, enc string }{{"llm.ttft_histogram", t.LLM.TTFTHistogram}, {"llm.tpot_histogram", t.LLM.TPOTHistogram}} {
+			if h.enc == "" {
 				continue
 			}
-			d, err := DecodeHistogram(h.enc)
-			if err != nil {
+			if _, err := DecodeHistogram(h.enc); err != nil {
 				return nil, fmt.Errorf("trial %d: field %q: %w", i+1, h.name, err)
-			}
-			if h.name == "histogram" {
-				lat[i] = d
 			}
 		}
 	}
@@ -246,4 +257,25 @@ func JSONFiles(dir string) ([]string, error) {
 	}
 	sort.Strings(paths)
 	return paths, nil
+}
+
+// MaxNoiseFloorPct is the largest noise floor a result may carry: runs
+// that disagree by more gate nothing, and a floor raises the gate's
+// threshold to it, so an absurd one (1e300) would switch the gate off.
+const MaxNoiseFloorPct = 1000
+
+// checkNoiseFloor checks noise_floor_pct: each a number from 0 to
+// MaxNoiseFloorPct percent.
+func (r *Result) checkNoiseFloor() error {
+	keys := make([]string, 0, len(r.NoiseFloorPct))
+	for k := range r.NoiseFloorPct {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v := r.NoiseFloorPct[k]; !(v >= 0 && v <= MaxNoiseFloorPct) {
+			return fmt.Errorf("field \"noise_floor_pct.%s\" is %v: out of range, want a percentage from 0 to %d", k, v, MaxNoiseFloorPct)
+		}
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/perfgate/perfgate/internal/capread"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 )
@@ -100,9 +99,11 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-// FileSHA256 is the hex SHA-256 of the file at path.
+// FileSHA256 is the hex SHA-256 of the file at path, a regular file of
+// at most capread.Result bytes (a result file: a link to /dev/zero would
+// be hashed without end).
 func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := capread.Open(path, capread.Result)
 	if err != nil {
 		return "", err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/perfgate/perfgate/provenance"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/runnerspeed"
+	"github.com/perfgate/perfgate/targetproc"
 )
 
 // Options control a suite run.
@@ -365,7 +366,7 @@ func runProcess(ctx context.Context, cfg *config.Plan, s *config.Scenario, o Opt
 			res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool { return w == harness.InterruptedWarning })
 		}
 		keepTrialsBefore(res, at, why)
-		return res, fmt.Errorf("%w: scenario %s: %s during the run%s", ErrRunFailed, s.Name, why, quoteTail(ss.tg.logPath, ss.tg.logTail()))
+		return res, fmt.Errorf("%w: scenario %s: %s during the run%s", ErrRunFailed, s.Name, why, targetproc.QuoteLog(ss.tg.logPath, ss.tg.logTail()))
 	}
 	return res, err
 }

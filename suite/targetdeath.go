@@ -3,15 +3,11 @@ package suite
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/result"
 )
-
-// logLines is how many of the target's last log lines a death quotes.
-const logLines = 20
 
 // deathWatch notices a target that ends during its scenario's run: the
 // run is stopped at once instead of measuring connection errors against a
@@ -73,19 +69,6 @@ func keepTrialsBefore(res *result.Result, t time.Time, why string) {
 	resummarize(res)
 	res.Valid = false
 	res.Warnings = append(res.Warnings, fmt.Sprintf("%s during trial %d: the %d trials before are kept, the rest dropped", why, kept+1, kept))
-}
-
-// quoteTail is the end of a log for an error message.
-func quoteTail(path, tail string) string {
-	tail = strings.TrimRight(tail, "\n")
-	if tail == "" {
-		return fmt.Sprintf("; its log %s is empty", path)
-	}
-	lines := strings.Split(tail, "\n")
-	if len(lines) > logLines {
-		lines = lines[len(lines)-logLines:]
-	}
-	return fmt.Sprintf("; last lines of its log %s:\n  %s", path, strings.Join(lines, "\n  "))
 }
 
 // resummarize recomputes the summary from the trials kept

@@ -1,6 +1,7 @@
 package targetproc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +15,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/internal/defaults"
 	"github.com/perfgate/perfgate/internal/sameorigin"
@@ -418,24 +421,43 @@ func (t *Target) readyWhere() string {
 	return t.ready
 }
 
-// quoteLog is the end of the log for an error message, or "" when empty.
-func (t *Target) quoteLog() string {
-	lines := lastLines(t.LogTail(), errorLogLines)
+// quoteLog is the end of the log for an error message.
+func (t *Target) quoteLog() string { return QuoteLog(t.logPath, t.LogTail()) }
+
+// QuoteLog quotes tail, the end of the log at path (LogTail), for an error
+// message: its last lines, each indented and cut to its last 512 bytes, or
+// that the log is empty.
+func QuoteLog(path, tail string) string {
+	lines := lastLines(tail, errorLogLines)
 	if lines == "" {
-		return fmt.Sprintf("; its log %s is empty", t.logPath)
+		return fmt.Sprintf("; its log %s is empty", path)
 	}
-	return fmt.Sprintf("; last lines of its log %s:\n%s", t.logPath, lines)
+	return fmt.Sprintf("; last lines of its log %s:\n%s", path, lines)
 }
 
-// lastLines returns the last n lines of s, each indented by two spaces.
+// quotedLineBytes is the most of one line an error message quotes (its end).
+const quotedLineBytes = 512
+
+// lastLines returns the last n lines of s, each indented by two spaces and
+// cut to its last quotedLineBytes bytes ("…" marks a cut).
 func lastLines(s string, n int) string {
 	s = strings.TrimRight(s, "\n")
-	if s == "" {
+	if strings.TrimSpace(s) == "" {
 		return ""
 	}
 	lines := strings.Split(s, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
+	}
+	for i, l := range lines {
+		if len(l) > quotedLineBytes {
+			l = strings.TrimPrefix(l, "…")
+			j := len(l) - quotedLineBytes
+			for j < len(l) && !utf8.RuneStart(l[j]) {
+				j++
+			}
+			lines[i] = "…" + l[j:]
+		}
 	}
 	return "  " + strings.Join(lines, "\n  ")
 }
@@ -557,10 +579,14 @@ func (t *Target) PGID() int { return t.pgid }
 // LogPath is the file holding the target's stdout and stderr.
 func (t *Target) LogPath() string { return t.logPath }
 
-// LogTail returns up to the last 64 KiB of the target's log, starting at a
-// line boundary when cut, or "" when the log cannot be read.
+// LogTail returns up to the last 64 KiB of the target's log, or "" when
+// the log is empty or cannot be read. When cut, it starts at a line
+// boundary; when that would leave nothing (the window holds the end of a
+// single longer line), it starts with "…" and the end of that line
+// instead, so that a log full of long lines is never reported as empty.
 func (t *Target) LogTail() string {
-	f, err := os.Open(t.logPath)
+	// The target can replace its log's name with a FIFO: never wait on it.
+	f, err := capread.OpenRegular(t.logPath)
 	if err != nil {
 		return ""
 	}
@@ -573,10 +599,14 @@ func (t *Target) LogTail() string {
 	b := make([]byte, fi.Size()-off)
 	n, _ := f.ReadAt(b, off)
 	b = b[:n]
-	if off > 0 {
-		if i := strings.IndexByte(string(b), '\n'); i >= 0 {
-			b = b[i+1:]
-		}
+	if off == 0 {
+		return string(b)
 	}
-	return string(b)
+	if i := bytes.IndexByte(b, '\n'); i >= 0 && len(bytes.TrimSpace(b[i+1:])) > 0 {
+		return string(b[i+1:])
+	}
+	for len(b) > 0 && !utf8.RuneStart(b[0]) {
+		b = b[1:] // the window began inside a character
+	}
+	return "…" + string(b)
 }

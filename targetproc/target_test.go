@@ -622,3 +622,40 @@ exec "$T" --port "$1"`)
 		})
 	}
 }
+
+// A log whose last lines are longer than the tail LogTail keeps is quoted
+// by its end, never reported as empty (issue 43: a 210 KB log was "empty"
+// because its last 64 KiB held a single line and the cut at the first
+// newline left nothing).
+func TestLogTailLongLines(t *testing.T) {
+	long := strings.Repeat("x", 100<<10)
+	tests := []struct {
+		name, log string
+		wantEnd   string // what the quote ends with
+	}{
+		{"last line longer than the tail", "first\n" + long + "\n", "xxx"},
+		{"no newline at all", strings.Repeat("y", 210<<10), "yyy"},
+		{"long lines, then a short one", long + "\n" + long + "\nthe end\n", "  the end"},
+		{"long line ending in blank lines", long + "\n\n\n", "xxx"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "target.log")
+			if err := os.WriteFile(path, []byte(tt.log), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tail := (&Target{logPath: path}).LogTail()
+			if tail == "" || len(tail) > logTailBytes+len("…") {
+				t.Errorf("LogTail() is %d bytes, want 1 to %d", len(tail), logTailBytes)
+			}
+			got := QuoteLog(path, tail)
+			if strings.Contains(got, "is empty") || !strings.HasSuffix(got, tt.wantEnd) {
+				t.Errorf("QuoteLog() = %.80q…, want the log's last lines ending %q", got, tt.wantEnd)
+			}
+			// A quote is a few lines, never the whole 64 KiB.
+			if len(got) > errorLogLines*(quotedLineBytes+8)+len(path)+64 {
+				t.Errorf("QuoteLog() is %d bytes, want each line cut to %d", len(got), quotedLineBytes)
+			}
+		})
+	}
+}

@@ -67,7 +67,7 @@ func totalAny(fams map[string]*dto.MetricFamily, names ...string) (float64, floa
 // ScrapeCache fetches url and returns its cache counters. The error says
 // what was wrong: the endpoint, its format, or no cache counters in it.
 func ScrapeCache(ctx context.Context, client *http.Client, url string) (CacheCount, error) {
-	fams, err := scrapeFamilies(ctx, client, url)
+	fams, _, err := scrapeFamilies(ctx, client, url)
 	if err != nil {
 		return CacheCount{}, err
 	}
@@ -101,27 +101,29 @@ func round4(v float64) float64 {
 	return float64(int64(v*k+0.5)) / k
 }
 
-// scrapeFamilies fetches and parses a Prometheus text exposition.
-func scrapeFamilies(ctx context.Context, client *http.Client, url string) (map[string]*dto.MetricFamily, error) {
+// scrapeFamilies fetches and parses a Prometheus text exposition: at most
+// maxScrapeBytes of it, and of that only the families perfgate reads
+// (parseScrape). n is how many families the page held in all.
+func scrapeFamilies(ctx context.Context, client *http.Client, url string) (fams map[string]*dto.MetricFamily, n int, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, 0, fmt.Errorf("scraping %s: %w", url, err)
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: %w", url, err)
+		return nil, 0, fmt.Errorf("scraping %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return nil, fmt.Errorf("scraping %s: %s", url, resp.Status)
+		return nil, 0, fmt.Errorf("scraping %s: %s", url, resp.Status)
 	}
-	fams, err := parseMetrics(io.LimitReader(resp.Body, maxScrapeBytes))
+	fams, n, err = parseScrape(io.LimitReader(resp.Body, maxScrapeBytes))
 	if err != nil {
-		return nil, fmt.Errorf("scraping %s: not Prometheus text: %w", url, err)
+		return nil, n, fmt.Errorf("scraping %s: not Prometheus text: %w", url, err)
 	}
-	return fams, nil
+	return fams, n, nil
 }
 
 // ProbeMetrics says whether url serves Prometheus metrics perfgate can
@@ -129,12 +131,12 @@ func scrapeFamilies(ctx context.Context, client *http.Client, url string) (map[s
 // saw otherwise, or which families it lacks (no request timing: the
 // server-time figures stay unknown).
 func ProbeMetrics(ctx context.Context, client *http.Client, url string) (found bool, why string) {
-	fams, err := scrapeFamilies(ctx, client, url)
+	fams, n, err := scrapeFamilies(ctx, client, url)
 	if err != nil {
 		return false, err.Error()
 	}
 	if _, err := countersOf(fams); err != nil {
-		return true, fmt.Sprintf("%d metric families, but %v: server queue and compute time stay unknown", len(fams), err)
+		return true, fmt.Sprintf("%d metric families, but %v: server queue and compute time stay unknown", n, err)
 	}
 	return true, ""
 }

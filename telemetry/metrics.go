@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,10 +47,23 @@ type counters struct {
 	computeMs, computeN float64
 }
 
-// parseMetrics parses the Prometheus text exposition format.
+// parseMetrics parses the Prometheus text exposition format, keeping only
+// the families perfgate reads (filterScrape).
 func parseMetrics(r io.Reader) (map[string]*dto.MetricFamily, error) {
+	fams, _, err := parseScrape(r)
+	return fams, err
+}
+
+// parseScrape is parseMetrics also returning how many families r held in
+// all.
+func parseScrape(r io.Reader) (map[string]*dto.MetricFamily, int, error) {
+	kept, n, err := filterScrape(r)
+	if err != nil {
+		return nil, n, err
+	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	return p.TextToMetricFamilies(r)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(kept))
+	return fams, n, err
 }
 
 // total sums a family over all its label sets: the value of a counter,
@@ -184,7 +198,7 @@ func round3(v float64) float64 {
 
 // scrape fetches url and returns its timing counters, one per source.
 func scrape(ctx context.Context, client *http.Client, url string) ([]counters, error) {
-	fams, err := scrapeFamilies(ctx, client, url)
+	fams, _, err := scrapeFamilies(ctx, client, url)
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,7 @@ sets them:
   INPUT_COMPARE-WITH        baselines (default), base (same-runner A/B against the PR's base commit), or both
   INPUT_GITHUB-TOKEN        token for the PR comment (INPUT_GITHUB_TOKEN also read)
   INPUT_BASELINES           baseline folder (default: the config's baselines:)
+  INPUT_FIRST-RUN           false (default) | true: a baselines folder that does not exist is a first run, not an error
   INPUT_FAIL-ON-REGRESSION  true (default) | false
   INPUT_COMMENT             true (default) | false: keep one sticky PR comment
   INPUT_ALLOW-ENV-MISMATCH  false (default) | true

@@ -87,3 +87,63 @@ scenarios:
 	}
 	pr.checkNoToken()
 }
+
+// The Action's first run (issue 43): gate mode on a repository whose
+// baselines folder does not exist fails the step, exit 2, naming the
+// folder, since a mistyped baselines input would otherwise pass forever;
+// with first-run: true, or with the folder committed empty (a .gitkeep),
+// it passes as no-baseline and says where it looked and how to store.
+func TestActionFirstRun(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(target.Close)
+	srv := githubapitest.NewServer(t, "acme", "svc", actionToken)
+	real := pipelines{gate: runGatePipeline, baseline: runBaselinePipeline}
+	tests := []struct {
+		name      string
+		firstRun  string
+		gitkeep   bool // the folder exists, holding only .gitkeep
+		wantCode  int
+		wantVerd  string
+		wantError string // in stderr
+	}{
+		{"missing folder", "", false, exitUsage, "error", `baselines folder "%WORK%/perfgate/baselines" does not exist`},
+		{"missing folder, first-run: true", "true", false, exitPass, "no-baseline",
+			"no baseline in %WORK%/perfgate/baselines to compare with (a first run): the gate passes; store this run as the baselines with `perfgate baseline update --from %WORK%/perfgate-out/results --to %WORK%/perfgate/baselines`"},
+		{"folder committed empty", "", true, exitPass, "no-baseline", "no baseline in %WORK%/perfgate/baselines"},
+		{"first-run: maybe", "maybe", false, exitUsage, "", `input first-run is "maybe", want true or false`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			work := t.TempDir()
+			cfg := filepath.Join(work, "perfgate.yaml")
+			os.WriteFile(cfg, []byte(`version: 1
+baselines: perfgate/baselines
+scenarios:
+  - {name: api, layer: service, url: "`+target.URL+`", load: {mode: rate, rate: 100, duration: 200ms, warmup: 0s, trials: 4}}
+`), 0o644)
+			if tt.gitkeep {
+				os.MkdirAll(filepath.Join(work, "perfgate", "baselines"), 0o755)
+				os.WriteFile(filepath.Join(work, "perfgate", "baselines", ".gitkeep"), nil, 0o644)
+			}
+			r := newActionRun(t, srv, "pull_request")
+			r.vars["INPUT_CONFIG"] = cfg
+			r.vars["INPUT_COMMENT"] = "false"
+			if tt.firstRun != "" {
+				r.vars["INPUT_FIRST_RUN"] = tt.firstRun
+			}
+			wd, _ := os.Getwd()
+			r.vars["GITHUB_EVENT_PATH"] = filepath.Join(wd, r.vars["GITHUB_EVENT_PATH"])
+			e := &env{getenv: func(k string) string { return r.vars[k] }, stdin: strings.NewReader(""),
+				stdout: &r.stdout, stderr: &r.stderr, workdir: work}
+			code := exitCode(runAction(context.Background(), e, nil, real), &r.stderr)
+			want := strings.ReplaceAll(tt.wantError, "%WORK%", work)
+			all := r.stdout.String() + r.stderr.String()
+			if code != tt.wantCode || !strings.Contains(all, want) {
+				t.Fatalf("action: exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, want, r.stdout.String(), r.stderr.String())
+			}
+			if v := r.outputs()["verdict"]; tt.wantVerd != "" && v != tt.wantVerd {
+				t.Errorf("verdict output = %q, want %q", v, tt.wantVerd)
+			}
+		})
+	}
+}

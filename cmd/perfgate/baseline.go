@@ -5,12 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -133,7 +133,7 @@ func storedProvenance(e *env, cfgPath string) (result.Provenance, error) {
 		prov.Tag = e.getenv("GITHUB_REF_NAME")
 	}
 	if cfgPath != "" {
-		b, err := os.ReadFile(cfgPath)
+		b, err := capread.ReadFile(cfgPath, capread.Config)
 		if err != nil {
 			return prov, err
 		}

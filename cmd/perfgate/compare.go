@@ -43,6 +43,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&s.IgnoreHostLoad, "ignore-host-load", false, "keep a regression measured while the host was busy with other work, or while the runner ran slower, a regression (default: inconclusive (host busy) or (runner slower))")
 	histSpec := fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (docs/history.md) instead of assuming gate.run_to_run")
 	verbose := fs.Bool("verbose", false, "print every metric of every scenario, the method, the environment and the warnings instead of the headline, the table and what would decide")
+	firstRun := fs.Bool("first-run", false, "this is the first run, before any baseline is stored: a --baseline folder that does not exist is read as none (no-baseline, exit 0) instead of an error (exit 2)")
 	failUndecided := fs.Bool("fail-on-inconclusive", false, "exit 1 when the verdict is inconclusive (a gated change beyond its threshold that could not be decided)")
 	setUsage(fs, "compare")
 	if err := fs.Parse(args); err != nil {
@@ -106,7 +107,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if err := s.Validate(); err != nil {
 		return usageErr("compare: %v", err)
 	}
-	base, err := loadBaselines(absPath(e, *basePath))
+	base, err := loadBaselines(absPath(e, *basePath), *firstRun)
 	if err != nil {
 		return usageErr("compare: %v", err)
 	}
@@ -152,15 +153,20 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("compare: writing the report: %w", err)
 	}
+	if c.Verdict == compare.NoBaseline {
+		fmt.Fprintln(e.stderr, "perfgate: "+gate.FirstRunMessage(*basePath, *candPath))
+	}
 	if code := exitcode.ForVerdict(c.Verdict, *failUndecided); code != exitPass {
 		return withCode(code, errSilentFail)
 	}
 	return nil
 }
 
-// loadBaselines reads one baseline file or a folder of them; a missing or
-// empty folder means no baselines (the verdict is then no-baseline).
-func loadBaselines(path string) ([]*result.Result, error) {
+// loadBaselines reads one baseline file or a folder of them. An empty
+// folder means no baselines (the verdict is then no-baseline); so does a
+// missing one with firstRun, else it is an error naming the path (a typo
+// must not pass as a first run).
+func loadBaselines(path string, firstRun bool) ([]*result.Result, error) {
 	st, err := os.Stat(path)
 	if err == nil && !st.IsDir() {
 		r, err := baselines.LoadFile(path)
@@ -170,7 +176,7 @@ func loadBaselines(path string) ([]*result.Result, error) {
 		return []*result.Result{r}, nil
 	}
 	rs, err := baselines.Load(path)
-	if errors.Is(err, baselines.ErrNoBaselines) {
+	if errors.Is(err, baselines.ErrNoBaselines) || firstRun && errors.Is(err, baselines.ErrNoFolder) {
 		return nil, nil
 	}
 	return rs, err

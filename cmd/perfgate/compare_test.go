@@ -162,3 +162,37 @@ func TestBaselineUpdateKeepsRuns(t *testing.T) {
 		t.Errorf("stored baseline: %d trials, floor %v; want %d trials and a noise floor", len(stored.Trials), stored.NoiseFloorPct, 2*len(one.Trials))
 	}
 }
+
+// compare --baseline on a folder that does not exist is an error naming
+// it (issue 43: it passed as a first run, so a typo switched the gate
+// off); --first-run reads it as none and says where it looked and how
+// to store baselines there; an existing empty folder is a first run.
+func TestCompareMissingBaselines(t *testing.T) {
+	dir := t.TempDir()
+	cand := filepath.Join(dir, "run")
+	os.MkdirAll(cand, 0o755)
+	writeResult(t, filepath.Join(cand, "api.json"), comparetest.Spec{Scenario: "api", Layer: "service"}, 4)
+	missing := filepath.Join(dir, "perfgate", "baseline")
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(empty, 0o755)
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"missing folder", []string{"--baseline", missing}, exitUsage, `baselines folder "` + missing + `" does not exist`},
+		{"missing folder, first run", []string{"--baseline", missing, "--first-run"}, exitPass,
+			"no baseline in " + missing + " to compare with (a first run)"},
+		{"empty folder", []string{"--baseline", empty}, exitPass,
+			"`perfgate baseline update --from " + cand + " --to " + empty + "`"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, append([]string{"compare", "--candidate", cand}, tt.args...)...)
+			if code != tt.wantCode || !strings.Contains(stderr, tt.want) {
+				t.Errorf("compare %v: exit %d, stderr %q; want exit %d with %q", tt.args, code, stderr, tt.wantCode, tt.want)
+			}
+		})
+	}
+}

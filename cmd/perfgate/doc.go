@@ -100,6 +100,11 @@
 // tried and the SLO that would have been met. size refuses such a result
 // (exit 2).
 //
+// A result marked invalid ("valid": false: the load generator was
+// saturated or starved of CPU, every request failed, the run was
+// interrupted) is still written, its table row says INVALID, and run
+// exits 3: no gate compares such a result and baseline update refuses it.
+//
 // # compare, size, gate, baseline
 //
 // compare judges a candidate against a baseline with statistics over the
@@ -129,6 +134,15 @@
 // method, the environment, the warnings); gate always writes it to
 // OUT/gate.log beside comparison.json, report.md and report.html, whose
 // details hold it collapsed.
+//
+// A baselines folder that does not exist (gate --baselines, the config's
+// baselines:, compare --baseline) is an error, exit 2, naming it: a
+// mistyped path would otherwise pass as a first run and switch the gate
+// off. On the first run, before any baseline is stored, say so with
+// --first-run, or commit the folder empty (with a .gitkeep): with no
+// baseline the verdict is no-baseline, exit 0, and perfgate prints the
+// folder it looked in and the exact baseline update command that stores
+// the run there.
 //
 // gate --ab REF is the same-runner A/B (docs/ab.md): instead of reading
 // baselines it checks git revision REF out in a temporary worktree (removed

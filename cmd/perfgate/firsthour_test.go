@@ -56,7 +56,9 @@ func TestRunURLLayer(t *testing.T) {
 	} {
 		out := filepath.Join(t.TempDir(), "r.json")
 		args := append(append(append([]string{}, quick...), tt.flags...), "--out", out)
-		if code, _, stderr := runCLI(t, args...); code != exitPass {
+		code, stdout, stderr := runCLI(t, args...)
+		skipIfBusy(t, code, stdout)
+		if code != exitPass {
 			t.Fatalf("perfgate %v: exit %d\n%s", args, code, stderr)
 		}
 		r, err := result.ReadFile(out)
@@ -197,7 +199,9 @@ scenarios:
   - {name: api, layer: service, url: "`+srv.URL+`", load: {mode: concurrency, concurrency: 1, duration: 200ms, warmup: 0s, trials: 5}}
 `), 0o644)
 	out := filepath.Join(dir, "perfgate-out")
-	if code, _, stderr := runCLI(t, "run", "--config", cfg, "--out", filepath.Join(out, "results")); code != exitPass {
+	code, stdout, stderr := runCLI(t, "run", "--config", cfg, "--out", filepath.Join(out, "results"))
+	skipIfBusy(t, code, stdout)
+	if code != exitPass {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	for _, from := range []string{out, filepath.Join(out, "results")} {

@@ -33,6 +33,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		onInc     = fs.String("on-inconclusive", "", "what an inconclusive gate does: pass (exit 0, reported as inconclusive), fail (exit 1), or rerun (measure the undecided scenarios again, up to gate.rerun_budget); default: the config's gate.on_inconclusive, else pass")
 		histSpec  = fs.String("history", "", "learn each scenario's run-to-run noise from the history in `DIR|REF` (a folder, or a git ref such as origin/perfgate-data; docs/history.md) instead of assuming gate.run_to_run; with --results too; refused with --ab, whose paired test has no run-to-run term")
 		noBuild   = fs.Bool("no-build", false, noBuildUsage)
+		firstRun  = fs.Bool("first-run", false, "this is the first run, before any baseline is stored: a baselines folder that does not exist is read as none (no-baseline, exit 0) instead of an error (exit 2); an existing empty folder needs no flag")
 		abRef     = fs.String("ab", "", "same-runner A/B: measure git revision `REF` and this checkout interleaved, instead of reading baselines (docs/ab.md)")
 		verbose   = fs.Bool("verbose", false, "print the full report (verdict, environment, method, warnings, capacity, layers) instead of the headline, the table and what would decide; it is always written to OUT/gate.log")
 		scenarios stringList
@@ -59,7 +60,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		*onInc = config.OnInconclusiveFail
 	}
 	req := gateFlags{cfgPath: *cfgPath, baseDir: *baseDir, out: *out, scenarios: scenarios, allowEnv: *allowEnv,
-		onInc: *onInc, results: *results, history: *histSpec, noBuild: *noBuild}
+		onInc: *onInc, results: *results, history: *histSpec, noBuild: *noBuild, firstRun: *firstRun}
 	if *abRef != "" || flagGiven(fs, "ab") {
 		if *baseDir != "" || *results != "" {
 			return usageErr("gate: --ab measures the base revision and the head now; --baselines and --results are not read with it")
@@ -107,6 +108,9 @@ type gateFlags struct {
 	// ab, when set, measures its revision as the base instead of reading
 	// the stored baselines.
 	ab *gate.AB
+	// firstRun reads a baselines folder that does not exist as none
+	// (gate.Stored.FirstRun).
+	firstRun bool
 }
 
 // gate runs the gate g asks for (gate.Gate) and writes its files into
@@ -140,7 +144,7 @@ func (e *env) gate(ctx context.Context, g gateFlags) (*gate.Outcome, error) {
 	if g.ab != nil {
 		req.Base = *g.ab
 	} else {
-		st := gate.Stored{Dir: g.baseDir}
+		st := gate.Stored{Dir: g.baseDir, FirstRun: g.firstRun}
 		if g.history != "" {
 			if st.History, err = history.Open(ctx, g.history, e.workdir); err != nil {
 				return nil, withCode(exitUsage, err)
@@ -172,7 +176,7 @@ func runGatePipeline(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutc
 		}
 	}
 	return e.gate(ctx, gateFlags{cfgPath: in.Config, baseDir: in.Baselines, out: filepath.Join(e.workdir, defaultOutDir),
-		allowEnv: in.AllowEnvMismatch, onInc: in.OnInconclusive, results: in.Results, history: ref})
+		allowEnv: in.AllowEnvMismatch, onInc: in.OnInconclusive, results: in.Results, history: ref, firstRun: in.FirstRun})
 }
 
 // runABPipeline is the Action's A/B gate: `gate --ab ref`, its outputs in

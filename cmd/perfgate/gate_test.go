@@ -37,10 +37,20 @@ scenarios:
     load: {mode: concurrency, concurrency: 2, duration: 400ms, warmup: 100ms, trials: 5}
 `), 0o644)
 
-	// No baselines yet: the gate passes and says so.
-	code, _, stderr := runCLI(t, "gate", "--config", cfg, "--out", filepath.Join(dir, "o1"))
-	if code != exitPass || !strings.Contains(stderr, "no baseline") {
-		t.Fatalf("first gate: exit %d, want 0 with 'no baseline'; stderr:\n%s", code, stderr)
+	// No baselines folder yet: an error naming it (issue 43: a mistyped
+	// folder passed as a first run), unless the user says first run;
+	// then the gate passes, naming the folder and the command that
+	// stores the run there.
+	bl := filepath.Join(dir, "baselines")
+	code, _, stderr := runCLI(t, "gate", "--config", cfg, "--out", filepath.Join(dir, "o0"))
+	if want := `baselines folder "` + bl + `" does not exist`; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Fatalf("gate without baselines: exit %d, want 2 with %q; stderr:\n%s", code, want, stderr)
+	}
+	code, _, stderr = runCLI(t, "gate", "--config", cfg, "--out", filepath.Join(dir, "o1"), "--first-run")
+	want := "no baseline in " + bl + " to compare with (a first run): the gate passes; store this run as the baselines with `perfgate baseline update --from " +
+		filepath.Join(dir, "o1", "results") + " --to " + bl + "`"
+	if code != exitPass || !strings.Contains(stderr, want) {
+		t.Fatalf("first gate: exit %d, want 0 with %q; stderr:\n%s", code, want, stderr)
 	}
 	code, _, stderr = runCLI(t, "baseline", "update", "--from", filepath.Join(dir, "o1", "results"), "--to", filepath.Join(dir, "baselines"))
 	if code != exitPass {

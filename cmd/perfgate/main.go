@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/perfgate/perfgate/exitcode"
 )
@@ -105,13 +106,44 @@ func main() {
 		fmt.Fprintf(e.stderr, "perfgate: warning: %v\n", secretsWarning)
 	}
 	stopDebug := startDebug(os.Getenv(debugAddrEnv), os.Stderr)
+	done := make(chan struct{})
+	go exitAfterSignal(ctx, done, stop, signalGrace, os.Stderr, os.Exit)
 	err := run(ctx, os.Args[1:], e)
+	close(done)
 	stopDebug()
 	stop()
 	code := exitCode(err, e.stderr)
 	flushGuard(e.stdout)
 	flushGuard(e.stderr)
 	os.Exit(code)
+}
+
+// signalGrace is how long perfgate may take to stop after SIGINT or
+// SIGTERM: its targets' stop (5 s each by default) and the results'
+// writing fit; a run still going after it is ended.
+const signalGrace = 30 * time.Second
+
+// exitAfterSignal makes a signal always end perfgate. Once ctx is
+// cancelled by a signal (before done is closed), it restores the signals'
+// default action (stop), so that a second signal ends perfgate at once,
+// and calls exit(exitRunFailed) if run has not returned within grace:
+// something that does not heed ctx (a system call that blocks) must not
+// keep perfgate alive.
+func exitAfterSignal(ctx context.Context, done <-chan struct{}, stop func(), grace time.Duration, stderr io.Writer, exit func(int)) {
+	select {
+	case <-ctx.Done():
+	case <-done:
+		return
+	}
+	stop()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		fmt.Fprintf(stderr, "perfgate: still running %v after the signal: exiting\n", grace)
+		exit(exitRunFailed)
+	}
 }
 
 // exitCode maps err to the process exit code, printing it.

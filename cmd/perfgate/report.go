@@ -59,7 +59,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	var base []*result.Result
 	if *basePath != "" {
 		var err error
-		if base, err = loadBaselines(absPath(e, *basePath)); err != nil {
+		if base, err = loadBaselines(absPath(e, *basePath), false); err != nil {
 			return usageErr("report: --baseline: %v", err)
 		}
 	}

@@ -95,9 +95,19 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", outFile)
 	}
+	return runEnd(ctx, e, outs)
+}
+
+// runEnd prints a run's table and spectra and returns its error: a
+// scenario that failed (exit 3, or 2 for bad input), else a result marked
+// invalid (exit 3), else nil.
+func runEnd(ctx context.Context, e *env, outs []suite.Outcome) error {
 	printResults(e.stdout, outs)
 	printSpectrum(e, outs)
-	return gate.RunFailure(ctx, outs)
+	if err := gate.RunFailure(ctx, outs); err != nil {
+		return err
+	}
+	return gate.InvalidRuns(outs)
 }
 
 // noBuildUsage is --no-build's help, the same for run and gate.

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/result"
+	"github.com/perfgate/perfgate/suite"
 )
 
 // runCLI runs the command in process and returns its exit code and output.
@@ -24,6 +26,22 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	defer cancel()
 	err := run(ctx, args, e)
 	return exitCode(err, &errb), out.String(), errb.String()
+}
+
+// skipIfBusy skips a test whose run exited 3 only because the shared
+// machine starved the load generator: perfgate rightly marks such a
+// result invalid (its warnings, on stdout, say so), which is not what the
+// test is about.
+func skipIfBusy(t *testing.T, code int, stdout string) {
+	t.Helper()
+	if code != exitRunFailed {
+		return
+	}
+	for _, why := range []string{"the generator was saturated", "the generator could not keep up", "the machine was busy"} {
+		if strings.Contains(stdout, why) {
+			t.Skipf("the machine was too busy to measure: %s", why)
+		}
+	}
 }
 
 func TestRunExitCodes(t *testing.T) {
@@ -74,7 +92,10 @@ scenarios:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, tt.args...)
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if tt.wantCode == exitPass {
+				skipIfBusy(t, code, stdout)
+			}
 			if code != tt.wantCode {
 				t.Errorf("exit code = %d, want %d; stderr:\n%s", code, tt.wantCode, stderr)
 			}
@@ -93,6 +114,7 @@ func TestRunWritesResult(t *testing.T) {
 	t.Cleanup(srv.Close)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runCLI(t, "run", "--url", srv.URL, "--concurrency", "4", "--duration", "400ms", "--warmup", "100ms", "--trials", "3", "--out", out)
+	skipIfBusy(t, code, stdout)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -200,5 +222,43 @@ func TestOutFolderLinkRefused(t *testing.T) {
 		if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 			t.Errorf("perfgate %v wrote %v through the link", args, ents)
 		}
+	}
+}
+
+// A run whose result is marked invalid says so in its row and exits 3
+// (issue 43: an ordinary row and exit 0; the user learnt it only when
+// baseline update refused the file). The outcome is built here: what
+// marks a whole result invalid (a saturated generator) cannot be caused
+// on purpose on a shared machine.
+func TestRunInvalidExits3(t *testing.T) {
+	res := func(name string, valid bool) suite.Outcome {
+		return suite.Outcome{Scenario: &config.Scenario{Name: name, Layer: "model"}, Result: &result.Result{
+			Schema: result.Schema, Scenario: name, Layer: "model", Valid: valid, Load: result.Load{Mode: "rate", Rate: 100, Trials: 1},
+			Summary:  result.Summary{Requests: 100, AchievedRPS: 99, Latency: result.Latency{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5}},
+			Warnings: map[bool][]string{false: {"generator-bound: the generator was saturated"}}[valid]}}
+	}
+	tests := []struct {
+		name     string
+		outs     []suite.Outcome
+		wantCode int
+		wantRow  string // a row of stdout
+		wantErr  string
+	}{
+		{"valid", []suite.Outcome{res("api", true)}, exitPass, "api  model", ""},
+		{"one invalid of two", []suite.Outcome{res("api", true), res("chat", false)}, exitRunFailed, "chat INVALID", `invalid run of scenario "chat"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb}
+			err := runEnd(context.Background(), e, tt.outs)
+			code := exitCode(err, &errb)
+			if code != tt.wantCode || !strings.Contains(errb.String(), tt.wantErr) {
+				t.Errorf("runEnd: exit %d, stderr %q; want exit %d with %q", code, errb.String(), tt.wantCode, tt.wantErr)
+			}
+			if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), strings.Join(strings.Fields(tt.wantRow), " ")) {
+				t.Errorf("stdout has no row with %q:\n%s", tt.wantRow, out.String())
+			}
+		})
 	}
 }

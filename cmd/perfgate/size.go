@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/internal/capread"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/sizing"
@@ -180,7 +181,7 @@ func readTraffic(e *env, p, tz string) (*sizing.Curve, error) {
 	if !filepath.IsAbs(path) && e.workdir != "" {
 		path = filepath.Join(e.workdir, path)
 	}
-	f, err := os.Open(path)
+	f, err := capread.Open(path, capread.Traffic)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, usageErr("size: --traffic %q: no such file", p)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // The caps, documented in docs/hardening.md.
@@ -24,13 +25,19 @@ const (
 	// Config caps perfgate.yaml and the small JSON files beside results
 	// (manifest.json, a bundle's pr.json).
 	Config = 4 << 20
+	// PEM caps a TLS file (tls.ca, tls.cert, tls.key): the system's whole
+	// CA bundle is about 200 KiB.
+	PEM = 4 << 20
+	// Traffic caps a traffic curve (capacity.traffic, size --traffic).
+	Traffic = 256 << 20
 )
 
-// Open opens path for reading, refusing anything but a regular file
-// (a device, a FIFO, a folder) and a file larger than max bytes. The
-// returned reader also stops after max bytes, should the file grow.
-func Open(path string, max int64) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+// OpenRegular opens path for reading, refusing anything but a regular
+// file, without a size cap: for a caller that reads a bounded part of it
+// (the tail of a log) or only checks that it can be read. See Open for
+// why it does not block on a FIFO.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +49,29 @@ func Open(path string, max int64) (io.ReadCloser, error) {
 	if !st.Mode().IsRegular() {
 		f.Close()
 		return nil, fmt.Errorf("%s is not a regular file (%v): refused", path, st.Mode().Type())
+	}
+	return f, nil
+}
+
+// Open opens path for reading, refusing anything but a regular file
+// (a device, a FIFO, a folder) and a file larger than max bytes. The
+// returned reader also stops after max bytes, should the file grow.
+//
+// The file is opened with O_NONBLOCK: opening a FIFO for reading
+// otherwise waits, in a system call no signal's handler interrupts, until
+// something opens it for writing, so a FIFO planted where a file was
+// expected hung perfgate. Non-blocking, the open returns at once and the
+// FIFO is refused by its mode; for a regular file the flag changes
+// nothing.
+func Open(path string, max int64) (io.ReadCloser, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	if st.Size() > max {
 		f.Close()
