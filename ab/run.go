@@ -181,9 +181,7 @@ func runScenario(ctx context.Context, cfg *config.Plan, s *config.Scenario, d si
 		if res.Comparison.Scenario == "" {
 			res.Comparison = compare.ComparePaired(s.Name, s.Layer, res.Pairs, o.Settings, 1-o.Settings.Confidence, 1-o.Settings.Confidence)
 		}
-		res.Comparison.Invalid = true
-		res.Comparison.Verdict = compare.Inconclusive
-		res.Comparison.Reason = fmt.Sprintf("the A/B run stopped early (%v): never used to pass or fail", err)
+		compare.Invalidate(&res.Comparison, fmt.Sprintf("the A/B run stopped early (%v)", err))
 	}
 	return &res.Comparison, res.Run, base.combined(s), head.combined(s), err
 }

@@ -32,11 +32,11 @@ func TestCensoredKnee(t *testing.T) {
 		name           string
 		b, c           *result.Capacity
 		wantMethod     string
-		wantVerdict    string
+		wantVerdict    Verdict
 		wantDelta      float64 // percent, ±0.5
 		wantCensored   string
 		wantOpenHigh   bool
-		wantTopVerdict string
+		wantTopVerdict Verdict
 	}{
 		{"candidate fails down to 5 rps", found, failing(100, 40, 16, 6.4, 5), MethodCensoredKnee, Regressed, 100*(5/GeoMean(est)) - 100, "candidate", false, Fail},
 		{"candidate fails only near the knee", found, failing(400, 345, 335), MethodCensoredKnee, Inconclusive, 100*(335/GeoMean(est)) - 100, "candidate", false, Undecided},

@@ -78,7 +78,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	}
 	c.Layers = attributeLayers(outs, s)
 	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
-	c.Verdict, c.Reason = topVerdict(c, env, compared, s, false)
+	setTop(c, env, compared, s, false)
 	return c, nil
 }
 
@@ -158,53 +158,54 @@ func (d *envDiffs) fill(env *EnvCheck) {
 	}
 }
 
-// topVerdict decides the comparison's verdict and says why; paired says
-// the sides were measured interleaved on one runner (gate --ab).
-func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool) (string, string) {
-	if compared > 0 && !env.Match {
-		if !s.AllowEnvMismatch {
-			return Incomparable, "the baseline was measured on a different environment (" +
-				strings.Join(env.Differences, "; ") + "); rerun the baseline on this hardware or allow the mismatch"
-		}
-		env.Allowed = true
+// topReason says in words why the comparison's verdict v (topLevel) is
+// what it is, from the scenarios ev indexes, and adds the comparison-wide
+// warnings the verdict implies; paired says the sides were measured
+// interleaved on one runner (gate --ab).
+func topReason(c *Comparison, v Verdict, ev topEvidence, env *EnvCheck, paired bool) string {
+	if env.Allowed {
 		c.Warnings = append([]string{"ENVIRONMENT MISMATCH ALLOWED: the baseline was measured on different hardware (" +
 			strings.Join(env.Differences, "; ") + "); differences below may be the hardware's, not the code's"}, c.Warnings...)
 	}
-	if compared == 0 {
-		return NoBaseline, "no scenario has a baseline: nothing was compared"
+	switch v {
+	case Incomparable:
+		return "the baseline was measured on a different environment (" +
+			strings.Join(env.Differences, "; ") + "); rerun the baseline on this hardware or allow the mismatch"
+	case NoBaseline:
+		return "no scenario has a baseline: nothing was compared"
 	}
 	var regressed, invalid, inconclusive, undecided []string
-	for _, sc := range c.Scenarios {
-		switch {
-		case sc.Verdict == NoBaseline:
-		case sc.Invalid:
-			invalid = append(invalid, sc.Scenario)
-		case sc.Verdict == Regressed:
-			var ms []string
-			for _, m := range sc.Metrics {
-				if m.Gated && m.Verdict == Regressed {
-					ms = append(ms, fmt.Sprintf("%s %+.1f%%", m.Metric, m.DeltaPct))
-				}
+	for _, i := range ev.invalid {
+		invalid = append(invalid, c.Scenarios[i].Scenario)
+	}
+	for _, i := range ev.regressed {
+		sc := c.Scenarios[i]
+		var ms []string
+		for _, m := range sc.Metrics {
+			if m.Gated && m.Verdict == Regressed {
+				ms = append(ms, fmt.Sprintf("%s %+.1f%%", m.Metric, m.DeltaPct))
 			}
-			regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
-		case sc.Verdict == Inconclusive:
-			if u := undecidedText(sc, paired); u != "" {
-				undecided = append(undecided, u)
-			} else {
-				inconclusive = append(inconclusive, intervalsText(sc))
-			}
+		}
+		regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
+	}
+	for _, i := range ev.inconclusive {
+		sc := c.Scenarios[i]
+		if u := undecidedText(sc, paired); u != "" {
+			undecided = append(undecided, u)
+		} else {
+			inconclusive = append(inconclusive, intervalsText(sc))
 		}
 	}
 	if len(invalid) > 0 {
 		c.Warnings = append(c.Warnings, "invalid or interrupted results never pass or fail the gate: "+strings.Join(invalid, ", "))
 	}
-	if len(regressed) > 0 {
-		return Fail, "regressed: " + strings.Join(regressed, "; ")
+	if v == Fail {
+		return "regressed: " + strings.Join(regressed, "; ")
 	}
-	if compared == len(invalid) {
-		return Undecided, "every compared result is invalid (" + strings.Join(invalid, ", ") + "), so nothing could be decided: fix the runs (see the warnings) and gate again"
+	if len(ev.inconclusive) == 0 && len(invalid) > 0 && v == Undecided {
+		return "every compared result is invalid (" + strings.Join(invalid, ", ") + "), so nothing could be decided: fix the runs (see the warnings) and gate again"
 	}
-	if len(undecided) > 0 || len(inconclusive) > 0 {
+	if v == Undecided {
 		var parts []string
 		if len(undecided) > 0 {
 			parts = append(parts, "could not decide "+strings.Join(undecided, "; "))
@@ -216,13 +217,13 @@ func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings, paired b
 		if c.Detects != "" {
 			why += "; " + c.Detects
 		}
-		return Undecided, why
+		return why
 	}
 	why := "every gated metric unchanged or improved within its threshold"
 	if c.Detects != "" {
 		why += "; " + c.Detects
 	}
-	return Pass, why
+	return why
 }
 
 // intervalsText quotes a scenario's gated metrics left inconclusive whose

@@ -56,8 +56,8 @@ func TestCompareVerdicts(t *testing.T) {
 		mod         func(sp *comparetest.Spec)
 		edit        func(b, c *result.Result)
 		s           func(s *Settings)
-		want        string
-		wantScen    string
+		want        Verdict
+		wantScen    Verdict
 		wantWarning string
 		// floorOnly: undecided only because the noise floor raised the
 		// regression threshold; no count of trials would decide it.
@@ -192,7 +192,7 @@ func TestCompareMaxQPSBrackets(t *testing.T) {
 		name         string
 		base, cand   [2]float64
 		candQPS      float64
-		want         string
+		want         Verdict
 		wantOpenHigh bool
 	}{
 		{"disjoint brackets, far below", [2]float64{1000, 1100}, [2]float64{800, 900}, 800, Inconclusive, false},
@@ -225,8 +225,8 @@ func TestCompareMaxQPSEstimates(t *testing.T) {
 	tests := []struct {
 		name       string
 		base, cand []float64
-		want       string
-		wantTop    string
+		want       Verdict
+		wantTop    Verdict
 	}{
 		{"clear loss", []float64{1000, 1020, 990, 1010}, []float64{800, 820, 790, 805}, Regressed, Fail},
 		{"same", []float64{1000, 1010, 995, 1005}, []float64{1002, 998, 1008, 1001}, Unchanged, Pass},
@@ -389,7 +389,7 @@ func TestCompareMaxQPSOnBusyHost(t *testing.T) {
 		name   string
 		busy   bool
 		ignore bool
-		want   string
+		want   Verdict
 	}{
 		{"quiet host", false, false, Regressed},
 		{"busy probes", true, false, Inconclusive},

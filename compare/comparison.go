@@ -8,35 +8,6 @@ import (
 // Schema is the schema tag of a comparison document.
 const Schema = "perfgate.comparison/v1"
 
-// Top-level verdicts of a comparison, as docs/formats.md fixes them.
-const (
-	// Pass: nothing regressed (some scenarios may be inconclusive or lack a
-	// baseline; the warnings say so).
-	Pass = "pass"
-	// Fail: at least one gated metric regressed.
-	Fail = "fail"
-	// NoBaseline: there was nothing to compare with.
-	NoBaseline = "no-baseline"
-	// Incomparable: the baseline was measured on other hardware and
-	// AllowEnvMismatch was not set.
-	Incomparable = "incomparable"
-	// Undecided is the top-level "inconclusive": nothing regressed, but some
-	// gated metric's point change is beyond its threshold and could not be
-	// tested (too few trials, too much noise, a busy host), or every
-	// compared result was invalid. The Reason says what and how many
-	// trials would be needed. It is the same word as the metric verdict
-	// Inconclusive.
-	Undecided = Inconclusive
-)
-
-// Verdicts of a metric, and of a scenario (the worst of its gated metrics).
-const (
-	Improved     = "improved"
-	Regressed    = "regressed"
-	Unchanged    = "unchanged"
-	Inconclusive = "inconclusive"
-)
-
 // Directions in which a metric is better.
 const (
 	LowerIsBetter  = "lower"
@@ -106,7 +77,7 @@ type Comparison struct {
 	Schema string `json:"schema"`
 	// Verdict is Pass, Fail, Undecided ("inconclusive"), NoBaseline or
 	// Incomparable.
-	Verdict string `json:"verdict"`
+	Verdict Verdict `json:"verdict"`
 	// Reason says in words why the verdict is what it is.
 	Reason    string               `json:"reason,omitempty"`
 	Scenarios []ScenarioComparison `json:"scenarios"`
@@ -138,10 +109,14 @@ type ScenarioComparison struct {
 	// Verdict is the worst verdict of the gated metrics (Regressed before
 	// Inconclusive before Improved before Unchanged), Inconclusive when
 	// either result is invalid, or NoBaseline when there was no baseline.
-	Verdict string `json:"verdict"`
+	Verdict Verdict `json:"verdict"`
 	// Reason says why the verdict is Inconclusive or NoBaseline.
-	Reason  string   `json:"reason,omitempty"`
-	Metrics []Metric `json:"metrics"`
+	Reason string `json:"reason,omitempty"`
+	// Downgrades are the guards that downgraded this scenario's metrics,
+	// in the order they ran, with the numbers behind each (see Verdict's
+	// pipeline in verdict.go and docs/verdicts.md).
+	Downgrades []Downgrade `json:"downgrades,omitempty"`
+	Metrics    []Metric    `json:"metrics"`
 	// BaseTrials and CandTrials are the valid trials used on each side.
 	BaseTrials int `json:"base_trials"`
 	CandTrials int `json:"cand_trials"`
@@ -225,7 +200,10 @@ type Metric struct {
 	// needs it below the tests' level too (the gate's false alarms are
 	// then bounded as a whole). Nil for informational metrics.
 	PGate   *float64 `json:"p_gate,omitempty"`
-	Verdict string   `json:"verdict"`
+	Verdict Verdict  `json:"verdict"`
+	// Guard is the code of the guard that downgraded Verdict to
+	// inconclusive, if one did (ScenarioComparison.Downgrades says why).
+	Guard ReasonCode `json:"guard,omitempty"`
 	// ThresholdPct is the practical-significance threshold, in percent (or
 	// percentage points when Absolute).
 	ThresholdPct float64 `json:"threshold_pct"`
@@ -302,7 +280,7 @@ type Change struct {
 	// a layer with one scenario, that scenario's metric verdict; for a
 	// ladder step, the Mann-Whitney test and interval rule between the two
 	// rungs. It is empty when Descriptive.
-	Verdict string `json:"verdict,omitempty"`
+	Verdict Verdict `json:"verdict,omitempty"`
 	// Ratio is candidate/baseline (1.2 is +20%) and LogRatio its natural
 	// logarithm; set on ladder steps, whose log ratios add up to the
 	// whole's.

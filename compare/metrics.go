@@ -139,7 +139,7 @@ func RequestsForQuantile(pct float64) int {
 // the quantile pct: the P99 of 5 requests is their maximum, a single slow
 // request, and a test over such values calls noise a regression (the
 // demo's A/A gates did, on LLM scenarios of 5 to 9 requests a trial).
-// MinRequests and RequestsNeeded say why; settleSparse decides it.
+// MinRequests and RequestsNeeded say why; sparseGuard decides it.
 //
 // totals are both sides' per-trial request counts, units the indexes into
 // them of each unit of the test.
@@ -159,31 +159,6 @@ func sparseQuantile(m *Metric, pct float64, totals []int64, units [][]int) {
 		return
 	}
 	m.MinRequests, m.RequestsNeeded = int(fewest), need
-}
-
-// settleSparse decides the quantiles that rest on too few requests a unit
-// (RequestsNeeded set): a regression or improvement of such a P99 (or
-// TTFT or TPOT P99) stands only when the request latency's median, which
-// a handful of requests does estimate, moved the same way under its own
-// test (a whole distribution that moved, not one slow request); anything
-// else is inconclusive.
-func settleSparse(ms []Metric) {
-	p50 := ""
-	for _, m := range ms {
-		if m.Metric == MetricP50 {
-			p50 = m.Verdict
-		}
-	}
-	for i := range ms {
-		m := &ms[i]
-		if m.RequestsNeeded == 0 {
-			continue
-		}
-		if (m.Verdict == Regressed || m.Verdict == Improved) && p50 == m.Verdict {
-			continue
-		}
-		m.Verdict = Inconclusive
-	}
 }
 
 // groupsOf groups trial indexes (offset by off) by their process, in the
@@ -359,8 +334,10 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) (*Metric, 
 	m := &Metric{Metric: MetricMaxQPS, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
 		CIPct: [2]float64{lo, hi}, ThresholdPct: 100 * s.MaxQPSRegression, BetterIs: HigherIsBetter,
 		Gated: true, Method: MethodBracket, NBase: 1, NCand: 1}
-	m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, HigherIsBetter, math.NaN(), s.alpha())
-	if m.Verdict == Inconclusive && (beyond(*m) || m.DeltaPct > m.ThresholdPct) {
+	// Decided with the scenario's other metrics (decide); without a test
+	// it is unchanged or inconclusive, and an inconclusive change beyond
+	// the threshold asks for knee estimates.
+	if Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, HigherIsBetter, math.NaN(), s.alpha()) == Inconclusive && (beyond(*m) || m.DeltaPct > m.ThresholdPct) {
 		// One knee a side: its bracket is search resolution, not noise,
 		// so there is no test; knee estimates would give one.
 		m.TrialsNeeded = MinKneeEstimates

@@ -88,7 +88,7 @@ func TestCandidateRunShiftInTest(t *testing.T) {
 		name     string
 		floorPct float64 // the two baseline runs' disagreement
 		scale    float64 // the candidate's P99 over the baseline's
-		verdict  string
+		verdict  Verdict
 		runVar   float64 // the run-to-run variance in the P99 test (0: more than cand)
 	}{
 		// Before the candidate's shift was in the test, 2% process noise

@@ -108,8 +108,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	sc.BaseTrials, sc.CandTrials = n, n
 	units := pairedUnits(p, int64(RequestsForQuantile(99)))
 	if len(units) < 2 {
-		sc.Verdict = Inconclusive
-		sc.Reason = fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n, len(units), RequestsForQuantile(99))
+		undecidable(&sc, fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n, len(units), RequestsForQuantile(99)))
 		return sc
 	}
 	for k, side := range [][]result.Trial{p.Base[:n], p.Head[:n]} {
@@ -165,8 +164,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		gated = gated || m.Gated
 	}
 	if !gated {
-		sc.Verdict = Inconclusive
-		sc.Reason = fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", len(units), n)
+		undecidable(&sc, fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", len(units), n))
 	}
 	return sc
 }
@@ -214,30 +212,6 @@ func pairedT(d []float64, conf float64) (p, lo, mid, hi float64) {
 	return math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se
 }
 
-// decidePaired applies Holm's correction and the verdict rule at level.
-func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64) {
-	var fam []int
-	var ps []float64
-	for i, m := range sc.Metrics {
-		if m.Gated && !untestable[i] {
-			fam = append(fam, i)
-			ps = append(ps, *m.PValue)
-		}
-	}
-	for j, p := range holm(ps) {
-		sc.Metrics[fam[j]].PHolm = ptr(p)
-	}
-	for i := range sc.Metrics {
-		m := &sc.Metrics[i]
-		p := *m.PValue
-		if m.PHolm != nil {
-			p = *m.PHolm
-		}
-		m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, level)
-	}
-	sc.Verdict = scenarioVerdict(sc.Metrics)
-}
-
 // Decided reports whether every gated metric of a paired scenario is
 // decided: regressed or improved beyond its threshold, or unchanged inside
 // it. A sequential A/B run stops measuring a scenario once it is.
@@ -264,7 +238,7 @@ func PairedComparison(scs []ScenarioComparison, s Settings) *Comparison {
 		return c
 	}
 	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
-	c.Verdict, c.Reason = topVerdict(c, &EnvCheck{Match: true}, len(scs), s, true)
+	setTop(c, &EnvCheck{Match: true}, len(scs), s, true)
 	return c
 }
 

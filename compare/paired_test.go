@@ -93,9 +93,9 @@ func TestComparePaired(t *testing.T) {
 	tests := []struct {
 		name     string
 		scale    float64
-		want     string
+		want     Verdict
 		wantP99  float64
-		wantErrs string
+		wantErrs Verdict
 	}{
 		{"unchanged despite the drift", 1, Unchanged, 0, Unchanged},
 		{"30% regression", 1.3, Regressed, 30, Unchanged},
@@ -107,12 +107,12 @@ func TestComparePaired(t *testing.T) {
 			sc := ComparePaired("api", "service", p, DefaultSettings(), 0.05, 0.05)
 			var got []string
 			for _, m := range sc.Metrics {
-				got = append(got, m.Metric+":"+m.Verdict)
+				got = append(got, m.Metric+":"+string(m.Verdict))
 				if m.Metric == MetricP99 && math.Abs(m.DeltaPct-tt.wantP99) > 1.5 {
 					t.Errorf("P99 change %.2f%%, want about %.0f%%", m.DeltaPct, tt.wantP99)
 				}
 			}
-			want := []string{MetricP50 + ":" + tt.want, MetricP99 + ":" + tt.want, MetricErrorRate + ":" + tt.wantErrs}
+			want := []string{MetricP50 + ":" + string(tt.want), MetricP99 + ":" + string(tt.want), MetricErrorRate + ":" + string(tt.wantErrs)}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("verdicts (-want +got):\n%s", d)
 			}
@@ -214,7 +214,8 @@ func TestHostBusyAdvice(t *testing.T) {
 	busy := ScenarioComparison{Scenario: "knee", Verdict: Inconclusive, HostBusy: true,
 		Metrics: []Metric{{Metric: MetricMaxQPS, Gated: true, Verdict: Inconclusive, DeltaPct: -40, ThresholdPct: 5, BetterIs: HigherIsBetter}}}
 	stored := &Comparison{Scenarios: []ScenarioComparison{busy}}
-	_, storedWhy := topVerdict(stored, &EnvCheck{Match: true}, 1, DefaultSettings(), false)
+	setTop(stored, &EnvCheck{Match: true}, 1, DefaultSettings(), false)
+	storedWhy := stored.Reason
 	paired := PairedComparison([]ScenarioComparison{busy}, DefaultSettings())
 	for _, tt := range []struct {
 		name, why string

@@ -44,7 +44,7 @@ func TestProcessTest(t *testing.T) {
 		scale       float64
 		trialsEach  int
 		wantMethod  string
-		wantVerdict string
+		wantVerdict Verdict
 		wantN       [2]int
 	}{
 		// The candidate's processes all landed 12% slow, the baseline's

@@ -3,7 +3,6 @@ package compare
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -77,17 +76,11 @@ func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOu
 			out.metrics(bs, cs, s, noise)
 		}
 	}
-	sc.Verdict = scenarioVerdict(sc.Metrics)
-	hostBusy(sc, b, c, s.IgnoreHostLoad)
-	runnerSpeed(sc, b, c, s, s.IgnoreHostLoad)
-	if len(reasons) > 0 {
-		sc.Invalid = true
-		sc.Verdict = Inconclusive
-		sc.Reason = joinReasons(reasons) + ": never used to pass or fail"
-		for i := range sc.Metrics {
-			sc.Metrics[i].Verdict = Inconclusive
-		}
-	}
+	ev := &scenarioEvidence{invalid: reasons, ignoreHost: s.IgnoreHostLoad}
+	ev.busy, sc.BusyTrials = busyOf(b, c)
+	ev.shift, ev.moved, sc.RunnerShiftPct = runnerSpeed(b, c, s)
+	guardScenario(sc, ev)
+	sparseWarnings(sc)
 	return out
 }
 
@@ -244,45 +237,19 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 	}
 	for i := range sc.Metrics {
 		m := &sc.Metrics[i]
-		if m.Verdict == "" {
-			p := math.NaN()
-			switch {
-			case m.PHolm != nil:
-				p = *m.PHolm
-			case m.PValue != nil:
-				p = *m.PValue
-			}
-			m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, alpha)
-			if thr := m.ConfiguredThresholdPct; thr > 0 && m.Verdict == Unchanged {
-				// Inside the noise floor is not inside the threshold the
-				// user set: a PASS must not hide a change beyond it.
-				if eq := m.equivalenceCI(); eq[0] < -thr || eq[1] > thr {
-					m.Verdict = Inconclusive
-				}
-			}
-			if m.Method == MethodBracket && (m.Verdict == Regressed || m.Verdict == Improved) {
-				m.Verdict = Inconclusive // one knee a side: no test
-			}
+		p := math.NaN()
+		switch {
+		case m.PHolm != nil:
+			p = *m.PHolm
+		case m.PValue != nil:
+			p = *m.PValue
 		}
+		decideMetric(m, p, alpha)
 		if m.Gated && m.Verdict == Inconclusive && beyond(*m) && m.TrialsNeeded == 0 && m.RequestsNeeded == 0 && m.Method != MethodCensoredKnee {
 			m.TrialsNeeded = needed(*m, level)
 		}
 		if m.TrialsNeeded > sc.TrialsNeeded {
 			sc.TrialsNeeded = m.TrialsNeeded
-		}
-	}
-	settleSparse(sc.Metrics)
-	for _, m := range sc.Metrics {
-		switch {
-		case !m.Gated || m.RequestsNeeded == 0:
-		case m.Verdict == Inconclusive:
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"%s: a unit of its test held only %d requests, and a quantile like this one needs at least %d in each (fewer, and it is the slowest request): left inconclusive; lengthen the window or raise the rate",
-				m.Metric, m.MinRequests, m.RequestsNeeded))
-		default:
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"%s: a unit of its test held only %d requests (a quantile like this one needs %d): %s stands because the median moved the same way",
-				m.Metric, m.MinRequests, m.RequestsNeeded, m.Verdict))
 		}
 	}
 	trialTests := 0
@@ -298,7 +265,25 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 				trialsNeeded(level), level, alpha, len(fam), nb, nc, mp))
 		}
 	}
-	sc.Verdict = scenarioVerdict(sc.Metrics)
+}
+
+// sparseWarnings says, for each gated quantile whose test units held too
+// few requests, whether its verdict stands (the median moved the same
+// way) or was left inconclusive (the sparse-quantile guard).
+func sparseWarnings(sc *ScenarioComparison) {
+	for _, m := range sc.Metrics {
+		switch {
+		case !m.Gated || m.RequestsNeeded == 0:
+		case m.Verdict == Inconclusive:
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
+				"%s: a unit of its test held only %d requests, and a quantile like this one needs at least %d in each (fewer, and it is the slowest request): left inconclusive; lengthen the window or raise the rate",
+				m.Metric, m.MinRequests, m.RequestsNeeded))
+		default:
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
+				"%s: a unit of its test held only %d requests (a quantile like this one needs %d): %s stands because the median moved the same way",
+				m.Metric, m.MinRequests, m.RequestsNeeded, m.Verdict))
+		}
+	}
 }
 
 // beyond reports whether m's point change is beyond its threshold in the
@@ -350,16 +335,13 @@ func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) 
 			warnings = append(warnings, fmt.Sprintf("%s: threshold for a regression raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed); unchanged still means within %.3g%%", m.Metric, m.ThresholdPct, f, m.ThresholdPct))
 			m.ConfiguredThresholdPct = m.ThresholdPct
 			m.ThresholdPct, m.NoiseFloorPct = f, f
-			if m.Method == MethodBracket {
-				m.Verdict = "" // re-decided against the floor below
-			}
 		}
 	}
 	return warnings
 }
 
 // maxQPSIs reports whether sc's max-QPS metric has verdict v.
-func maxQPSIs(sc *ScenarioComparison, v string) bool {
+func maxQPSIs(sc *ScenarioComparison, v Verdict) bool {
 	for _, m := range sc.Metrics {
 		if m.Metric == MetricMaxQPS && m.Verdict == v {
 			return true
@@ -368,93 +350,44 @@ func maxQPSIs(sc *ScenarioComparison, v string) bool {
 	return false
 }
 
-// hostBusy counts the trials measured on a busy host and, unless ignore,
-// turns a verdict resting on them into an inconclusive one: the host's
-// other work, not the change, may explain it. A regression rests on busy
-// trials (or knee probes) of either side; an improvement on those of the
-// baseline, whose busy host made it look slower than it is.
-func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
-	for _, r := range []*result.Result{b, c} {
+// busySide counts one side's measurements taken while the host was busy
+// with other work (result.HostLoad.Busy): its trials and its knee probes,
+// each with the first reason the load monitor gave.
+type busySide struct {
+	trials, of       int
+	why              string
+	probes, probesOf int
+	probeWhy         string
+}
+
+// busyOf gathers the host-busy evidence of the baseline b and the
+// candidate c, and how many trials of both were busy.
+func busyOf(b, c *result.Result) (sides [2]busySide, busyTrials int) {
+	for k, r := range []*result.Result{b, c} {
+		x := &sides[k]
+		x.of = len(r.Trials)
 		for _, t := range r.Trials {
 			if t.Host != nil && t.Host.Busy {
-				sc.BusyTrials++
-			}
-		}
-	}
-	if ignore || (sc.Verdict != Regressed && sc.Verdict != Improved) {
-		return
-	}
-	sides := []struct {
-		who string
-		r   *result.Result
-	}{{"baseline", b}, {"candidate", c}}
-	from, what := Regressed, "the regression"
-	if sc.Verdict == Improved {
-		sides, from, what = sides[:1], Improved, "the improvement"
-	}
-	var busy []string
-	for _, x := range sides {
-		n := 0
-		var why string
-		for _, t := range x.r.Trials {
-			if t.Host != nil && t.Host.Busy {
-				n++
-				if why == "" {
-					why = t.Host.Why
+				x.trials++
+				if x.why == "" {
+					x.why = t.Host.Why
 				}
 			}
 		}
-		if n > 0 {
-			busy = append(busy, fmt.Sprintf("%d of %d %s trials (%s)", n, len(x.r.Trials), x.who, why))
-		}
-		// A knee rests on its probes: a max-QPS change measured while
-		// the host was busy is no more trusted than a latency one.
-		if maxQPSIs(sc, from) && x.r.Capacity != nil {
-			np, pwhy := 0, ""
-			for _, p := range x.r.Capacity.Points {
+		busyTrials += x.trials
+		if r.Capacity != nil {
+			x.probesOf = len(r.Capacity.Points)
+			for _, p := range r.Capacity.Points {
 				if p.Host != nil && p.Host.Busy {
-					np++
-					if pwhy == "" {
-						pwhy = p.Host.Why
+					x.probes++
+					if x.probeWhy == "" {
+						x.probeWhy = p.Host.Why
 					}
 				}
 			}
-			if np > 0 {
-				busy = append(busy, fmt.Sprintf("%d of %d %s knee probes (%s)", np, len(x.r.Capacity.Points), x.who, pwhy))
-			}
 		}
 	}
-	if len(busy) == 0 {
-		return
-	}
-	sc.HostBusy = true
-	sc.Verdict = Inconclusive
-	sc.Reason = "inconclusive (host busy): " + what + " rests on trials measured while other work used the host: " +
-		strings.Join(busy, "; ") + "; rerun on a quiet runner"
-	for i := range sc.Metrics {
-		if sc.Metrics[i].Verdict == from {
-			sc.Metrics[i].Verdict = Inconclusive
-		}
-	}
-}
-
-// scenarioVerdict is the worst verdict of the gated metrics.
-func scenarioVerdict(ms []Metric) string {
-	rank := map[string]int{Unchanged: 0, Improved: 1, Inconclusive: 2, Regressed: 3}
-	v, any := Unchanged, false
-	for _, m := range ms {
-		if !m.Gated {
-			continue
-		}
-		any = true
-		if rank[m.Verdict] > rank[v] {
-			v = m.Verdict
-		}
-	}
-	if !any {
-		return Inconclusive
-	}
-	return v
+	return sides, busyTrials
 }
 
 // errorRatesTied reports whether every valid trial on both sides has the

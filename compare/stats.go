@@ -195,53 +195,6 @@ func percentileInterval(reps []float64, conf float64) [2]float64 {
 	return [2]float64{q((1 - conf) / 2), q((1 + conf) / 2)}
 }
 
-// Decide is perfgate's one verdict rule, used by every mode (stored
-// baselines, same-runner A/B, ladder steps, max QPS) and documented once
-// in docs/verdicts.md ("One meaning of regressed"). It takes the point
-// change delta and the interval ci of its equivalence test (in the
-// metric's units: percent, or points when absolute; the (1−2α) interval
-// of the method, Metric.EquivCIPct, or its only interval when it has no
-// test), the threshold thr, the direction in which the
-// metric is better, and the p-value of no change (NaN when there is no
-// test, as for a max QPS from one knee a side):
-//
-//   - regressed: the point change is beyond thr in the bad direction and
-//     the test rejects no change at alpha;
-//   - improved: likewise in the good direction;
-//   - unchanged: the whole interval lies inside ±thr: Schuirmann's two
-//     one-sided tests (TOST), each at alpha, reject a change of thr or
-//     more in either direction, so a real change of thr is called
-//     unchanged at most at alpha. Their interval is the (1−2α) one (90%
-//     at 95% confidence); asking the (1−α) interval to fit would test at
-//     alpha/2 and leave most real A/A comparisons undecided;
-//   - inconclusive: anything else, and any interval with a NaN end.
-//
-// Requiring the whole interval beyond thr to call a regression would miss
-// most real regressions of a few times thr with a handful of processes or
-// pairs; the threshold guards practical significance and the test
-// statistical significance, so an A/A gate calls a regression at most at
-// alpha/2. Without a test (p NaN) nothing is regressed or improved.
-func Decide(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha float64) string {
-	lo, hi := ci[0], ci[1]
-	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsNaN(delta) {
-		return Inconclusive
-	}
-	significant := p < alpha // false when p is NaN
-	worse, better := delta > thr, delta < -thr
-	if betterIs == HigherIsBetter {
-		worse, better = delta < -thr, delta > thr
-	}
-	switch {
-	case worse && significant:
-		return Regressed
-	case better && significant:
-		return Improved
-	case lo >= -thr && hi <= thr:
-		return Unchanged
-	}
-	return Inconclusive
-}
-
 // welchLog compares two samples of positive values on the log scale with
 // Welch's t-test: d = mean(ln y) − mean(ln x), se² = s²x/n + s²y/m, with
 // the Welch–Satterthwaite degrees of freedom. It returns the two-sided

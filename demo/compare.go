@@ -137,16 +137,9 @@ func HostBusy(c *compare.Comparison, base, cand []*result.Result) {
 		if sc.HostBusy {
 			continue
 		}
-		sc.HostBusy, sc.Verdict = true, compare.Inconclusive
-		sc.Reason = "inconclusive (host busy): measured while other work used the host; rerun on a quiet machine"
-		for m := range sc.Metrics {
-			if v := sc.Metrics[m].Verdict; v == compare.Regressed || v == compare.Improved || v == compare.Unchanged {
-				sc.Metrics[m].Verdict = compare.Inconclusive
-			}
-		}
+		compare.HoldBusy(sc)
 	}
-	if len(names) > 0 && c.Verdict != compare.Fail {
-		c.Verdict = compare.Undecided
+	if len(names) > 0 && compare.HoldUndecided(c) {
 		c.Reason = "the host was busy with other work while these layers were measured, so their effects are not shown as results: " +
 			strings.Join(names, "; ") + "; run the demo on a quiet machine"
 	}

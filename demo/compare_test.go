@@ -60,11 +60,11 @@ func TestHostBusy(t *testing.T) {
 		name        string
 		base, cand  *result.Result
 		sc          compare.ScenarioComparison
-		verdict     string // of the comparison, before
+		verdict     compare.Verdict // of the comparison, before
 		wantBusy    bool
-		wantVerdict string // of the layer
-		wantP99     string
-		wantOverall string
+		wantVerdict compare.Verdict // of the layer
+		wantP99     compare.Verdict
+		wantOverall compare.Verdict
 	}{
 		{name: "busy baseline, p99 regressed", base: busyTrial(testResult("int8", 1)), cand: testResult("int8", 2),
 			sc:      compare.ScenarioComparison{Scenario: "int8", Verdict: compare.Unchanged, Metrics: []compare.Metric{{Metric: compare.MetricP99, Verdict: compare.Regressed}}},

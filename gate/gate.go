@@ -266,7 +266,7 @@ func withhold(c *compare.Comparison, scenario string, d *sizing.Diff) string {
 				continue
 			}
 			ci := m.CIPct
-			d.MaxQPSCIPct, d.MaxQPSVerdict = &ci, m.Verdict
+			d.MaxQPSCIPct, d.MaxQPSVerdict = &ci, string(m.Verdict)
 			d.MaxQPSDeltaPct = math.Round(10*m.DeltaPct) / 10
 			switch {
 			case m.Verdict == compare.Inconclusive && (m.CIOpenHigh || ci[1]-ci[0] > MaxSizedIntervalPct):

@@ -144,7 +144,7 @@ func change(c *compare.Change, abs bool) string {
 	if c.Descriptive {
 		v = "(descriptive)"
 	}
-	s := bound(c.Censored) + pct(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + v
+	s := bound(c.Censored) + pct(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + string(v)
 	if c.Ratio > 0 {
 		s = fmt.Sprintf("×%.3f (log %+.3f) ", c.Ratio, c.LogRatio) + s
 	}
@@ -164,7 +164,7 @@ func ladderNote(la *compare.LadderAttribution) string {
 
 // headline is the verdict line every format starts with.
 func headline(c *compare.Comparison) string {
-	return fmt.Sprintf("perfgate compare: %s: %s", strings.ToUpper(c.Verdict), c.Reason)
+	return fmt.Sprintf("perfgate compare: %s: %s", strings.ToUpper(string(c.Verdict)), c.Reason)
 }
 
 // settingsLine states the thresholds and the method.

@@ -75,7 +75,7 @@ func HTML(w io.Writer, r *Report, o HTMLOptions) error {
 // htmlPage gathers the page's text and figures.
 func (r *Report) htmlPage() *htmlPage {
 	c := r.Comparison
-	p := &htmlPage{Title: "perfgate", Verdict: c.Verdict, Reason: c.Reason, Commit: shortSHA(r.Commit),
+	p := &htmlPage{Title: "perfgate", Verdict: string(c.Verdict), Reason: c.Reason, Commit: shortSHA(r.Commit),
 		CSS: template.CSS(htmlCSS), RunURL: safeURL(r.RunURL)}
 	if r.Title != "" {
 		p.Title = "perfgate · " + r.Title
@@ -105,7 +105,7 @@ func (r *Report) htmlPage() *htmlPage {
 // htmlRow is one scenario's row of the summary table.
 func (r *Report) htmlRow(s compare.ScenarioComparison, anchor string) htmlRow {
 	w := r.scenarioRow(s, "—")
-	row := htmlRow{Anchor: anchor, Scenario: s.Scenario, Layer: s.Layer, Verdict: s.Verdict,
+	row := htmlRow{Anchor: anchor, Scenario: s.Scenario, Layer: s.Layer, Verdict: string(s.Verdict),
 		P99: w.P99, P99Delta: withCI(w.P99Pct, w.P99CI), QPS: w.QPS, QPSDelta: withCI(w.QPSPct, w.QPSCI), Note: strings.TrimSpace(w.notes())}
 	if row.Layer == "" {
 		row.Layer = "—"
@@ -116,7 +116,7 @@ func (r *Report) htmlRow(s compare.ScenarioComparison, anchor string) htmlRow {
 // htmlScenario is one scenario's section: notes and figures.
 func (r *Report) htmlScenario(s compare.ScenarioComparison, anchor string) htmlScenario {
 	sd := sides{base: find(r.Baseline, s.Scenario), cand: find(r.Candidate, s.Scenario)}
-	sec := htmlScenario{Anchor: anchor, Name: s.Scenario, Layer: s.Layer, Verdict: s.Verdict}
+	sec := htmlScenario{Anchor: anchor, Name: s.Scenario, Layer: s.Layer, Verdict: string(s.Verdict)}
 	if s.Reason != "" {
 		sec.Notes = append(sec.Notes, s.Reason)
 	}

@@ -315,7 +315,7 @@ func (r *Report) mdHead() string {
 	if r.Title != "" {
 		title = "perfgate · " + esc(r.Title)
 	}
-	fmt.Fprintf(&b, "## %s %s: **%s**\n\n", verdictMark(c.Verdict), title, esc(c.Verdict))
+	fmt.Fprintf(&b, "## %s %s: **%s**\n\n", verdictMark(c.Verdict), title, esc(string(c.Verdict)))
 	reg, imp := r.counts()
 	line := fmt.Sprintf("%s, %s across %s", plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
 	if reg > 0 {
@@ -351,7 +351,7 @@ func (r *Report) mdRow(s compare.ScenarioComparison) string {
 	w := r.scenarioRow(s, "—")
 	p99Cell, p99Delta := w.P99, withCI(boldIf(w.P99Pct, w.P99Regressed), w.P99CI)
 	qpsCell, qpsDelta := w.QPS, withCI(boldIf(w.QPSPct, w.QPSRegressed), w.QPSCI)
-	verdict := esc(s.Verdict) + w.notes()
+	verdict := esc(string(s.Verdict)) + w.notes()
 	layer := esc(s.Layer)
 	if layer == "" {
 		layer = "—"

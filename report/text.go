@@ -44,7 +44,7 @@ func (r *Report) textSection(s section) string {
 			title += " · " + plain(r.Title)
 		}
 		reg, imp := r.counts()
-		fmt.Fprintf(&b, "%s: %s (%s, %s across %s)\n", title, strings.ToUpper(plain(c.Verdict)),
+		fmt.Fprintf(&b, "%s: %s (%s, %s across %s)\n", title, strings.ToUpper(plain(string(c.Verdict))),
 			plural(reg, "regression"), plural(imp, "improvement"), plural(len(c.Scenarios), "scenario"))
 		if layers, v := r.responsible(); len(layers) > 0 {
 			what := "regressions from"
@@ -69,7 +69,7 @@ func (r *Report) textSection(s section) string {
 				layer = "-"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", plainCell(s.Scenario), plainCell(layer),
-				w.P99, withCI(w.P99Pct, w.P99CI), w.QPS, withCI(w.QPSPct, w.QPSCI), s.Verdict+w.notes())
+				w.P99, withCI(w.P99Pct, w.P99CI), w.QPS, withCI(w.QPSPct, w.QPSCI), string(s.Verdict)+w.notes())
 		}
 		tw.Flush()
 	case secCapacity:

@@ -239,7 +239,7 @@ scenarios:
   - {name: api, layer: service, url: "http://127.0.0.1:1", load: {mode: rate, rate: 5}}
 `), 0o644)
 
-	verdict := func(args ...string) string {
+	verdict := func(args ...string) compare.Verdict {
 		t.Helper()
 		code, stdout, stderr := runCLI(t, append([]string{"compare", "--format", "json"}, args...)...)
 		if code == exitUsage {
