@@ -247,7 +247,7 @@ func intervalsText(sc ScenarioComparison) string {
 			// Not a regression (inside the baseline's noise floor), and
 			// not unchanged either: the configured threshold is the one
 			// the interval left.
-			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s (inside the baseline's noise floor of %.3g%s: no regression is called there; store the baseline from runs that agree, or use perfgate gate --ab)",
+			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s (inside the baseline's noise floor of %.3g%s: no regression is called there)",
 				m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, c, unit, m.ThresholdPct, unit)
 			ms = append(ms, t)
 			continue
@@ -277,13 +277,13 @@ func intervalsText(sc ScenarioComparison) string {
 // load) leaves gate --ab out of the advice.
 func undecidedText(sc ScenarioComparison, paired bool) string {
 	if sc.HostBusy && paired {
-		return sc.Scenario + " (host busy: other work used the cores while the probes that decide it ran; rerun on a quieter runner)"
+		return sc.Scenario + " (host busy: other work used the cores while the probes that decide it ran)"
 	}
 	if sc.HostBusy {
-		return sc.Scenario + " (host busy: rerun on a quiet runner, or use perfgate gate --ab, which measures both sides under the same load)"
+		return sc.Scenario + " (host busy: other work used the cores while it was measured)"
 	}
 	if sc.RunnerShifted && sc.RunnerShiftPct != nil {
-		return fmt.Sprintf("%s (runner %+.0f%% on its speed probe: rerun on a quiet runner)", sc.Scenario, *sc.RunnerShiftPct)
+		return fmt.Sprintf("%s (runner %+.0f%% on its speed probe)", sc.Scenario, *sc.RunnerShiftPct)
 	}
 	var ms []string
 	for _, m := range sc.Metrics {

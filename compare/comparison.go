@@ -94,6 +94,9 @@ type Comparison struct {
 	// detect: the smallest change across its scenarios with 80% power,
 	// and what would bring it to the threshold (see Metric.MDEPct).
 	Sensitivity []Sensitivity `json:"sensitivity,omitempty"`
+	// Levers name what would decide the undecided scenarios or narrow what
+	// the gate can detect (see Lever); the report says how.
+	Levers []Lever `json:"levers,omitempty"`
 	// Detects is Sensitivity in one line, as the headline shows it.
 	Detects string `json:"detects,omitempty"`
 	// AB describes the interleaved run when the comparison is a
@@ -116,7 +119,9 @@ type ScenarioComparison struct {
 	// in the order they ran, with the numbers behind each (see Verdict's
 	// pipeline in verdict.go and docs/verdicts.md).
 	Downgrades []Downgrade `json:"downgrades,omitempty"`
-	Metrics    []Metric    `json:"metrics"`
+	// Levers name what would decide this scenario (see Lever).
+	Levers  []Lever  `json:"levers,omitempty"`
+	Metrics []Metric `json:"metrics"`
 	// BaseTrials and CandTrials are the valid trials used on each side.
 	BaseTrials int `json:"base_trials"`
 	CandTrials int `json:"cand_trials"`
@@ -259,6 +264,9 @@ type Metric struct {
 	MDEUnitsNeeded int    `json:"mde_units_needed,omitempty"`
 	MDEUnit        string `json:"mde_unit,omitempty"`
 	MDELimit       string `json:"mde_limit,omitempty"`
+	// Levers name what would narrow MDEPct when more units cannot (see
+	// Lever).
+	Levers []Lever `json:"levers,omitempty"`
 	// RunToRunVar is the run-to-run variance (log scale, of the
 	// difference of two runs) the test added: Settings.RunToRun's, or
 	// the suite's pooled estimate (ScenarioComparison.RunToRunSource).

@@ -234,7 +234,7 @@ func Decided(sc ScenarioComparison) bool {
 func PairedComparison(scs []ScenarioComparison, s Settings) *Comparison {
 	c := &Comparison{Schema: Schema, Settings: s, Scenarios: append([]ScenarioComparison{}, scs...)}
 	if len(scs) == 0 {
-		c.Verdict, c.Reason = NoBaseline, "no scenario was measured on both sides"
+		nothingCompared(c, "no scenario was measured on both sides")
 		return c
 	}
 	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)

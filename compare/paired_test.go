@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,21 +212,21 @@ func TestComparePairedTargetFellBehind(t *testing.T) {
 // and not in a gate --ab run, which already measured both sides under the
 // same load (an A/B beside a CPU hog said "or use perfgate gate --ab").
 func TestHostBusyAdvice(t *testing.T) {
-	busy := ScenarioComparison{Scenario: "knee", Verdict: Inconclusive, HostBusy: true,
+	busy := ScenarioComparison{Scenario: "knee", Verdict: Inconclusive, HostBusy: true, Levers: []Lever{LeverQuietRunner, LeverSameRunnerAB},
 		Metrics: []Metric{{Metric: MetricMaxQPS, Gated: true, Verdict: Inconclusive, DeltaPct: -40, ThresholdPct: 5, BetterIs: HigherIsBetter}}}
 	stored := &Comparison{Scenarios: []ScenarioComparison{busy}}
 	setTop(stored, &EnvCheck{Match: true}, 1, DefaultSettings(), false)
-	storedWhy := stored.Reason
 	paired := PairedComparison([]ScenarioComparison{busy}, DefaultSettings())
 	for _, tt := range []struct {
 		name, why string
+		levers    []Lever
 		wantAB    bool
-	}{{"stored baseline", storedWhy, true}, {"gate --ab", paired.Reason, false}} {
+	}{{"stored baseline", stored.Reason, stored.Levers, true}, {"gate --ab", paired.Reason, paired.Levers, false}} {
 		if !strings.Contains(tt.why, "knee (host busy") {
 			t.Errorf("%s: reason %q does not say the scenario's host was busy", tt.name, tt.why)
 		}
-		if got := strings.Contains(tt.why, "use perfgate gate --ab"); got != tt.wantAB {
-			t.Errorf("%s: reason %q: advises gate --ab %v, want %v", tt.name, tt.why, got, tt.wantAB)
+		if got := slices.Contains(tt.levers, LeverSameRunnerAB); got != tt.wantAB || !slices.Contains(tt.levers, LeverQuietRunner) {
+			t.Errorf("%s: levers %v: a same-runner A/B %v, want %v, and a quiet runner", tt.name, tt.levers, got, tt.wantAB)
 		}
 	}
 }

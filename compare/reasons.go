@@ -31,7 +31,7 @@ func scenarioReason(sc *ScenarioComparison, d Downgrade) string {
 			word, what = "slower", "regression"
 		}
 		return fmt.Sprintf("inconclusive (runner %s): the runner itself ran a fixed compute probe %+.0f%% per step during the candidate's run against the baseline's "+
-			"(measured while no load ran); a machine that much %s, not the change, may explain the %s of %s; rerun on a quiet runner, or compare base and head on the same runner (perfgate gate --ab REF)",
+			"(measured while no load ran); a machine that much %s, not the change, may explain the %s of %s",
 			word, d.ShiftPct, word, what, strings.Join(d.Metrics, ", "))
 	case ReasonGateWide:
 		var what []string

@@ -198,7 +198,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 		// The floor's own estimate (finite degrees of freedom), not the
 		// candidate's run shift that stands in when the runs agreed.
 		if f.src == RunToRunNoiseFloor && !math.IsInf(f.df, 1) && inTest[f.metric] {
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that is in the test as run-to-run noise on %.0f degree(s) of freedom; a baseline from more runs (perfgate history) or perfgate gate --ab decides more",
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that is in the test as run-to-run noise on %.0f degree(s) of freedom",
 				f.metric, bs.res.NoiseFloorPct[f.metric], f.df))
 		}
 	}

@@ -198,6 +198,12 @@ func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64
 	sc.Verdict = scenarioVerdict(sc.Metrics)
 }
 
+// nothingCompared marks a comparison with no scenario compared, saying
+// why.
+func nothingCompared(c *Comparison, why string) {
+	c.Verdict, c.Reason = NoBaseline, why
+}
+
 // undecidable marks a scenario that has no evidence to decide from
 // (too few units, no gated metric), saying why.
 func undecidable(sc *ScenarioComparison, why string) {
@@ -336,6 +342,11 @@ func guardScenario(sc *ScenarioComparison, ev *scenarioEvidence) {
 		d.Code = g.code
 		applyDowngrade(sc, *d)
 	}
+	for _, m := range sc.Metrics {
+		if m.Gated && m.Guard == ReasonNoiseFloor {
+			sc.Levers = addLevers(sc.Levers, LeverAgreeingBaseline, LeverSameRunnerAB)
+		}
+	}
 }
 
 // applyDowngrade makes d's metrics inconclusive, records d and the
@@ -354,6 +365,7 @@ func applyDowngrade(sc *ScenarioComparison, d Downgrade) {
 		sc.Verdict, sc.Invalid = Inconclusive, true
 	case ReasonHostBusy:
 		sc.HostBusy = true
+		sc.Levers = addLevers(sc.Levers, LeverQuietRunner, LeverSameRunnerAB)
 	case ReasonRunnerShift:
 		// The scenario is runner-shifted only when its verdict moved off a
 		// decision the shift explains; a regression that stands elsewhere
@@ -363,6 +375,7 @@ func applyDowngrade(sc *ScenarioComparison, d Downgrade) {
 			return
 		}
 		sc.RunnerShifted = true
+		sc.Levers = addLevers(sc.Levers, LeverQuietRunner, LeverSameRunnerAB)
 	case ReasonSparseQuantile:
 		// Stated in the scenario's warnings (sparseWarnings), not its
 		// reason.
@@ -661,6 +674,7 @@ type topEvidence struct {
 func setTop(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool) {
 	v, ev := topLevel(c, env, compared, s)
 	c.Verdict, c.Reason = v, topReason(c, v, ev, env, paired)
+	c.Levers = comparisonLevers(c, paired)
 }
 
 // joinWords joins a list with "; ".

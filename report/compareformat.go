@@ -164,7 +164,7 @@ func ladderNote(la *compare.LadderAttribution) string {
 
 // headline is the verdict line every format starts with.
 func headline(c *compare.Comparison) string {
-	return fmt.Sprintf("perfgate compare: %s: %s", strings.ToUpper(string(c.Verdict)), c.Reason)
+	return fmt.Sprintf("perfgate compare: %s: %s", strings.ToUpper(string(c.Verdict)), reasonWithAdvice(c))
 }
 
 // settingsLine states the thresholds and the method.

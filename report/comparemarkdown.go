@@ -23,7 +23,7 @@ func ComparisonMarkdown(w io.Writer, c *compare.Comparison) error {
 func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 	switch s.kind {
 	case secHeadline:
-		fmt.Fprintf(bw, "### perfgate compare: **%s**\n\n%s\n\n", strings.ToUpper(string(c.Verdict)), esc(c.Reason))
+		fmt.Fprintf(bw, "### perfgate compare: **%s**\n\n%s\n\n", strings.ToUpper(string(c.Verdict)), esc(reasonWithAdvice(c)))
 		for _, w := range c.Warnings {
 			fmt.Fprintf(bw, "> [!WARNING]\n> %s\n\n", esc(w))
 		}

@@ -75,7 +75,7 @@ func HTML(w io.Writer, r *Report, o HTMLOptions) error {
 // htmlPage gathers the page's text and figures.
 func (r *Report) htmlPage() *htmlPage {
 	c := r.Comparison
-	p := &htmlPage{Title: "perfgate", Verdict: string(c.Verdict), Reason: c.Reason, Commit: shortSHA(r.Commit),
+	p := &htmlPage{Title: "perfgate", Verdict: string(c.Verdict), Reason: reasonWithAdvice(c), Commit: shortSHA(r.Commit),
 		CSS: template.CSS(htmlCSS), RunURL: safeURL(r.RunURL)}
 	if r.Title != "" {
 		p.Title = "perfgate · " + r.Title

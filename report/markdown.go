@@ -337,7 +337,7 @@ func (r *Report) mdHead() string {
 		fmt.Fprintf(&b, "\nMeasured commit `%s` against the stored baselines.\n", sha)
 	}
 	if c.Reason != "" {
-		fmt.Fprintf(&b, "\n> %s\n", esc(c.Reason))
+		fmt.Fprintf(&b, "\n> %s\n", esc(reasonWithAdvice(c)))
 	}
 	return b.String()
 }

@@ -54,7 +54,7 @@ func (r *Report) textSection(s section) string {
 			fmt.Fprintf(&b, "%s: %s\n", what, plain(strings.Join(layers, ", ")))
 		}
 		if c.Reason != "" {
-			fmt.Fprintf(&b, "%s\n", plain(c.Reason))
+			fmt.Fprintf(&b, "%s\n", plain(reasonWithAdvice(c)))
 		}
 	case secAB:
 		b.WriteString(r.textAB())
