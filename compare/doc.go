@@ -44,6 +44,17 @@
 // regression resting on knee probes measured while the host was busy is
 // inconclusive (host busy).
 //
+// # The verdict pipeline
+//
+// Every verdict is set in verdict.go, in this order: Decide on each
+// metric's evidence; the metric guards (noise floor, no test); the
+// scenario's verdict as the worst of its gated metrics, then the scenario
+// guards (sparse quantile, host busy, runner shift, invalid run); the
+// gate-wide family; the top verdict. A guard only downgrades to
+// inconclusive and records why as data (ScenarioComparison.Downgrades,
+// Metric.Guard). What would decide an undecided comparison is data too
+// (Lever); package report says it in words, with the commands.
+//
 // Gated metrics (P99, max QPS, error rate, and TTFT and TPOT P99 for
 // streaming) decide the scenario's and the gate's verdict; P50, P999,
 // output tokens/s and goodput are reported with verdicts of their own (on
