@@ -76,7 +76,7 @@ func TestCensoredKnee(t *testing.T) {
 func TestCensoredKneeNeverUnchanged(t *testing.T) {
 	est := []float64{350, 351, 349, 350, 350}
 	b := &result.Capacity{SLOP99Ms: 50, Found: true, MaxQPS: 350, Bracket: [2]float64{350, 360}, Estimates: est}
-	m, _, _ := maxQPS(b, failing(400, 360, 351), withinRun(), 0, 1)
+	m := maxQPS(b, failing(400, 360, 351), withinRun(), 0, 1).m
 	if m == nil || m.Method != MethodCensoredKnee {
 		t.Fatalf("metric %+v, want the censored test", m)
 	}

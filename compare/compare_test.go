@@ -69,7 +69,7 @@ func TestCompareVerdicts(t *testing.T) {
 		// 3 trials a side cannot reach p < 0.05: a change beyond the
 		// threshold is undecided, never a pass.
 		{name: "too few trials", scale: 1.3, want: Undecided, wantScen: Inconclusive,
-			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }, wantWarning: "need at least 4 trials per side"},
+			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }, wantWarning: "need at least 5 trials per side"},
 		// Inside the threshold, too few trials to call a regression can
 		// still show the change inside it.
 		{name: "too few trials, no change", scale: 1, want: Pass,
@@ -129,7 +129,7 @@ func TestCompareVerdicts(t *testing.T) {
 		// it unchanged, which still means within the configured 5% (it
 		// once passed).
 		{name: "inside the noise floor", scale: 1.3, want: Undecided, wantScen: Inconclusive, floorOnly: true,
-			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP99: 40} }, wantWarning: "unchanged still means within 5%"},
+			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP50: 40, MetricP99: 40} }, wantWarning: "unchanged still means within 5%"},
 		{name: "no change, noise floor", scale: 1, want: Pass, wantScen: Unchanged,
 			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP99: 40} }},
 		{name: "error rate up", scale: 1, want: Fail, wantScen: Regressed,
@@ -273,7 +273,7 @@ func metric(t *testing.T, c *Comparison, name string) *Metric {
 func TestCompareStreamingMetrics(t *testing.T) {
 	b, c := pair(t, 3, 1.3, func(sp *comparetest.Spec) { sp.Streaming = true })
 	got := mustCompare(t, one(b), one(c), DefaultSettings())
-	want := []string{MetricP50, MetricP99, MetricP999, MetricErrorRate, MetricTTFTP99, MetricTPOTP99, MetricTokensPerS, MetricGoodput}
+	want := []string{MetricP50, MetricP99, MetricP999, MetricErrorRate, MetricTTFTP50, MetricTTFTP99, MetricTPOTP50, MetricTPOTP99, MetricTokensPerS, MetricGoodput}
 	var names []string
 	for _, m := range got.Scenarios[0].Metrics {
 		names = append(names, m.Metric)

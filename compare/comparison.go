@@ -21,7 +21,9 @@ const (
 	MetricP999       = "p999_ms"
 	MetricMaxQPS     = "max_qps"
 	MetricErrorRate  = "error_rate"
+	MetricTTFTP50    = "ttft_p50_ms"
 	MetricTTFTP99    = "ttft_p99_ms"
+	MetricTPOTP50    = "tpot_p50_ms"
 	MetricTPOTP99    = "tpot_p99_ms"
 	MetricTokensPerS = "output_tokens_per_s"
 	MetricGoodput    = "goodput_rps"
@@ -115,6 +117,9 @@ type ScenarioComparison struct {
 	Verdict Verdict `json:"verdict"`
 	// Reason says why the verdict is Inconclusive or NoBaseline.
 	Reason string `json:"reason,omitempty"`
+	// DecidedBy names the gated metrics that decided a regressed or
+	// improved verdict (those with the scenario's verdict), in order.
+	DecidedBy []string `json:"decided_by,omitempty"`
 	// Downgrades are the guards that downgraded this scenario's metrics,
 	// in the order they ran, with the numbers behind each (see Verdict's
 	// pipeline in verdict.go and docs/verdicts.md).

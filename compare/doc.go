@@ -55,8 +55,9 @@
 // Metric.Guard). What would decide an undecided comparison is data too
 // (Lever); package report says it in words, with the commands.
 //
-// Gated metrics (P99, max QPS, error rate, and TTFT and TPOT P99 for
-// streaming) decide the scenario's and the gate's verdict; P50, P999,
+// Gated metrics (P50 and P99, max QPS, error rate, and TTFT and TPOT P50
+// and P99 for streaming; the medians at Settings.P50Regression, unless 0)
+// decide the scenario's and the gate's verdict; P999,
 // output tokens/s and goodput are reported with verdicts of their own (on
 // the raw p-value) but never fail the gate. The error rate is compared in
 // percentage points, not relative percent, because a baseline of zero

@@ -132,10 +132,10 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 		c := Change{DeltaPct: 100 * (ratio - 1), CIPct: percentileInterval(reps, s.Confidence),
 			EquivCIPct: &eq, Ratio: ratio, LogRatio: math.Log(ratio)}
 		if byProcess {
-			if p, ci, _, _, ok := processTest(perProc[from], perProc[to], s.Confidence, 0); ok { // rungs of one run: no run-to-run term
-				_, eq, _, _, _ := processTest(perProc[from], perProc[to], equivConf(s.Confidence), 0)
-				c.CIPct, c.EquivCIPct = ci, &eq
-				decideChange(&c, thr, LowerIsBetter, p, s.alpha())
+			if t, ok := processTest(perProc[from], perProc[to], s.Confidence, 0); ok { // rungs of one run: no run-to-run term
+				eq, _ := processTest(perProc[from], perProc[to], equivConf(s.Confidence), 0)
+				c.CIPct, c.EquivCIPct = t.ci, &eq.ci
+				decideChange(&c, thr, LowerIsBetter, t.p, s.alpha())
 				return c
 			}
 		}
@@ -213,7 +213,8 @@ func ladderHostBusy(st *LadderStep, a, b *result.Result) []string {
 // qpsStep is the max QPS change between two knees, tested as a scenario's
 // max QPS is (knee estimates, or brackets when there are none), as a ratio.
 func qpsStep(a, b *result.Capacity, s Settings) *Change {
-	m, ratio, _ := maxQPS(a, b, s, 0, math.Inf(1)) // rungs of one run
+	k := maxQPS(a, b, s, 0, math.Inf(1)) // rungs of one run
+	m, ratio := k.m, k.ratio
 	if m == nil {
 		return nil
 	}

@@ -14,7 +14,8 @@ import (
 // quantileMetrics does, with run-to-run variance extra.
 func processMetric(t *testing.T, x, y []float64, extra float64) Metric {
 	t.Helper()
-	p, ci, gx, gy, ok := processTest(x, y, 0.95, extra)
+	tt, ok := processTest(x, y, 0.95, extra)
+	p, ci, gx, gy := tt.p, tt.ci, tt.base, tt.cand
 	if !ok {
 		t.Fatal("processTest refused the sample")
 	}
@@ -62,7 +63,7 @@ func TestMDECalibrated(t *testing.T) {
 			const runs = 1000
 			for range runs {
 				x, y := lognormals(rng, tt.n, 10, tt.sigma), lognormals(rng, tt.n, 10*(1+mde/100), tt.sigma)
-				if p, _, _, _, _ := processTest(x, y, 0.95, 0); p < level {
+				if tt, _ := processTest(x, y, 0.95, 0); tt.p < level {
 					hits++
 				}
 			}

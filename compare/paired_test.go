@@ -28,7 +28,8 @@ func TestPairedT(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, lo, _, hi := pairedT(tt.d, 0.95)
+			r := pairedT(tt.d, 0.95)
+			p, lo, hi := r.p, r.lo, r.hi
 			got := []float64{p, lo, hi}
 			want := []float64{tt.wantP, tt.wantLo, tt.wantHi}
 			if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-4)); d != "" {

@@ -47,7 +47,8 @@ func TestPairedKnees(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, _, w := maxQPS(capOf(tt.b), capOf(tt.c), tt.s, tt.s.runVar(false), math.Inf(1))
+			k := maxQPS(capOf(tt.b), capOf(tt.c), tt.s, tt.s.runVar(false), math.Inf(1))
+			m, w := k.m, k.warning
 			if m == nil {
 				t.Fatalf("no metric: %s", w)
 			}

@@ -31,7 +31,8 @@ func runnerShift(b, c *result.Result, s Settings) (pct float64, measured, moved 
 		return 0, false, false
 	}
 	x, y := computeNs(b.Runner.Samples), computeNs(c.Runner.Samples)
-	p, _, tested := welchLog(x, y, s.Confidence, 0)
+	t, tested := welchLog(x, y, s.Confidence, 0)
+	p := t.p
 	if !tested {
 		return 0, false, false
 	}

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -27,6 +28,17 @@ type quantSpec struct {
 	name  string
 	pct   float64
 	gated bool
+	thr   float64 // the threshold, as a fraction
+}
+
+// medianGated reports whether s gates the medians (P50Regression > 0),
+// and their threshold: P50Regression, or P99Regression when they are
+// only reported.
+func medianGated(s Settings) (bool, float64) {
+	if s.P50Regression > 0 {
+		return true, s.P50Regression
+	}
+	return false, s.P99Regression
 }
 
 // compareScenario compares one scenario's candidate with its baseline.
@@ -112,8 +124,9 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	// After a sweep the trials are the knee's probe, run at each side's own
 	// knee rate: their latencies are shown but only max QPS is gated.
 	sweep := bs.res.Load.Mode == "sweep" || cs.res.Load.Mode == "sweep"
+	med, medThr := medianGated(s)
 	lat := quantileMetrics(bs.lat, cs.lat, bs.latProc, cs.latProc, []quantSpec{
-		{MetricP50, 50, false}, {MetricP99, 99, !sweep}, {MetricP999, 99.9, false},
+		{MetricP50, 50, med && !sweep, medThr}, {MetricP99, 99, !sweep, s.P99Regression}, {MetricP999, 99.9, false, s.P99Regression},
 	}, s, rv, noise.latDF, rs)
 	if sweep {
 		sc.Warnings = append(sc.Warnings, "a sweep's latencies (P99, and TTFT and TPOT when streaming) were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
@@ -133,12 +146,12 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	for _, q := range lat {
 		sc.Metrics = append(sc.Metrics, q.m)
 	}
-	if m, ratio, w := maxQPS(bs.res.Capacity, cs.res.Capacity, s, noise.qps, noise.qpsDF); m != nil {
-		sc.Metrics = append(sc.Metrics, *m)
-		out.qps = ratio
-		sc.Warnings = append(sc.Warnings, w)
-	} else if w != "" {
-		sc.Warnings = append(sc.Warnings, w)
+	if k := maxQPS(bs.res.Capacity, cs.res.Capacity, s, noise.qps, noise.qpsDF); k.m != nil {
+		sc.Metrics = append(sc.Metrics, *k.m)
+		out.qps = k.ratio
+		sc.Warnings = append(sc.Warnings, k.warning)
+	} else if k.warning != "" {
+		sc.Warnings = append(sc.Warnings, k.warning)
 	}
 	if !noKnee { // a kneeless side has no trials: no error rate to compare
 		sc.Metrics = append(sc.Metrics, errorRate(bs, cs, s, rs))
@@ -148,16 +161,20 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	}
 	if bs.tokens != nil && cs.tokens != nil {
 		for _, fam := range []struct {
-			b, c []*hdrhistogram.Histogram
-			name string
-		}{{bs.ttft, cs.ttft, MetricTTFTP99}, {bs.tpot, cs.tpot, MetricTPOTP99}} {
+			b, c      []*hdrhistogram.Histogram
+			name, p50 string
+		}{{bs.ttft, cs.ttft, MetricTTFTP99, MetricTTFTP50}, {bs.tpot, cs.tpot, MetricTPOTP99, MetricTPOTP50}} {
 			if fam.b == nil || fam.c == nil {
 				sc.Warnings = append(sc.Warnings, fam.name+": per-trial histograms missing on one side: not compared")
 				continue
 			}
 			// After a sweep, TTFT and TPOT were measured at each side's own
 			// knee, as P99 was: shown, not gated.
-			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, []quantSpec{{fam.name, 99, !sweep}}, s, rv, noise.latDF, rs) {
+			specs := []quantSpec{{fam.name, 99, !sweep, s.P99Regression}}
+			if med {
+				specs = []quantSpec{{fam.p50, 50, !sweep, medThr}, specs[0]}
+			}
+			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, specs, s, rv, noise.latDF, rs) {
 				sc.Metrics = append(sc.Metrics, q.m)
 			}
 		}
@@ -219,6 +236,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 // trials are too few for any regression to be significant.
 func (out *scenarioOut) decide(s Settings, nb, nc int) {
 	sc := &out.sc
+	out.settleMedians(s, nb, nc)
 	var fam []int
 	var ps []float64
 	for i, m := range sc.Metrics {
@@ -284,6 +302,47 @@ func sparseWarnings(sc *ScenarioComparison) {
 				m.Metric, m.MinRequests, m.RequestsNeeded, m.Verdict))
 		}
 	}
+}
+
+// isMedian reports whether a metric is a gated median (P50Regression).
+func isMedian(name string) bool {
+	return name == MetricP50 || name == MetricTTFTP50 || name == MetricTPOTP50
+}
+
+// settleMedians reports the medians without gating them when, tested
+// over nb vs nc trials, they would leave the scenario's family unable to
+// reject at all though it could without them: a scenario of 4 trials a
+// side can call a P99 regression alone (smallest p 0.029 < 0.05) but not
+// once P50 shares α (0.025). Such a scenario is gated as it was before
+// the medians were.
+func (out *scenarioOut) settleMedians(s Settings, nb, nc int) {
+	sc := &out.sc
+	all, meds := 0, 0
+	for i, m := range sc.Metrics {
+		if !m.Gated || m.PValue == nil || out.untestable[i] || m.Method != MethodTrials {
+			continue
+		}
+		all++
+		if isMedian(m.Metric) {
+			meds++
+		}
+	}
+	if meds == 0 || all == meds {
+		return
+	}
+	mp := minPValue(nb, nc)
+	if mp < s.alpha()/float64(all) || mp >= s.alpha()/float64(all-meds) {
+		return
+	}
+	var names []string
+	for i := range sc.Metrics {
+		if m := &sc.Metrics[i]; m.Gated && isMedian(m.Metric) && m.Method == MethodTrials {
+			m.Gated = false
+			names = append(names, m.Metric)
+		}
+	}
+	sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: reported, not gated: with %d vs %d trials the smallest possible p-value is %.2g, which the %d gated tests with them could not reach and the %d without them can",
+		strings.Join(names, ", "), nb, nc, mp, all, all-meds))
 }
 
 // beyond reports whether m's point change is beyond its threshold in the

@@ -665,6 +665,21 @@ func topLevel(c *Comparison, env *EnvCheck, compared int, s Settings) (Verdict, 
 	return Pass, ev
 }
 
+// decidedBy names the gated metrics whose verdict is the scenario's
+// regressed or improved one: the metrics that decided it.
+func decidedBy(sc ScenarioComparison) []string {
+	if sc.Verdict != Regressed && sc.Verdict != Improved {
+		return nil
+	}
+	var out []string
+	for _, m := range sc.Metrics {
+		if m.Gated && m.Verdict == sc.Verdict {
+			out = append(out, m.Metric)
+		}
+	}
+	return out
+}
+
 // topEvidence indexes the scenarios behind a top verdict.
 type topEvidence struct {
 	regressed, invalid, inconclusive []int
@@ -672,6 +687,9 @@ type topEvidence struct {
 
 // setTop sets the comparison's verdict (topLevel) and its reason.
 func setTop(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool) {
+	for i := range c.Scenarios {
+		c.Scenarios[i].DecidedBy = decidedBy(c.Scenarios[i])
+	}
 	v, ev := topLevel(c, env, compared, s)
 	c.Verdict, c.Reason = v, topReason(c, v, ev, env, paired)
 	c.Levers = comparisonLevers(c, paired)
