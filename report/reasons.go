@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/perfgate/perfgate/compare"
@@ -48,4 +49,21 @@ func reasonWithAdvice(c *compare.Comparison) string {
 		return a
 	}
 	return c.Reason + "; " + a
+}
+
+// medianThreshold says the medians' threshold beside the latency one
+// ("" when they are not gated).
+func medianThreshold(s compare.Settings) string {
+	if s.P50Regression <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (P50 %.3g%%)", 100*s.P50Regression)
+}
+
+// medianGate is the medians' gate in words ("" when they are not gated).
+func medianGate(s compare.Settings) string {
+	if s.P50Regression <= 0 {
+		return ""
+	}
+	return ", P50 (and TTFT and TPOT P50) worse by more than " + pctOf(s.P50Regression)
 }
