@@ -59,7 +59,7 @@ func TestBusyProbeNoVeto(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		quietOnly bool
-		want      string
+		want      compare.Verdict
 	}{
 		{"quiet rounds decide", true, compare.Regressed},
 		{"a busy round in the test", false, compare.Inconclusive},

@@ -195,9 +195,7 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 		if res.Comparison.Scenario == "" {
 			res.Comparison = compare.ComparePaired(name, layer, res.Pairs, o.Settings, 1-o.Settings.Confidence, 1-o.Settings.Confidence)
 		}
-		res.Comparison.Invalid = true
-		res.Comparison.Verdict = compare.Inconclusive
-		res.Comparison.Reason = fmt.Sprintf("the A/B run stopped early (%v): never used to pass or fail", err)
+		compare.Invalidate(&res.Comparison, fmt.Sprintf("the A/B run stopped early (%v)", err))
 	}
 	return &res.Comparison, res.Run, base.combined(sc[0]), head.combined(sc[1]), err
 }

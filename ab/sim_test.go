@@ -73,7 +73,7 @@ func simAB(t *testing.T, seed uint64, scale float64) *Measured {
 // simStored compares, without pairing, the head measured now (5 trials)
 // with a baseline of 5 trials stored from the same runner one minute
 // earlier, both on the drifting runner: what gate does without --ab.
-func simStored(t *testing.T, seed uint64, scale float64) string {
+func simStored(t *testing.T, seed uint64, scale float64) compare.Verdict {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0xba5e))
 	side := func(start time.Duration, scale float64) *result.Result {
@@ -210,21 +210,21 @@ func TestSimulatedABDecides(t *testing.T) {
 		name  string
 		scale float64
 		seed  uint64
-		want  string // the verdict wanted in at least min runs
+		want  compare.Verdict // the verdict wanted in at least min runs
 		min   int
 		// atMost bounds other verdicts' counts.
-		atMost map[string]int
+		atMost map[compare.Verdict]int
 	}{
-		{name: "A/A", scale: 1, seed: 27, want: compare.Unchanged, min: 36, atMost: map[string]int{compare.Regressed: 1, compare.Improved: 1}},
-		{name: "+10% P99", scale: 1.10, seed: 28, want: compare.Regressed, min: 36, atMost: map[string]int{compare.Improved: 0, compare.Unchanged: 0}},
+		{name: "A/A", scale: 1, seed: 27, want: compare.Unchanged, min: 36, atMost: map[compare.Verdict]int{compare.Regressed: 1, compare.Improved: 1}},
+		{name: "+10% P99", scale: 1.10, seed: 28, want: compare.Regressed, min: 36, atMost: map[compare.Verdict]int{compare.Improved: 0, compare.Unchanged: 0}},
 		// A change of exactly the threshold is called unchanged in at most
 		// α of runs (5%: 2 in 40) whatever the looks (EquivSpent's budget);
 		// 4 allows for the seeded sample.
-		{name: "+5% P99 (the threshold)", scale: 1.05, seed: 29, atMost: map[string]int{compare.Unchanged: 4, compare.Improved: 0}},
+		{name: "+5% P99 (the threshold)", scale: 1.05, seed: 29, atMost: map[compare.Verdict]int{compare.Unchanged: 4, compare.Improved: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := map[string]int{}
+			got := map[compare.Verdict]int{}
 			var pairs []int
 			var runner, fixed float64
 			decided := 0
@@ -268,7 +268,7 @@ func TestSimulatedABDecides(t *testing.T) {
 }
 
 // p99Verdict is the P99 metric's verdict of a paired comparison.
-func p99Verdict(sc compare.ScenarioComparison) string {
+func p99Verdict(sc compare.ScenarioComparison) compare.Verdict {
 	for _, m := range sc.Metrics {
 		if m.Metric == compare.MetricP99 {
 			return m.Verdict
@@ -297,7 +297,8 @@ func TestInterleaveProgress(t *testing.T) {
 	for _, want := range []string{
 		"a/b: cpu: pair 1 of at most 20 (AB): P99 base ",
 		"a/b: cpu: pair 2 of at most 20 (BA): P99 base ",
-		"a/b: cpu: look 1 after 6 pairs (level 0.0208, for unchanged 0.000346): p99_ms ",
+		"a/b: cpu: look 1 after 6 pairs (level 0.0208, for unchanged 0.000346): p50_ms ",
+		"; p99_ms ",
 		"at most 2m6s more (14 pairs left, 9.0 s a pair)",
 	} {
 		if !strings.Contains(all, want) {

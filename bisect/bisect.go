@@ -48,7 +48,7 @@ type Step struct {
 	Head string `json:"head"`
 	// Verdict is the step's: regressed, improved, unchanged or
 	// inconclusive (the worst over the scenarios bisected).
-	Verdict string `json:"verdict"`
+	Verdict compare.Verdict `json:"verdict"`
 	// Metric is the metric the step's change is told in (p99_ms, or
 	// max_qps for a knee), DeltaPct and CIPct its change and interval.
 	Metric   string     `json:"metric,omitempty"`
@@ -69,7 +69,7 @@ type Outcome struct {
 	Commits int    `json:"commits"`
 	Status  string `json:"status"`
 	// Direction is the A→B change being bisected: regressed or improved.
-	Direction string `json:"direction,omitempty"`
+	Direction compare.Verdict `json:"direction,omitempty"`
 	// Culprit is the first commit like B (Status found).
 	Culprit string `json:"culprit,omitempty"`
 	// Window is (last commit like A, first commit like B]: the narrowest
@@ -255,7 +255,7 @@ const (
 // +13.6] and, by half the change alone, was put on A's side). The rule
 // lets a step decide a commit that is clearly one or the other even when
 // the gate's own verdict is inconclusive.
-func side(s, total Step, direction string) int {
+func side(s, total Step, direction compare.Verdict) int {
 	switch s.Verdict {
 	case direction:
 		return bad
@@ -292,23 +292,19 @@ func stepChange(s Step) string {
 // change of the first gated metric of the first scenario with that
 // verdict.
 func summarize(c *compare.Comparison, scenarios []string) Step {
-	rank := map[string]int{compare.Regressed: 4, compare.Inconclusive: 3, compare.Improved: 2, compare.Unchanged: 1}
 	var s Step
-	best := 0
 	for _, sc := range c.Scenarios {
 		if len(scenarios) > 0 && !contains(scenarios, sc.Scenario) {
 			continue
 		}
-		r := rank[sc.Verdict]
-		if r == 0 {
-			r = 3 // no-baseline and the like: not a decision
+		// The worst verdict (compare.Worse: no-baseline and the like count
+		// as inconclusive, not a decision), its first scenario's change.
+		w := compare.Worse(sc.Verdict, sc.Verdict)
+		if s.Verdict != "" {
+			w = compare.Worse(s.Verdict, sc.Verdict)
 		}
-		if r > best {
-			best = r
-			s.Verdict = sc.Verdict
-			if r == 3 {
-				s.Verdict = compare.Inconclusive
-			}
+		if w != s.Verdict {
+			s.Verdict = w
 			for _, m := range sc.Metrics {
 				if m.Metric == compare.MetricP99 || m.Metric == compare.MetricMaxQPS {
 					s.Metric, s.DeltaPct, s.CIPct, s.ThresholdPct = m.Metric, m.DeltaPct, m.CIPct, m.ThresholdPct
@@ -317,7 +313,7 @@ func summarize(c *compare.Comparison, scenarios []string) Step {
 			}
 		}
 	}
-	if best == 0 {
+	if s.Verdict == "" {
 		s.Verdict = compare.Inconclusive
 	}
 	if c.AB != nil {

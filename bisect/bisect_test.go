@@ -114,7 +114,7 @@ func TestRun(t *testing.T) {
 func TestSide(t *testing.T) {
 	total := Step{Verdict: compare.Regressed, Metric: compare.MetricP99, DeltaPct: 25}
 	improved := Step{Verdict: compare.Improved, Metric: compare.MetricP99, DeltaPct: -30}
-	st := func(v string, lo, hi float64) Step {
+	st := func(v compare.Verdict, lo, hi float64) Step {
 		return Step{Verdict: v, Metric: compare.MetricP99, DeltaPct: (lo + hi) / 2, CIPct: [2]float64{lo, hi}}
 	}
 	tests := []struct {
@@ -236,7 +236,7 @@ func runTraced(t *testing.T, commits []string, m MeasureFunc) (*Outcome, []strin
 	}
 	var trace []string
 	for _, s := range out.Steps {
-		trace = append(trace, s.Base+"→"+s.Head+":"+s.Verdict)
+		trace = append(trace, s.Base+"→"+s.Head+":"+string(s.Verdict))
 	}
 	return out, trace
 }

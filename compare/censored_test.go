@@ -32,11 +32,11 @@ func TestCensoredKnee(t *testing.T) {
 		name           string
 		b, c           *result.Capacity
 		wantMethod     string
-		wantVerdict    string
+		wantVerdict    Verdict
 		wantDelta      float64 // percent, ±0.5
 		wantCensored   string
 		wantOpenHigh   bool
-		wantTopVerdict string
+		wantTopVerdict Verdict
 	}{
 		{"candidate fails down to 5 rps", found, failing(100, 40, 16, 6.4, 5), MethodCensoredKnee, Regressed, 100*(5/GeoMean(est)) - 100, "candidate", false, Fail},
 		{"candidate fails only near the knee", found, failing(400, 345, 335), MethodCensoredKnee, Inconclusive, 100*(335/GeoMean(est)) - 100, "candidate", false, Undecided},
@@ -76,7 +76,7 @@ func TestCensoredKnee(t *testing.T) {
 func TestCensoredKneeNeverUnchanged(t *testing.T) {
 	est := []float64{350, 351, 349, 350, 350}
 	b := &result.Capacity{SLOP99Ms: 50, Found: true, MaxQPS: 350, Bracket: [2]float64{350, 360}, Estimates: est}
-	m, _, _ := maxQPS(b, failing(400, 360, 351), withinRun(), 0, 1)
+	m := maxQPS(b, failing(400, 360, 351), withinRun(), 0, 1).m
 	if m == nil || m.Method != MethodCensoredKnee {
 		t.Fatalf("metric %+v, want the censored test", m)
 	}

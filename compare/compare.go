@@ -78,7 +78,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	}
 	c.Layers = attributeLayers(outs, s)
 	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
-	c.Verdict, c.Reason = topVerdict(c, env, compared, s, false)
+	setTop(c, env, compared, s, false)
 	return c, nil
 }
 
@@ -158,86 +158,54 @@ func (d *envDiffs) fill(env *EnvCheck) {
 	}
 }
 
-// HeadlineVerdict is the comparison's verdict its scenarios make by
-// topVerdict's rule, the environment aside (a mismatch makes it
-// Incomparable before this rule is asked): NoBaseline when none was
-// compared; Fail when a valid scenario regressed; Undecided when every
-// compared scenario is invalid, or a valid one is inconclusive; else Pass.
-// An invalid scenario never passes or fails the gate. The Action's
-// trusted half recomputes a fork's headline with it.
-func HeadlineVerdict(scs []ScenarioComparison) string {
-	compared, invalid, regressed, inconclusive := 0, 0, false, false
-	for _, sc := range scs {
-		switch {
-		case sc.Verdict == NoBaseline:
-			continue
-		case sc.Invalid:
-			invalid++
-		case sc.Verdict == Regressed:
-			regressed = true
-		case sc.Verdict == Inconclusive:
-			inconclusive = true
-		}
-		compared++
-	}
-	switch {
-	case compared == 0:
-		return NoBaseline
-	case regressed:
-		return Fail
-	case compared == invalid || inconclusive:
-		return Undecided
-	}
-	return Pass
-}
-
-// topVerdict decides the comparison's verdict and says why; paired says
-// the sides were measured interleaved on one runner (gate --ab).
-func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool) (string, string) {
-	if compared > 0 && !env.Match {
-		if !s.AllowEnvMismatch {
-			return Incomparable, "the baseline was measured on a different environment (" +
-				strings.Join(env.Differences, "; ") + "); rerun the baseline on this hardware or allow the mismatch"
-		}
-		env.Allowed = true
+// topReason says in words why the comparison's verdict v (topLevel) is
+// what it is, from the scenarios ev indexes, and adds the comparison-wide
+// warnings the verdict implies; paired says the sides were measured
+// interleaved on one runner (gate --ab).
+func topReason(c *Comparison, v Verdict, ev topEvidence, env *EnvCheck, paired bool) string {
+	if env.Allowed {
 		c.Warnings = append([]string{"ENVIRONMENT MISMATCH ALLOWED: the baseline was measured on different hardware (" +
 			strings.Join(env.Differences, "; ") + "); differences below may be the hardware's, not the code's"}, c.Warnings...)
 	}
-	if compared == 0 {
-		return NoBaseline, "no scenario has a baseline: nothing was compared"
+	switch v {
+	case Incomparable:
+		return "the baseline was measured on a different environment (" +
+			strings.Join(env.Differences, "; ") + "); rerun the baseline on this hardware or allow the mismatch"
+	case NoBaseline:
+		return "no scenario has a baseline: nothing was compared"
 	}
 	var regressed, invalid, inconclusive, undecided []string
-	for _, sc := range c.Scenarios {
-		switch {
-		case sc.Verdict == NoBaseline:
-		case sc.Invalid:
-			invalid = append(invalid, sc.Scenario)
-		case sc.Verdict == Regressed:
-			var ms []string
-			for _, m := range sc.Metrics {
-				if m.Gated && m.Verdict == Regressed {
-					ms = append(ms, fmt.Sprintf("%s %+.1f%%", m.Metric, m.DeltaPct))
-				}
+	for _, i := range ev.invalid {
+		invalid = append(invalid, c.Scenarios[i].Scenario)
+	}
+	for _, i := range ev.regressed {
+		sc := c.Scenarios[i]
+		var ms []string
+		for _, m := range sc.Metrics {
+			if m.Gated && m.Verdict == Regressed {
+				ms = append(ms, fmt.Sprintf("%s %+.1f%%", m.Metric, m.DeltaPct))
 			}
-			regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
-		case sc.Verdict == Inconclusive:
-			if u := undecidedText(sc, paired); u != "" {
-				undecided = append(undecided, u)
-			} else {
-				inconclusive = append(inconclusive, intervalsText(sc))
-			}
+		}
+		regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
+	}
+	for _, i := range ev.inconclusive {
+		sc := c.Scenarios[i]
+		if u := undecidedText(sc, paired); u != "" {
+			undecided = append(undecided, u)
+		} else {
+			inconclusive = append(inconclusive, intervalsText(sc))
 		}
 	}
 	if len(invalid) > 0 {
 		c.Warnings = append(c.Warnings, "invalid or interrupted results never pass or fail the gate: "+strings.Join(invalid, ", "))
 	}
-	if len(regressed) > 0 {
-		return Fail, "regressed: " + strings.Join(regressed, "; ")
+	if v == Fail {
+		return "regressed: " + strings.Join(regressed, "; ")
 	}
-	if compared == len(invalid) {
-		return Undecided, "every compared result is invalid (" + strings.Join(invalid, ", ") + "), so nothing could be decided: fix the runs (see the warnings) and gate again"
+	if len(ev.inconclusive) == 0 && len(invalid) > 0 && v == Undecided {
+		return "every compared result is invalid (" + strings.Join(invalid, ", ") + "), so nothing could be decided: fix the runs (see the warnings) and gate again"
 	}
-	if len(undecided) > 0 || len(inconclusive) > 0 {
+	if v == Undecided {
 		var parts []string
 		if len(undecided) > 0 {
 			parts = append(parts, "could not decide "+strings.Join(undecided, "; "))
@@ -249,13 +217,13 @@ func topVerdict(c *Comparison, env *EnvCheck, compared int, s Settings, paired b
 		if c.Detects != "" {
 			why += "; " + c.Detects
 		}
-		return Undecided, why
+		return why
 	}
 	why := "every gated metric unchanged or improved within its threshold"
 	if c.Detects != "" {
 		why += "; " + c.Detects
 	}
-	return Pass, why
+	return why
 }
 
 // intervalsText quotes a scenario's gated metrics left inconclusive whose
@@ -279,7 +247,7 @@ func intervalsText(sc ScenarioComparison) string {
 			// Not a regression (inside the baseline's noise floor), and
 			// not unchanged either: the configured threshold is the one
 			// the interval left.
-			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s (inside the baseline's noise floor of %.3g%s: no regression is called there; store the baseline from runs that agree, or use perfgate gate --ab)",
+			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s (inside the baseline's noise floor of %.3g%s: no regression is called there)",
 				m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, c, unit, m.ThresholdPct, unit)
 			ms = append(ms, t)
 			continue
@@ -309,13 +277,13 @@ func intervalsText(sc ScenarioComparison) string {
 // load) leaves gate --ab out of the advice.
 func undecidedText(sc ScenarioComparison, paired bool) string {
 	if sc.HostBusy && paired {
-		return sc.Scenario + " (host busy: other work used the cores while the probes that decide it ran; rerun on a quieter runner)"
+		return sc.Scenario + " (host busy: other work used the cores while the probes that decide it ran)"
 	}
 	if sc.HostBusy {
-		return sc.Scenario + " (host busy: rerun on a quiet runner, or use perfgate gate --ab, which measures both sides under the same load)"
+		return sc.Scenario + " (host busy: other work used the cores while it was measured)"
 	}
 	if sc.RunnerShifted && sc.RunnerShiftPct != nil {
-		return fmt.Sprintf("%s (runner %+.0f%% on its speed probe: rerun on a quiet runner)", sc.Scenario, *sc.RunnerShiftPct)
+		return fmt.Sprintf("%s (runner %+.0f%% on its speed probe)", sc.Scenario, *sc.RunnerShiftPct)
 	}
 	var ms []string
 	for _, m := range sc.Metrics {

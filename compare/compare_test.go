@@ -56,8 +56,8 @@ func TestCompareVerdicts(t *testing.T) {
 		mod         func(sp *comparetest.Spec)
 		edit        func(b, c *result.Result)
 		s           func(s *Settings)
-		want        string
-		wantScen    string
+		want        Verdict
+		wantScen    Verdict
 		wantWarning string
 		// floorOnly: undecided only because the noise floor raised the
 		// regression threshold; no count of trials would decide it.
@@ -69,7 +69,7 @@ func TestCompareVerdicts(t *testing.T) {
 		// 3 trials a side cannot reach p < 0.05: a change beyond the
 		// threshold is undecided, never a pass.
 		{name: "too few trials", scale: 1.3, want: Undecided, wantScen: Inconclusive,
-			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }, wantWarning: "need at least 4 trials per side"},
+			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }, wantWarning: "need at least 5 trials per side"},
 		// Inside the threshold, too few trials to call a regression can
 		// still show the change inside it.
 		{name: "too few trials, no change", scale: 1, want: Pass,
@@ -129,7 +129,7 @@ func TestCompareVerdicts(t *testing.T) {
 		// it unchanged, which still means within the configured 5% (it
 		// once passed).
 		{name: "inside the noise floor", scale: 1.3, want: Undecided, wantScen: Inconclusive, floorOnly: true,
-			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP99: 40} }, wantWarning: "unchanged still means within 5%"},
+			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP50: 40, MetricP99: 40} }, wantWarning: "unchanged still means within 5%"},
 		{name: "no change, noise floor", scale: 1, want: Pass, wantScen: Unchanged,
 			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP99: 40} }},
 		{name: "error rate up", scale: 1, want: Fail, wantScen: Regressed,
@@ -192,7 +192,7 @@ func TestCompareMaxQPSBrackets(t *testing.T) {
 		name         string
 		base, cand   [2]float64
 		candQPS      float64
-		want         string
+		want         Verdict
 		wantOpenHigh bool
 	}{
 		{"disjoint brackets, far below", [2]float64{1000, 1100}, [2]float64{800, 900}, 800, Inconclusive, false},
@@ -225,8 +225,8 @@ func TestCompareMaxQPSEstimates(t *testing.T) {
 	tests := []struct {
 		name       string
 		base, cand []float64
-		want       string
-		wantTop    string
+		want       Verdict
+		wantTop    Verdict
 	}{
 		{"clear loss", []float64{1000, 1020, 990, 1010}, []float64{800, 820, 790, 805}, Regressed, Fail},
 		{"same", []float64{1000, 1010, 995, 1005}, []float64{1002, 998, 1008, 1001}, Unchanged, Pass},
@@ -273,7 +273,7 @@ func metric(t *testing.T, c *Comparison, name string) *Metric {
 func TestCompareStreamingMetrics(t *testing.T) {
 	b, c := pair(t, 3, 1.3, func(sp *comparetest.Spec) { sp.Streaming = true })
 	got := mustCompare(t, one(b), one(c), DefaultSettings())
-	want := []string{MetricP50, MetricP99, MetricP999, MetricErrorRate, MetricTTFTP99, MetricTPOTP99, MetricTokensPerS, MetricGoodput}
+	want := []string{MetricP50, MetricP99, MetricP999, MetricErrorRate, MetricTTFTP50, MetricTTFTP99, MetricTPOTP50, MetricTPOTP99, MetricTokensPerS, MetricGoodput}
 	var names []string
 	for _, m := range got.Scenarios[0].Metrics {
 		names = append(names, m.Metric)
@@ -389,7 +389,7 @@ func TestCompareMaxQPSOnBusyHost(t *testing.T) {
 		name   string
 		busy   bool
 		ignore bool
-		want   string
+		want   Verdict
 	}{
 		{"quiet host", false, false, Regressed},
 		{"busy probes", true, false, Inconclusive},

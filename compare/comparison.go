@@ -8,35 +8,6 @@ import (
 // Schema is the schema tag of a comparison document.
 const Schema = "perfgate.comparison/v1"
 
-// Top-level verdicts of a comparison, as docs/formats.md fixes them.
-const (
-	// Pass: nothing regressed (some scenarios may be inconclusive or lack a
-	// baseline; the warnings say so).
-	Pass = "pass"
-	// Fail: at least one gated metric regressed.
-	Fail = "fail"
-	// NoBaseline: there was nothing to compare with.
-	NoBaseline = "no-baseline"
-	// Incomparable: the baseline was measured on other hardware and
-	// AllowEnvMismatch was not set.
-	Incomparable = "incomparable"
-	// Undecided is the top-level "inconclusive": nothing regressed, but some
-	// gated metric's point change is beyond its threshold and could not be
-	// tested (too few trials, too much noise, a busy host), or every
-	// compared result was invalid. The Reason says what and how many
-	// trials would be needed. It is the same word as the metric verdict
-	// Inconclusive.
-	Undecided = Inconclusive
-)
-
-// Verdicts of a metric, and of a scenario (the worst of its gated metrics).
-const (
-	Improved     = "improved"
-	Regressed    = "regressed"
-	Unchanged    = "unchanged"
-	Inconclusive = "inconclusive"
-)
-
 // Directions in which a metric is better.
 const (
 	LowerIsBetter  = "lower"
@@ -50,7 +21,9 @@ const (
 	MetricP999       = "p999_ms"
 	MetricMaxQPS     = "max_qps"
 	MetricErrorRate  = "error_rate"
+	MetricTTFTP50    = "ttft_p50_ms"
 	MetricTTFTP99    = "ttft_p99_ms"
+	MetricTPOTP50    = "tpot_p50_ms"
 	MetricTPOTP99    = "tpot_p99_ms"
 	MetricTokensPerS = "output_tokens_per_s"
 	MetricGoodput    = "goodput_rps"
@@ -106,7 +79,7 @@ type Comparison struct {
 	Schema string `json:"schema"`
 	// Verdict is Pass, Fail, Undecided ("inconclusive"), NoBaseline or
 	// Incomparable.
-	Verdict string `json:"verdict"`
+	Verdict Verdict `json:"verdict"`
 	// Reason says in words why the verdict is what it is.
 	Reason    string               `json:"reason,omitempty"`
 	Scenarios []ScenarioComparison `json:"scenarios"`
@@ -123,6 +96,9 @@ type Comparison struct {
 	// detect: the smallest change across its scenarios with 80% power,
 	// and what would bring it to the threshold (see Metric.MDEPct).
 	Sensitivity []Sensitivity `json:"sensitivity,omitempty"`
+	// Levers name what would decide the undecided scenarios or narrow what
+	// the gate can detect (see Lever); the report says how.
+	Levers []Lever `json:"levers,omitempty"`
 	// Detects is Sensitivity in one line, as the headline shows it.
 	Detects string `json:"detects,omitempty"`
 	// AB describes the interleaved run when the comparison is a
@@ -138,9 +114,18 @@ type ScenarioComparison struct {
 	// Verdict is the worst verdict of the gated metrics (Regressed before
 	// Inconclusive before Improved before Unchanged), Inconclusive when
 	// either result is invalid, or NoBaseline when there was no baseline.
-	Verdict string `json:"verdict"`
+	Verdict Verdict `json:"verdict"`
 	// Reason says why the verdict is Inconclusive or NoBaseline.
-	Reason  string   `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// DecidedBy names the gated metrics that decided a regressed or
+	// improved verdict (those with the scenario's verdict), in order.
+	DecidedBy []string `json:"decided_by,omitempty"`
+	// Downgrades are the guards that downgraded this scenario's metrics,
+	// in the order they ran, with the numbers behind each (see Verdict's
+	// pipeline in verdict.go and docs/verdicts.md).
+	Downgrades []Downgrade `json:"downgrades,omitempty"`
+	// Levers name what would decide this scenario (see Lever).
+	Levers  []Lever  `json:"levers,omitempty"`
 	Metrics []Metric `json:"metrics"`
 	// BaseTrials and CandTrials are the valid trials used on each side.
 	BaseTrials int `json:"base_trials"`
@@ -225,7 +210,10 @@ type Metric struct {
 	// needs it below the tests' level too (the gate's false alarms are
 	// then bounded as a whole). Nil for informational metrics.
 	PGate   *float64 `json:"p_gate,omitempty"`
-	Verdict string   `json:"verdict"`
+	Verdict Verdict  `json:"verdict"`
+	// Guard is the code of the guard that downgraded Verdict to
+	// inconclusive, if one did (ScenarioComparison.Downgrades says why).
+	Guard ReasonCode `json:"guard,omitempty"`
 	// ThresholdPct is the practical-significance threshold, in percent (or
 	// percentage points when Absolute).
 	ThresholdPct float64 `json:"threshold_pct"`
@@ -281,6 +269,9 @@ type Metric struct {
 	MDEUnitsNeeded int    `json:"mde_units_needed,omitempty"`
 	MDEUnit        string `json:"mde_unit,omitempty"`
 	MDELimit       string `json:"mde_limit,omitempty"`
+	// Levers name what would narrow MDEPct when more units cannot (see
+	// Lever).
+	Levers []Lever `json:"levers,omitempty"`
 	// RunToRunVar is the run-to-run variance (log scale, of the
 	// difference of two runs) the test added: Settings.RunToRun's, or
 	// the suite's pooled estimate (ScenarioComparison.RunToRunSource).
@@ -302,7 +293,7 @@ type Change struct {
 	// a layer with one scenario, that scenario's metric verdict; for a
 	// ladder step, the Mann-Whitney test and interval rule between the two
 	// rungs. It is empty when Descriptive.
-	Verdict string `json:"verdict,omitempty"`
+	Verdict Verdict `json:"verdict,omitempty"`
 	// Ratio is candidate/baseline (1.2 is +20%) and LogRatio its natural
 	// logarithm; set on ladder steps, whose log ratios add up to the
 	// whole's.

@@ -51,8 +51,20 @@
 // while the host was busy, or on a runner whose speed probe moved, is
 // inconclusive rather than regressed.
 //
-// Gated metrics (P99, max QPS, error rate, and TTFT and TPOT P99 for
-// streaming) decide the scenario's and the gate's verdict; P50, P999,
+// # The verdict pipeline
+//
+// Every verdict is set in verdict.go, in this order: Decide on each
+// metric's evidence; the metric guards (noise floor, no test); the
+// scenario's verdict as the worst of its gated metrics, then the scenario
+// guards (sparse quantile, host busy, runner shift, invalid run); the
+// gate-wide family; the top verdict. A guard only downgrades to
+// inconclusive and records why as data (ScenarioComparison.Downgrades,
+// Metric.Guard). What would decide an undecided comparison is data too
+// (Lever); package report says it in words, with the commands.
+//
+// Gated metrics (P50 and P99, max QPS, error rate, and TTFT and TPOT P50
+// and P99 for streaming; the medians at Settings.P50Regression, unless 0)
+// decide the scenario's and the gate's verdict; P999,
 // output tokens/s and goodput are reported with verdicts of their own (on
 // the raw p-value) but never fail the gate. The error rate is compared in
 // percentage points, not relative percent, because a baseline of zero

@@ -23,7 +23,8 @@ func TestEquivalenceCalibrated(t *testing.T) {
 			if eqLevel {
 				conf = equivConf(0.95)
 			}
-			p, ci, gx, gy, ok := processTest(x, y, conf, 0)
+			tt, ok := processTest(x, y, conf, 0)
+			p, ci, gx, gy := tt.p, tt.ci, tt.base, tt.cand
 			if !ok {
 				t.Fatal("processTest refused the sample")
 			}

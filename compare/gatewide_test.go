@@ -7,7 +7,7 @@ import (
 )
 
 // scen is a compared scenario with one gated, tested P99 metric.
-func scen(name string, p, delta float64, verdict string) ScenarioComparison {
+func scen(name string, p, delta float64, verdict Verdict) ScenarioComparison {
 	m := Metric{Metric: MetricP99, DeltaPct: delta, CIPct: [2]float64{delta / 2, delta * 1.5}, PValue: ptr(p), PHolm: ptr(p),
 		Verdict: verdict, ThresholdPct: 5, BetterIs: "lower", Gated: true, Method: MethodProcesses, NBase: 5, NCand: 5}
 	return ScenarioComparison{Scenario: name, Verdict: verdict, Metrics: []Metric{m}}
@@ -24,17 +24,17 @@ func TestGateWide(t *testing.T) {
 	tests := []struct {
 		name   string
 		scs    []ScenarioComparison
-		want   map[string]string // scenario → verdict after
+		want   map[string]Verdict // scenario → verdict after
 		reason string
 	}{
 		{name: "alone, p 0.02 stands", scs: []ScenarioComparison{scen("a", 0.02, 30, Regressed)},
-			want: map[string]string{"a": Regressed}},
+			want: map[string]Verdict{"a": Regressed}},
 		{name: "one of 13, p 0.02 is noise across the gate", scs: append(quiet(12), scen("a", 0.02, 30, Regressed)),
-			want: map[string]string{"a": Inconclusive}, reason: "p 0.02 alone, 0.26 across the gate's 13 tests"},
+			want: map[string]Verdict{"a": Inconclusive}, reason: "p 0.02 alone, 0.26 across the gate's 13 tests"},
 		{name: "one of 13, p 0.0001 stands", scs: append(quiet(12), scen("a", 0.0001, 300, Regressed)),
-			want: map[string]string{"a": Regressed}},
+			want: map[string]Verdict{"a": Regressed}},
 		{name: "an improvement likewise", scs: append(quiet(12), scen("b", 0.03, -30, Improved)),
-			want: map[string]string{"b": Inconclusive}},
+			want: map[string]Verdict{"b": Inconclusive}},
 		// Over trials (one process a side) the discrete test could never
 		// reach a gate-wide level: it keeps its scenario's correction.
 		{name: "a trial-tested change keeps its scenario's verdict",
@@ -43,10 +43,10 @@ func TestGateWide(t *testing.T) {
 				sc.Metrics[0].Method = MethodTrials
 				return sc
 			}()),
-			want: map[string]string{"a": Regressed}},
+			want: map[string]Verdict{"a": Regressed}},
 		{name: "a scenario with no baseline is not a test",
 			scs:  []ScenarioComparison{scen("a", 0.02, 30, Regressed), {Scenario: "new", Verdict: NoBaseline}},
-			want: map[string]string{"a": Regressed, "new": NoBaseline}},
+			want: map[string]Verdict{"a": Regressed, "new": NoBaseline}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -132,14 +132,14 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 		c := Change{DeltaPct: 100 * (ratio - 1), CIPct: percentileInterval(reps, s.Confidence),
 			EquivCIPct: &eq, Ratio: ratio, LogRatio: math.Log(ratio)}
 		if byProcess {
-			if p, ci, _, _, ok := processTest(perProc[from], perProc[to], s.Confidence, 0); ok { // rungs of one run: no run-to-run term
-				_, eq, _, _, _ := processTest(perProc[from], perProc[to], equivConf(s.Confidence), 0)
-				c.CIPct, c.EquivCIPct = ci, &eq
-				c.Verdict = Decide(c.DeltaPct, eq, thr, LowerIsBetter, p, s.alpha())
+			if t, ok := processTest(perProc[from], perProc[to], s.Confidence, 0); ok { // rungs of one run: no run-to-run term
+				eq, _ := processTest(perProc[from], perProc[to], equivConf(s.Confidence), 0)
+				c.CIPct, c.EquivCIPct = t.ci, &eq.ci
+				decideChange(&c, thr, LowerIsBetter, t.p, s.alpha())
 				return c
 			}
 		}
-		c.Verdict = Decide(c.DeltaPct, eq, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
+		decideChange(&c, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
 		return c
 	}
 	allQPS := true
@@ -197,17 +197,15 @@ func ladderHostBusy(st *LadderStep, a, b *result.Result) []string {
 		what   string
 		probes bool
 	}{{&st.P99, "P99", false}, {st.MaxQPS, "max QPS", true}} {
-		if ch.c == nil || (ch.c.Verdict != Regressed && ch.c.Verdict != Improved) {
+		if ch.c == nil {
 			continue
 		}
 		na, oa := busy(a, ch.probes)
 		nb, ob := busy(b, ch.probes)
-		if na+nb == 0 {
-			continue
+		if from := holdChange(ch.c, na+nb); from != "" {
+			out = append(out, fmt.Sprintf("ladder step %s → %s: its %s %s rests on %d of %d measurements taken while the host was busy with other work: inconclusive (host busy)",
+				st.From, st.To, ch.what, from, na+nb, oa+ob))
 		}
-		out = append(out, fmt.Sprintf("ladder step %s → %s: its %s %s rests on %d of %d measurements taken while the host was busy with other work: inconclusive (host busy)",
-			st.From, st.To, ch.what, ch.c.Verdict, na+nb, oa+ob))
-		ch.c.Verdict = Inconclusive
 	}
 	return out
 }
@@ -215,7 +213,8 @@ func ladderHostBusy(st *LadderStep, a, b *result.Result) []string {
 // qpsStep is the max QPS change between two knees, tested as a scenario's
 // max QPS is (knee estimates, or brackets when there are none), as a ratio.
 func qpsStep(a, b *result.Capacity, s Settings) *Change {
-	m, ratio, _ := maxQPS(a, b, s, 0, math.Inf(1)) // rungs of one run
+	k := maxQPS(a, b, s, 0, math.Inf(1)) // rungs of one run
+	m, ratio := k.m, k.ratio
 	if m == nil {
 		return nil
 	}
@@ -223,13 +222,11 @@ func qpsStep(a, b *result.Capacity, s Settings) *Change {
 	if ratio[0] > 0 {
 		c.LogRatio = math.Log(ratio[0])
 	}
-	c.Verdict = m.Verdict
-	if c.Verdict == "" {
-		p := math.NaN()
-		if m.PValue != nil {
-			p = *m.PValue
-		}
-		c.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, s.alpha())
+	p := math.NaN()
+	if m.PValue != nil {
+		p = *m.PValue
 	}
+	decideMetric(m, p, s.alpha())
+	describeChange(c, m)
 	return c
 }

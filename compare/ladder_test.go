@@ -50,7 +50,7 @@ func ladderCase(t *testing.T, perTrial bool) {
 		name    string
 		got     Change
 		want    float64
-		verdict string
+		verdict Verdict
 	}{
 		{"int8 step", la.Steps[0].P99, 20, Regressed},
 		{"batching step", la.Steps[1].P99, -20, Improved},

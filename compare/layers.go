@@ -85,13 +85,13 @@ func attributeLayers(outs []scenarioOut, s Settings) []LayerAttribution {
 			if ch.c == nil {
 				continue
 			}
-			ch.c.Verdict, ch.c.Descriptive = "", true
+			describeChange(ch.c, nil)
 			if len(groups[l]) == 1 {
 				for _, m := range groups[l][0].sc.Metrics {
 					if m.Metric == ch.name {
 						// The scenario's own change and interval, so that
 						// the verdict and its interval are one test's.
-						ch.c.Verdict, ch.c.Descriptive = m.Verdict, false
+						describeChange(ch.c, &m)
 						ch.c.DeltaPct, ch.c.CIPct, ch.c.EquivCIPct, ch.c.CIOpenHigh = m.DeltaPct, m.CIPct, m.EquivCIPct, m.CIOpenHigh
 					}
 				}

@@ -76,7 +76,7 @@ func unitOf(m Metric) string {
 // src, the scenario's RunToRunSource, names the lever when run-to-run
 // noise is the limit (runNoiseLever).
 func fillMDE(m *Metric, conf float64, family int, src string) {
-	m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDELimit = nil, 0, "", ""
+	m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDELimit, m.Levers = nil, 0, "", "", nil
 	if !m.Gated || m.PValue == nil || m.CIOpenHigh || m.Method == MethodBracket {
 		return
 	}
@@ -107,8 +107,9 @@ func fillMDE(m *Metric, conf float64, family int, src string) {
 	extra := m.RunToRunVar
 	v := se*se - extra
 	if v <= 0 || extra >= target {
-		m.MDELimit = fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s: %s",
-			100*math.Sqrt(extra/2), m.ThresholdPct, m.MDEUnit, runNoiseLever(src))
+		m.MDELimit = fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s",
+			100*math.Sqrt(extra/2), m.ThresholdPct, m.MDEUnit)
+		m.Levers = runNoiseLevers(src)
 		return
 	}
 	var n float64
@@ -122,11 +123,11 @@ func fillMDE(m *Metric, conf float64, family int, src string) {
 		n = 2 * sigma2 / (target - extra)
 	}
 	if n > maxUnits {
-		lever := "a quieter runner or gate --ab"
+		m.Levers = []Lever{LeverQuietRunner, LeverSameRunnerAB}
 		if m.Method == MethodPaired || m.Method == MethodPairedKnees {
-			lever = "a quieter runner" // already gate --ab
+			m.Levers = []Lever{LeverQuietRunner} // already a same-runner A/B
 		}
-		m.MDELimit = fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%: %s", maxUnits, m.MDEUnit, m.ThresholdPct, lever)
+		m.MDELimit = fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%", maxUnits, m.MDEUnit, m.ThresholdPct)
 		return
 	}
 	m.MDEUnitsNeeded = int(math.Ceil(n))
@@ -184,7 +185,6 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 	var out []Sensitivity
 	var parts, levers []string
 	var limits []float64 // run-to-run noise (% a run) that keeps a metric above its threshold
-	limitSrc := ""       // where it came from: a noise floor only when every limit's did
 	for _, name := range order {
 		es := by[name]
 		sort.SliceStable(es, func(i, j int) bool { return *es[i].m.MDEPct < *es[j].m.MDEPct })
@@ -218,9 +218,6 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 		case st.MaxMDEPct <= st.ThresholdPct:
 		case worst.m.MDELimit != "" && worst.m.RunToRunVar > 0:
 			limits = append(limits, 100*math.Sqrt(worst.m.RunToRunVar/2))
-			if limitSrc == "" || worst.src != RunToRunNoiseFloor {
-				limitSrc = worst.src
-			}
 		case st.Lever != "":
 			levers = append(levers, name+": "+st.Lever)
 		}
@@ -238,7 +235,7 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 		if hi-lo >= 1 {
 			noise = fmt.Sprintf("%.0f–%.0f%%", lo, hi)
 		}
-		line += fmt.Sprintf("; run-to-run noise of %s a run keeps it there whatever the units: %s", noise, runNoiseLever(limitSrc))
+		line += fmt.Sprintf("; run-to-run noise of %s a run keeps it there whatever the units", noise)
 	}
 	return out, line
 }
@@ -267,16 +264,4 @@ func median(v []float64) float64 {
 		return v[n/2]
 	}
 	return (v[n/2-1] + v[n/2]) / 2
-}
-
-// runNoiseLever is what removes a run-to-run variance from source src
-// (a ScenarioComparison.RunToRunSource): a second baseline run where the
-// baseline has one; where it already has two (a noise floor), the
-// candidate's own run shift is what is left, which only many runs (a
-// history's learned noise) or interleaving (gate --ab) measure.
-func runNoiseLever(src string) string {
-	if src == RunToRunNoiseFloor {
-		return "learn it from a history of runs (perfgate gate --history DIR, docs/history.md) or use perfgate gate --ab"
-	}
-	return "store the baseline from two runs (perfgate baseline update --from run1/ --from run2/ --to baselines/) or use perfgate gate --ab"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -13,7 +14,8 @@ import (
 // quantileMetrics does, with run-to-run variance extra.
 func processMetric(t *testing.T, x, y []float64, extra float64) Metric {
 	t.Helper()
-	p, ci, gx, gy, ok := processTest(x, y, 0.95, extra)
+	tt, ok := processTest(x, y, 0.95, extra)
+	p, ci, gx, gy := tt.p, tt.ci, tt.base, tt.cand
 	if !ok {
 		t.Fatal("processTest refused the sample")
 	}
@@ -61,7 +63,7 @@ func TestMDECalibrated(t *testing.T) {
 			const runs = 1000
 			for range runs {
 				x, y := lognormals(rng, tt.n, 10, tt.sigma), lognormals(rng, tt.n, 10*(1+mde/100), tt.sigma)
-				if p, _, _, _, _ := processTest(x, y, 0.95, 0); p < level {
+				if tt, _ := processTest(x, y, 0.95, 0); tt.p < level {
 					hits++
 				}
 			}
@@ -101,15 +103,15 @@ func TestMDELever(t *testing.T) {
 	assumed := DefaultSettings().runVar(false)
 	ma := processMetric(t, x, y, assumed)
 	fillMDE(&ma, 0.95, 1, RunToRunAssumed)
-	if ma.MDEUnitsNeeded != 0 || !strings.Contains(ma.MDELimit, "two runs") {
+	if ma.MDEUnitsNeeded != 0 || ma.MDELimit == "" || !slices.Contains(ma.Levers, LeverTwoRunBaseline) {
 		t.Errorf("with 15%% run-to-run assumed: units %d limit %q, want no count and a limit naming a baseline from two runs", ma.MDEUnitsNeeded, ma.MDELimit)
 	}
 	// A baseline of two runs already: what is left is the candidate's own
 	// run shift, which a history or gate --ab measures, not a second run.
 	mf := processMetric(t, x, y, assumed/2)
 	fillMDE(&mf, 0.95, 1, RunToRunNoiseFloor)
-	if strings.Contains(mf.MDELimit, "two runs") || !strings.Contains(mf.MDELimit, "--history") {
-		t.Errorf("against a two-run baseline: limit %q, want a history or gate --ab, not a baseline from two runs", mf.MDELimit)
+	if slices.Contains(mf.Levers, LeverTwoRunBaseline) || !slices.Contains(mf.Levers, LeverHistory) || !slices.Contains(mf.Levers, LeverSameRunnerAB) {
+		t.Errorf("against a two-run baseline: levers %v, want a history or a same-runner A/B, not a baseline from two runs", mf.Levers)
 	}
 }
 
@@ -270,8 +272,8 @@ func TestMDELimitLever(t *testing.T) {
 			if !strings.HasPrefix(m.MDELimit, "more than ") {
 				t.Fatalf("limit %q, want more units than any count", m.MDELimit)
 			}
-			if got := strings.Contains(m.MDELimit, "gate --ab"); got != tt.wantAB {
-				t.Errorf("limit %q names gate --ab %v, want %v", m.MDELimit, got, tt.wantAB)
+			if got := slices.Contains(m.Levers, LeverSameRunnerAB); got != tt.wantAB || !slices.Contains(m.Levers, LeverQuietRunner) {
+				t.Errorf("levers %v: a same-runner A/B %v, want %v, and a quiet runner", m.Levers, got, tt.wantAB)
 			}
 		})
 	}

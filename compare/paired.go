@@ -32,6 +32,7 @@ type pairedSpec struct {
 	gated    bool
 	absolute bool // a difference in points (error rate), not a log ratio
 	betterIs string
+	thr      float64 // the threshold, as a fraction (0: P99Regression)
 	value    func(t *result.Trial) (float64, bool)
 	// merged reads the metric from a merged latency summary (nil: the
 	// metric is not a quantile of the trial's latency histogram).
@@ -42,9 +43,10 @@ func p50(l result.Latency) float64 { return l.P50 }
 func p99(l result.Latency) float64 { return l.P99 }
 
 // pairedSpecs are the metrics a paired comparison reads: the same gated
-// set as Compare (P99, error rate, TTFT and TPOT P99 for streams) and P50
-// for reading.
-func pairedSpecs() []pairedSpec {
+// set as Compare under s (P50 and P99, error rate, TTFT and TPOT P50 and
+// P99 for streams; the medians only reported when s does not gate them).
+func pairedSpecs(s Settings) []pairedSpec {
+	med, medThr := medianGated(s)
 	lat := func(f func(l result.Latency) float64) func(t *result.Trial) (float64, bool) {
 		return func(t *result.Trial) (float64, bool) { v := f(t.Latency); return v, v > 0 }
 	}
@@ -57,8 +59,8 @@ func pairedSpecs() []pairedSpec {
 			return v, v > 0
 		}
 	}
-	return []pairedSpec{
-		{name: MetricP50, betterIs: LowerIsBetter, value: lat(p50), merged: p50},
+	specs := []pairedSpec{
+		{name: MetricP50, gated: med, thr: medThr, betterIs: LowerIsBetter, value: lat(p50), merged: p50},
 		{name: MetricP99, gated: true, betterIs: LowerIsBetter, value: lat(p99), merged: p99},
 		{name: MetricErrorRate, gated: true, absolute: true, betterIs: LowerIsBetter, value: func(t *result.Trial) (float64, bool) {
 			if t.Requests <= 0 {
@@ -74,6 +76,17 @@ func pairedSpecs() []pairedSpec {
 			return l.TPOT.P99
 		})},
 	}
+	if med {
+		specs = append(specs,
+			pairedSpec{name: MetricTTFTP50, gated: true, thr: medThr, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 { return l.TTFT.P50 })},
+			pairedSpec{name: MetricTPOTP50, gated: true, thr: medThr, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 {
+				if l.TPOT == nil {
+					return 0
+				}
+				return l.TPOT.P50
+			})})
+	}
+	return specs
 }
 
 // ComparePaired compares the head side of an interleaved A/B run with its
@@ -108,8 +121,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	sc.BaseTrials, sc.CandTrials = n, n
 	units := pairedUnits(p, int64(RequestsForQuantile(99)))
 	if len(units) < 2 {
-		sc.Verdict = Inconclusive
-		sc.Reason = fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n, len(units), RequestsForQuantile(99))
+		undecidable(&sc, fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n, len(units), RequestsForQuantile(99)))
 		return sc
 	}
 	for k, side := range [][]result.Trial{p.Base[:n], p.Head[:n]} {
@@ -129,7 +141,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	}
 	conf := 1 - level
 	untestable := map[int]bool{}
-	for _, sp := range pairedSpecs() {
+	for _, sp := range pairedSpecs(s) {
 		var d, bv, hv []float64
 		skipped := 0
 		for _, u := range units {
@@ -165,8 +177,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		gated = gated || m.Gated
 	}
 	if !gated {
-		sc.Verdict = Inconclusive
-		sc.Reason = fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", len(units), n)
+		undecidable(&sc, fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", len(units), n))
 	}
 	return sc
 }
@@ -180,6 +191,9 @@ func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf, eqConf f
 	m := Metric{Metric: sp.name, Gated: sp.gated, BetterIs: sp.betterIs, Absolute: sp.absolute,
 		Method: MethodPaired, NBase: n, NCand: n}
 	m.ThresholdPct = 100 * s.P99Regression
+	if sp.thr > 0 {
+		m.ThresholdPct = 100 * sp.thr
+	}
 	if sp.absolute {
 		stat = func(x float64) float64 { return 100 * x }
 		m.ThresholdPct = 100 * s.ErrorRateIncrease
@@ -187,55 +201,36 @@ func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf, eqConf f
 	} else {
 		m.Baseline, m.Candidate = GeoMean(bv), GeoMean(hv)
 	}
-	p, lo, mid, hi := pairedT(d, conf)
-	m.PValue = ptr(p)
-	m.DeltaPct = stat(mid)
-	m.CIPct = [2]float64{stat(lo), stat(hi)}
-	_, elo, _, ehi := pairedT(d, eqConf)
-	m.EquivCIPct = &[2]float64{stat(elo), stat(ehi)}
+	t := pairedT(d, conf)
+	m.PValue = ptr(t.p)
+	m.DeltaPct = stat(t.mid)
+	m.CIPct = [2]float64{stat(t.lo), stat(t.hi)}
+	eq := pairedT(d, eqConf)
+	m.EquivCIPct = &[2]float64{stat(eq.lo), stat(eq.hi)}
 	return m
 }
 
-// pairedT is Student's one-sample t-test of mean(d) = 0: the two-sided
-// p-value and the conf-level interval (lo, hi) around the mean. With no
+// meanTest is Student's one-sample t-test of a mean: the two-sided
+// p-value of mean 0, and the mean mid with its interval [lo, hi].
+type meanTest struct {
+	p, lo, mid, hi float64
+}
+
+// pairedT is Student's one-sample t-test of mean(d) = 0 at conf. With no
 // spread the interval is the point, and p is 1 at zero and 0 elsewhere.
-func pairedT(d []float64, conf float64) (p, lo, mid, hi float64) {
+func pairedT(d []float64, conf float64) meanTest {
 	mid, v := meanVar(d)
 	n := float64(len(d))
 	se := math.Sqrt(v / n)
 	if se == 0 || math.IsNaN(se) {
 		if mid == 0 {
-			return 1, mid, mid, mid
+			return meanTest{1, mid, mid, mid}
 		}
-		return 0, mid, mid, mid
+		return meanTest{0, mid, mid, mid}
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}
 	q := t.Quantile((1 + conf) / 2)
-	return math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se
-}
-
-// decidePaired applies Holm's correction and the verdict rule at level.
-func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64) {
-	var fam []int
-	var ps []float64
-	for i, m := range sc.Metrics {
-		if m.Gated && !untestable[i] {
-			fam = append(fam, i)
-			ps = append(ps, *m.PValue)
-		}
-	}
-	for j, p := range holm(ps) {
-		sc.Metrics[fam[j]].PHolm = ptr(p)
-	}
-	for i := range sc.Metrics {
-		m := &sc.Metrics[i]
-		p := *m.PValue
-		if m.PHolm != nil {
-			p = *m.PHolm
-		}
-		m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, level)
-	}
-	sc.Verdict = scenarioVerdict(sc.Metrics)
+	return meanTest{math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se}
 }
 
 // Decided reports whether every gated metric of a paired scenario is
@@ -260,11 +255,11 @@ func Decided(sc ScenarioComparison) bool {
 func PairedComparison(scs []ScenarioComparison, s Settings) *Comparison {
 	c := &Comparison{Schema: Schema, Settings: s, Scenarios: append([]ScenarioComparison{}, scs...)}
 	if len(scs) == 0 {
-		c.Verdict, c.Reason = NoBaseline, "no scenario was measured on both sides"
+		nothingCompared(c, "no scenario was measured on both sides")
 		return c
 	}
 	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
-	c.Verdict, c.Reason = topVerdict(c, &EnvCheck{Match: true}, len(scs), s, true)
+	setTop(c, &EnvCheck{Match: true}, len(scs), s, true)
 	return c
 }
 

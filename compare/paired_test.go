@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,8 @@ func TestPairedT(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, lo, _, hi := pairedT(tt.d, 0.95)
+			r := pairedT(tt.d, 0.95)
+			p, lo, hi := r.p, r.lo, r.hi
 			got := []float64{p, lo, hi}
 			want := []float64{tt.wantP, tt.wantLo, tt.wantHi}
 			if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-4)); d != "" {
@@ -93,9 +95,9 @@ func TestComparePaired(t *testing.T) {
 	tests := []struct {
 		name     string
 		scale    float64
-		want     string
+		want     Verdict
 		wantP99  float64
-		wantErrs string
+		wantErrs Verdict
 	}{
 		{"unchanged despite the drift", 1, Unchanged, 0, Unchanged},
 		{"30% regression", 1.3, Regressed, 30, Unchanged},
@@ -107,12 +109,12 @@ func TestComparePaired(t *testing.T) {
 			sc := ComparePaired("api", "service", p, DefaultSettings(), 0.05, 0.05)
 			var got []string
 			for _, m := range sc.Metrics {
-				got = append(got, m.Metric+":"+m.Verdict)
+				got = append(got, m.Metric+":"+string(m.Verdict))
 				if m.Metric == MetricP99 && math.Abs(m.DeltaPct-tt.wantP99) > 1.5 {
 					t.Errorf("P99 change %.2f%%, want about %.0f%%", m.DeltaPct, tt.wantP99)
 				}
 			}
-			want := []string{MetricP50 + ":" + tt.want, MetricP99 + ":" + tt.want, MetricErrorRate + ":" + tt.wantErrs}
+			want := []string{MetricP50 + ":" + string(tt.want), MetricP99 + ":" + string(tt.want), MetricErrorRate + ":" + string(tt.wantErrs)}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("verdicts (-want +got):\n%s", d)
 			}
@@ -211,20 +213,21 @@ func TestComparePairedTargetFellBehind(t *testing.T) {
 // and not in a gate --ab run, which already measured both sides under the
 // same load (an A/B beside a CPU hog said "or use perfgate gate --ab").
 func TestHostBusyAdvice(t *testing.T) {
-	busy := ScenarioComparison{Scenario: "knee", Verdict: Inconclusive, HostBusy: true,
+	busy := ScenarioComparison{Scenario: "knee", Verdict: Inconclusive, HostBusy: true, Levers: []Lever{LeverQuietRunner, LeverSameRunnerAB},
 		Metrics: []Metric{{Metric: MetricMaxQPS, Gated: true, Verdict: Inconclusive, DeltaPct: -40, ThresholdPct: 5, BetterIs: HigherIsBetter}}}
 	stored := &Comparison{Scenarios: []ScenarioComparison{busy}}
-	_, storedWhy := topVerdict(stored, &EnvCheck{Match: true}, 1, DefaultSettings(), false)
+	setTop(stored, &EnvCheck{Match: true}, 1, DefaultSettings(), false)
 	paired := PairedComparison([]ScenarioComparison{busy}, DefaultSettings())
 	for _, tt := range []struct {
 		name, why string
+		levers    []Lever
 		wantAB    bool
-	}{{"stored baseline", storedWhy, true}, {"gate --ab", paired.Reason, false}} {
+	}{{"stored baseline", stored.Reason, stored.Levers, true}, {"gate --ab", paired.Reason, paired.Levers, false}} {
 		if !strings.Contains(tt.why, "knee (host busy") {
 			t.Errorf("%s: reason %q does not say the scenario's host was busy", tt.name, tt.why)
 		}
-		if got := strings.Contains(tt.why, "use perfgate gate --ab"); got != tt.wantAB {
-			t.Errorf("%s: reason %q: advises gate --ab %v, want %v", tt.name, tt.why, got, tt.wantAB)
+		if got := slices.Contains(tt.levers, LeverSameRunnerAB); got != tt.wantAB || !slices.Contains(tt.levers, LeverQuietRunner) {
+			t.Errorf("%s: levers %v: a same-runner A/B %v, want %v, and a quiet runner", tt.name, tt.levers, got, tt.wantAB)
 		}
 	}
 }

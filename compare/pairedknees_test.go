@@ -38,7 +38,7 @@ func TestPairedKnees(t *testing.T) {
 		b, c       []float64
 		s          Settings
 		wantMethod string
-		want       string
+		want       Verdict
 	}{
 		{"A/A, rounds moved both sides", base, same, paired, MethodPairedKnees, Unchanged},
 		{"20% loss, rounds moved both sides", base, slower, paired, MethodPairedKnees, Regressed},
@@ -47,7 +47,8 @@ func TestPairedKnees(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, _, w := maxQPS(capOf(tt.b), capOf(tt.c), tt.s, tt.s.runVar(false), math.Inf(1))
+			k := maxQPS(capOf(tt.b), capOf(tt.c), tt.s, tt.s.runVar(false), math.Inf(1))
+			m, w := k.m, k.warning
 			if m == nil {
 				t.Fatalf("no metric: %s", w)
 			}
@@ -160,15 +161,15 @@ func TestSimulatedPairedKnees(t *testing.T) {
 		name      string
 		scale     float64
 		seeds     []uint64
-		check     func(paired, before map[string]int) bool
+		check     func(paired, before map[Verdict]int) bool
 		wantWords string
 	}{
-		{"A/A", 1, []uint64{31, 33, 35}, func(v, _ map[string]int) bool { return v[Regressed] <= 4 && v[Improved] <= 4 }, "at most 4 of 120 regressed and 4 improved"},
-		{"15% capacity loss", 0.85, []uint64{32, 34, 36}, func(v, before map[string]int) bool { return v[Regressed] >= 72 && v[Regressed] > before[Regressed] }, "at least 72 of 120 regressed, more than before"},
+		{"A/A", 1, []uint64{31, 33, 35}, func(v, _ map[Verdict]int) bool { return v[Regressed] <= 4 && v[Improved] <= 4 }, "at most 4 of 120 regressed and 4 improved"},
+		{"15% capacity loss", 0.85, []uint64{32, 34, 36}, func(v, before map[Verdict]int) bool { return v[Regressed] >= 72 && v[Regressed] > before[Regressed] }, "at least 72 of 120 regressed, more than before"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			paired, before, welch := map[string]int{}, map[string]int{}, map[string]int{}
+			paired, before, welch := map[Verdict]int{}, map[Verdict]int{}, map[Verdict]int{}
 			for _, seed := range tt.seeds {
 				rng := rand.New(rand.NewPCG(seed, 0xab))
 				for range simRuns {
@@ -176,7 +177,7 @@ func TestSimulatedPairedKnees(t *testing.T) {
 					for k, set := range []struct {
 						b, c []float64
 						s    Settings
-						into map[string]int
+						into map[Verdict]int
 					}{{pb[0], pb[1], pairedSettings(), paired}, {all[0], all[1], DefaultSettings(), before}, {pb[0], pb[1], noRun, welch}} {
 						if v, method := maxQPSVerdict(t, rng, set.b, set.c, set.s); v != "" {
 							set.into[v]++
@@ -199,7 +200,7 @@ func TestSimulatedPairedKnees(t *testing.T) {
 // maxQPSVerdict compares two sweeps with knee estimates b and c through
 // Compare and returns max QPS's verdict and method ("" when the pair
 // gave no estimates).
-func maxQPSVerdict(t *testing.T, rng *rand.Rand, b, c []float64, s Settings) (string, string) {
+func maxQPSVerdict(t *testing.T, rng *rand.Rand, b, c []float64, s Settings) (Verdict, string) {
 	t.Helper()
 	if len(b) == 0 || len(c) == 0 {
 		return "", ""

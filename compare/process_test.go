@@ -44,7 +44,7 @@ func TestProcessTest(t *testing.T) {
 		scale       float64
 		trialsEach  int
 		wantMethod  string
-		wantVerdict string
+		wantVerdict Verdict
 		wantN       [2]int
 	}{
 		// The candidate's processes all landed 12% slow, the baseline's
@@ -93,7 +93,8 @@ func TestProcessTest(t *testing.T) {
 func TestProcessTestStats(t *testing.T) {
 	x := []float64{1, math.Exp(0.1)}
 	y := []float64{math.Exp(0.2), math.Exp(0.3), math.Exp(0.4)}
-	p, ci, gx, gy, ok := processTest(x, y, 0.95, 0)
+	tt, ok := processTest(x, y, 0.95, 0)
+	p, ci, gx, gy := tt.p, tt.ci, tt.base, tt.cand
 	if !ok {
 		t.Fatal("processTest: not ok")
 	}
@@ -107,7 +108,7 @@ func TestProcessTestStats(t *testing.T) {
 	if math.Abs(ci[0]-100*(math.Exp(-0.01520)-1)) > 0.05 || math.Abs(ci[1]-100*(math.Exp(0.51520)-1)) > 0.05 {
 		t.Errorf("interval %v, want [%.2f, %.2f]", ci, 100*(math.Exp(-0.0152)-1), 100*(math.Exp(0.5152)-1))
 	}
-	if _, _, _, _, ok := processTest([]float64{1}, []float64{2}, 0.95, 0); ok {
+	if _, ok := processTest([]float64{1}, []float64{2}, 0.95, 0); ok {
 		t.Error("processTest with one process a side: ok, want not ok (no variance to pool)")
 	}
 }
@@ -240,8 +241,12 @@ func TestGateWideSimulated(t *testing.T) {
 	// doubling in a gate of 13 scenarios at 14% run-level noise is caught
 	// 24/40 (35/40 assuming the noise known): the price of measuring the
 	// noise, paid on very noisy runners; quiet ones gain (decisive_test.go).
-	if c2 < 20 {
-		t.Errorf("a 2x regression in one of %d scenarios caught %d/%d as one gate, want at least 20", scenarios, c2, gates)
+	// The medians, gated by default, double the gate-wide family (26
+	// tests): in this model, where a median moves and wobbles with its
+	// P99, that costs power (18/40, 24/40 with P99 alone); on a real
+	// service the median's own noise is a fraction of the tail's.
+	if c2 < 16 {
+		t.Errorf("a 2x regression in one of %d scenarios caught %d/%d as one gate, want at least 16", scenarios, c2, gates)
 	}
 	if c3 < 30 {
 		t.Errorf("a 3x regression in one of %d scenarios caught %d/%d, want at least 30", scenarios, c3, gates)

@@ -1,9 +1,7 @@
 package compare
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/perfgate/perfgate/result"
 )
@@ -33,7 +31,8 @@ func runnerShift(b, c *result.Result, s Settings) (pct float64, measured, moved 
 		return 0, false, false
 	}
 	x, y := computeNs(b.Runner.Samples), computeNs(c.Runner.Samples)
-	p, _, tested := welchLog(x, y, s.Confidence, 0)
+	t, tested := welchLog(x, y, s.Confidence, 0)
+	p := t.p
 	if !tested {
 		return 0, false, false
 	}
@@ -58,58 +57,21 @@ func computeNs(ss []result.SpeedSample) []float64 {
 // runner's shift is not the machine's doing and stands.
 const RunnerAmplification = 3.0
 
-// runnerSpeed records how far the runner's own speed moved between the
-// two runs and, unless ignore, makes the verdicts that shift could
-// explain inconclusive (runner slower or runner faster): a regressed
-// metric measured while the runner ran slower than during the baseline,
-// or an improved one while it ran faster, whose least change consistent
-// with the data (the near end of its interval) is within
-// RunnerAmplification times the runner's shift. A change of the build does
-// not move the probe, which runs while no load does. Error rates are
-// never excused.
-func runnerSpeed(sc *ScenarioComparison, b, c *result.Result, s Settings, ignore bool) {
+// runnerSpeed measures how far the runner's own speed moved between the
+// two runs: the shift in percent (positive: slower), whether it counts
+// (significant and at least RunnerShiftPct), and the figure the scenario
+// records (the shift when it counts, else 0; nil when either side has no
+// probe samples). runnerShiftGuard decides what it excuses.
+func runnerSpeed(b, c *result.Result, s Settings) (pct float64, moved bool, shown *float64) {
 	pct, measured, moved := runnerShift(b, c, s)
 	if !measured {
-		return
+		return 0, false, nil
 	}
-	shown := 0.0
+	v := 0.0
 	if moved {
-		shown = pct
+		v = pct
 	}
-	sc.RunnerShiftPct = &shown
-	if !moved || ignore {
-		return
-	}
-	slower := pct > 0
-	from, word, what := Improved, "faster", "improvement"
-	if slower {
-		from, word, what = Regressed, "slower", "regression"
-	}
-	reach := RunnerAmplification * math.Abs(math.Log1p(pct/100))
-	var excused []string
-	for i := range sc.Metrics {
-		m := &sc.Metrics[i]
-		if m.Verdict != from || m.Absolute {
-			continue
-		}
-		if leastChange(*m) > reach {
-			continue
-		}
-		m.Verdict = Inconclusive
-		excused = append(excused, m.Metric)
-	}
-	if len(excused) == 0 {
-		return
-	}
-	before := sc.Verdict
-	sc.Verdict = scenarioVerdict(sc.Metrics)
-	if sc.Verdict == Regressed || before == sc.Verdict {
-		return
-	}
-	sc.RunnerShifted = true
-	sc.Reason = fmt.Sprintf("inconclusive (runner %s): the runner itself ran a fixed compute probe %+.0f%% per step during the candidate's run against the baseline's "+
-		"(measured while no load ran); a machine that much %s, not the change, may explain the %s of %s; rerun on a quiet runner, or compare base and head on the same runner (perfgate gate --ab REF)",
-		word, pct, word, what, strings.Join(excused, ", "))
+	return pct, moved, &v
 }
 
 // leastChange is the smallest move of m in its verdict's direction that

@@ -25,7 +25,7 @@ func TestRunnerSpeed(t *testing.T) {
 		scale      float64 // the candidate's latency over the baseline's
 		base, cand *result.RunnerSpeed
 		ignore     bool
-		want       string
+		want       Verdict
 		shifted    bool
 		shiftPct   float64 // the recorded shift, ±1 point; NaN when absent
 		reason     string

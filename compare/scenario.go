@@ -28,6 +28,17 @@ type quantSpec struct {
 	name  string
 	pct   float64
 	gated bool
+	thr   float64 // the threshold, as a fraction
+}
+
+// medianGated reports whether s gates the medians (P50Regression > 0),
+// and their threshold: P50Regression, or P99Regression when they are
+// only reported.
+func medianGated(s Settings) (bool, float64) {
+	if s.P50Regression > 0 {
+		return true, s.P50Regression
+	}
+	return false, s.P99Regression
 }
 
 // compareScenario compares one scenario's candidate with its baseline.
@@ -77,17 +88,11 @@ func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOu
 			out.metrics(bs, cs, s, noise)
 		}
 	}
-	sc.Verdict = scenarioVerdict(sc.Metrics)
-	hostBusy(sc, b, c, s.IgnoreHostLoad)
-	runnerSpeed(sc, b, c, s, s.IgnoreHostLoad)
-	if len(reasons) > 0 {
-		sc.Invalid = true
-		sc.Verdict = Inconclusive
-		sc.Reason = joinReasons(reasons) + ": never used to pass or fail"
-		for i := range sc.Metrics {
-			sc.Metrics[i].Verdict = Inconclusive
-		}
-	}
+	ev := &scenarioEvidence{invalid: reasons, ignoreHost: s.IgnoreHostLoad}
+	ev.busy, sc.BusyTrials = busyOf(b, c)
+	ev.shift, ev.moved, sc.RunnerShiftPct = runnerSpeed(b, c, s)
+	guardScenario(sc, ev)
+	sparseWarnings(sc)
 	return out
 }
 
@@ -119,8 +124,9 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	// After a sweep the trials are the knee's probe, run at each side's own
 	// knee rate: their latencies are shown but only max QPS is gated.
 	sweep := bs.res.Load.Mode == "sweep" || cs.res.Load.Mode == "sweep"
+	med, medThr := medianGated(s)
 	lat := quantileMetrics(bs.lat, cs.lat, bs.latProc, cs.latProc, []quantSpec{
-		{MetricP50, 50, false}, {MetricP99, 99, !sweep}, {MetricP999, 99.9, false},
+		{MetricP50, 50, med && !sweep, medThr}, {MetricP99, 99, !sweep, s.P99Regression}, {MetricP999, 99.9, false, s.P99Regression},
 	}, s, rv, noise.latDF, rs)
 	if sweep {
 		sc.Warnings = append(sc.Warnings, "a sweep's latencies (P99, and TTFT and TPOT when streaming) were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
@@ -140,12 +146,12 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	for _, q := range lat {
 		sc.Metrics = append(sc.Metrics, q.m)
 	}
-	if m, ratio, w := maxQPS(bs.res.Capacity, cs.res.Capacity, s, noise.qps, noise.qpsDF); m != nil {
-		sc.Metrics = append(sc.Metrics, *m)
-		out.qps = ratio
-		sc.Warnings = append(sc.Warnings, w)
-	} else if w != "" {
-		sc.Warnings = append(sc.Warnings, w)
+	if k := maxQPS(bs.res.Capacity, cs.res.Capacity, s, noise.qps, noise.qpsDF); k.m != nil {
+		sc.Metrics = append(sc.Metrics, *k.m)
+		out.qps = k.ratio
+		sc.Warnings = append(sc.Warnings, k.warning)
+	} else if k.warning != "" {
+		sc.Warnings = append(sc.Warnings, k.warning)
 	}
 	if !noKnee { // a kneeless side has no trials: no error rate to compare
 		sc.Metrics = append(sc.Metrics, errorRate(bs, cs, s, rs))
@@ -155,16 +161,20 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	}
 	if bs.tokens != nil && cs.tokens != nil {
 		for _, fam := range []struct {
-			b, c []*hdrhistogram.Histogram
-			name string
-		}{{bs.ttft, cs.ttft, MetricTTFTP99}, {bs.tpot, cs.tpot, MetricTPOTP99}} {
+			b, c      []*hdrhistogram.Histogram
+			name, p50 string
+		}{{bs.ttft, cs.ttft, MetricTTFTP99, MetricTTFTP50}, {bs.tpot, cs.tpot, MetricTPOTP99, MetricTPOTP50}} {
 			if fam.b == nil || fam.c == nil {
 				sc.Warnings = append(sc.Warnings, fam.name+": per-trial histograms missing on one side: not compared")
 				continue
 			}
 			// After a sweep, TTFT and TPOT were measured at each side's own
 			// knee, as P99 was: shown, not gated.
-			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, []quantSpec{{fam.name, 99, !sweep}}, s, rv, noise.latDF, rs) {
+			specs := []quantSpec{{fam.name, 99, !sweep, s.P99Regression}}
+			if med {
+				specs = []quantSpec{{fam.p50, 50, !sweep, medThr}, specs[0]}
+			}
+			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, specs, s, rv, noise.latDF, rs) {
 				sc.Metrics = append(sc.Metrics, q.m)
 			}
 		}
@@ -205,7 +215,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 		// The floor's own estimate (finite degrees of freedom), not the
 		// candidate's run shift that stands in when the runs agreed.
 		if f.src == RunToRunNoiseFloor && !math.IsInf(f.df, 1) && inTest[f.metric] {
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that is in the test as run-to-run noise on %.0f degree(s) of freedom; a baseline from more runs (perfgate history) or perfgate gate --ab decides more",
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that is in the test as run-to-run noise on %.0f degree(s) of freedom",
 				f.metric, bs.res.NoiseFloorPct[f.metric], f.df))
 		}
 	}
@@ -226,6 +236,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 // trials are too few for any regression to be significant.
 func (out *scenarioOut) decide(s Settings, nb, nc int) {
 	sc := &out.sc
+	out.settleMedians(s, nb, nc)
 	var fam []int
 	var ps []float64
 	for i, m := range sc.Metrics {
@@ -244,45 +255,19 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 	}
 	for i := range sc.Metrics {
 		m := &sc.Metrics[i]
-		if m.Verdict == "" {
-			p := math.NaN()
-			switch {
-			case m.PHolm != nil:
-				p = *m.PHolm
-			case m.PValue != nil:
-				p = *m.PValue
-			}
-			m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, alpha)
-			if thr := m.ConfiguredThresholdPct; thr > 0 && m.Verdict == Unchanged {
-				// Inside the noise floor is not inside the threshold the
-				// user set: a PASS must not hide a change beyond it.
-				if eq := m.equivalenceCI(); eq[0] < -thr || eq[1] > thr {
-					m.Verdict = Inconclusive
-				}
-			}
-			if m.Method == MethodBracket && (m.Verdict == Regressed || m.Verdict == Improved) {
-				m.Verdict = Inconclusive // one knee a side: no test
-			}
+		p := math.NaN()
+		switch {
+		case m.PHolm != nil:
+			p = *m.PHolm
+		case m.PValue != nil:
+			p = *m.PValue
 		}
+		decideMetric(m, p, alpha)
 		if m.Gated && m.Verdict == Inconclusive && beyond(*m) && m.TrialsNeeded == 0 && m.RequestsNeeded == 0 && m.Method != MethodCensoredKnee {
 			m.TrialsNeeded = needed(*m, level)
 		}
 		if m.TrialsNeeded > sc.TrialsNeeded {
 			sc.TrialsNeeded = m.TrialsNeeded
-		}
-	}
-	settleSparse(sc.Metrics)
-	for _, m := range sc.Metrics {
-		switch {
-		case !m.Gated || m.RequestsNeeded == 0:
-		case m.Verdict == Inconclusive:
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"%s: a unit of its test held only %d requests, and a quantile like this one needs at least %d in each (fewer, and it is the slowest request): left inconclusive; lengthen the window or raise the rate",
-				m.Metric, m.MinRequests, m.RequestsNeeded))
-		default:
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"%s: a unit of its test held only %d requests (a quantile like this one needs %d): %s stands because the median moved the same way",
-				m.Metric, m.MinRequests, m.RequestsNeeded, m.Verdict))
 		}
 	}
 	trialTests := 0
@@ -298,7 +283,66 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 				trialsNeeded(level), level, alpha, len(fam), nb, nc, mp))
 		}
 	}
-	sc.Verdict = scenarioVerdict(sc.Metrics)
+}
+
+// sparseWarnings says, for each gated quantile whose test units held too
+// few requests, whether its verdict stands (the median moved the same
+// way) or was left inconclusive (the sparse-quantile guard).
+func sparseWarnings(sc *ScenarioComparison) {
+	for _, m := range sc.Metrics {
+		switch {
+		case !m.Gated || m.RequestsNeeded == 0:
+		case m.Verdict == Inconclusive:
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
+				"%s: a unit of its test held only %d requests, and a quantile like this one needs at least %d in each (fewer, and it is the slowest request): left inconclusive; lengthen the window or raise the rate",
+				m.Metric, m.MinRequests, m.RequestsNeeded))
+		default:
+			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
+				"%s: a unit of its test held only %d requests (a quantile like this one needs %d): %s stands because the median moved the same way",
+				m.Metric, m.MinRequests, m.RequestsNeeded, m.Verdict))
+		}
+	}
+}
+
+// isMedian reports whether a metric is a gated median (P50Regression).
+func isMedian(name string) bool {
+	return name == MetricP50 || name == MetricTTFTP50 || name == MetricTPOTP50
+}
+
+// settleMedians reports the medians without gating them when, tested
+// over nb vs nc trials, they would leave the scenario's family unable to
+// reject at all though it could without them: a scenario of 4 trials a
+// side can call a P99 regression alone (smallest p 0.029 < 0.05) but not
+// once P50 shares α (0.025). Such a scenario is gated as it was before
+// the medians were.
+func (out *scenarioOut) settleMedians(s Settings, nb, nc int) {
+	sc := &out.sc
+	all, meds := 0, 0
+	for i, m := range sc.Metrics {
+		if !m.Gated || m.PValue == nil || out.untestable[i] || m.Method != MethodTrials {
+			continue
+		}
+		all++
+		if isMedian(m.Metric) {
+			meds++
+		}
+	}
+	if meds == 0 || all == meds {
+		return
+	}
+	mp := minPValue(nb, nc)
+	if mp < s.alpha()/float64(all) || mp >= s.alpha()/float64(all-meds) {
+		return
+	}
+	var names []string
+	for i := range sc.Metrics {
+		if m := &sc.Metrics[i]; m.Gated && isMedian(m.Metric) && m.Method == MethodTrials {
+			m.Gated = false
+			names = append(names, m.Metric)
+		}
+	}
+	sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: reported, not gated: with %d vs %d trials the smallest possible p-value is %.2g, which the %d gated tests with them could not reach and the %d without them can",
+		strings.Join(names, ", "), nb, nc, mp, all, all-meds))
 }
 
 // beyond reports whether m's point change is beyond its threshold in the
@@ -350,16 +394,13 @@ func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) 
 			warnings = append(warnings, fmt.Sprintf("%s: threshold for a regression raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed); unchanged still means within %.3g%%", m.Metric, m.ThresholdPct, f, m.ThresholdPct))
 			m.ConfiguredThresholdPct = m.ThresholdPct
 			m.ThresholdPct, m.NoiseFloorPct = f, f
-			if m.Method == MethodBracket {
-				m.Verdict = "" // re-decided against the floor below
-			}
 		}
 	}
 	return warnings
 }
 
 // maxQPSIs reports whether sc's max-QPS metric has verdict v.
-func maxQPSIs(sc *ScenarioComparison, v string) bool {
+func maxQPSIs(sc *ScenarioComparison, v Verdict) bool {
 	for _, m := range sc.Metrics {
 		if m.Metric == MetricMaxQPS && m.Verdict == v {
 			return true
@@ -368,93 +409,44 @@ func maxQPSIs(sc *ScenarioComparison, v string) bool {
 	return false
 }
 
-// hostBusy counts the trials measured on a busy host and, unless ignore,
-// turns a verdict resting on them into an inconclusive one: the host's
-// other work, not the change, may explain it. A regression rests on busy
-// trials (or knee probes) of either side; an improvement on those of the
-// baseline, whose busy host made it look slower than it is.
-func hostBusy(sc *ScenarioComparison, b, c *result.Result, ignore bool) {
-	for _, r := range []*result.Result{b, c} {
+// busySide counts one side's measurements taken while the host was busy
+// with other work (result.HostLoad.Busy): its trials and its knee probes,
+// each with the first reason the load monitor gave.
+type busySide struct {
+	trials, of       int
+	why              string
+	probes, probesOf int
+	probeWhy         string
+}
+
+// busyOf gathers the host-busy evidence of the baseline b and the
+// candidate c, and how many trials of both were busy.
+func busyOf(b, c *result.Result) (sides [2]busySide, busyTrials int) {
+	for k, r := range []*result.Result{b, c} {
+		x := &sides[k]
+		x.of = len(r.Trials)
 		for _, t := range r.Trials {
 			if t.Host != nil && t.Host.Busy {
-				sc.BusyTrials++
-			}
-		}
-	}
-	if ignore || (sc.Verdict != Regressed && sc.Verdict != Improved) {
-		return
-	}
-	sides := []struct {
-		who string
-		r   *result.Result
-	}{{"baseline", b}, {"candidate", c}}
-	from, what := Regressed, "the regression"
-	if sc.Verdict == Improved {
-		sides, from, what = sides[:1], Improved, "the improvement"
-	}
-	var busy []string
-	for _, x := range sides {
-		n := 0
-		var why string
-		for _, t := range x.r.Trials {
-			if t.Host != nil && t.Host.Busy {
-				n++
-				if why == "" {
-					why = t.Host.Why
+				x.trials++
+				if x.why == "" {
+					x.why = t.Host.Why
 				}
 			}
 		}
-		if n > 0 {
-			busy = append(busy, fmt.Sprintf("%d of %d %s trials (%s)", n, len(x.r.Trials), x.who, why))
-		}
-		// A knee rests on its probes: a max-QPS change measured while
-		// the host was busy is no more trusted than a latency one.
-		if maxQPSIs(sc, from) && x.r.Capacity != nil {
-			np, pwhy := 0, ""
-			for _, p := range x.r.Capacity.Points {
+		busyTrials += x.trials
+		if r.Capacity != nil {
+			x.probesOf = len(r.Capacity.Points)
+			for _, p := range r.Capacity.Points {
 				if p.Host != nil && p.Host.Busy {
-					np++
-					if pwhy == "" {
-						pwhy = p.Host.Why
+					x.probes++
+					if x.probeWhy == "" {
+						x.probeWhy = p.Host.Why
 					}
 				}
 			}
-			if np > 0 {
-				busy = append(busy, fmt.Sprintf("%d of %d %s knee probes (%s)", np, len(x.r.Capacity.Points), x.who, pwhy))
-			}
 		}
 	}
-	if len(busy) == 0 {
-		return
-	}
-	sc.HostBusy = true
-	sc.Verdict = Inconclusive
-	sc.Reason = "inconclusive (host busy): " + what + " rests on trials measured while other work used the host: " +
-		strings.Join(busy, "; ") + "; rerun on a quiet runner"
-	for i := range sc.Metrics {
-		if sc.Metrics[i].Verdict == from {
-			sc.Metrics[i].Verdict = Inconclusive
-		}
-	}
-}
-
-// scenarioVerdict is the worst verdict of the gated metrics.
-func scenarioVerdict(ms []Metric) string {
-	rank := map[string]int{Unchanged: 0, Improved: 1, Inconclusive: 2, Regressed: 3}
-	v, any := Unchanged, false
-	for _, m := range ms {
-		if !m.Gated {
-			continue
-		}
-		any = true
-		if rank[m.Verdict] > rank[v] {
-			v = m.Verdict
-		}
-	}
-	if !any {
-		return Inconclusive
-	}
-	return v
+	return sides, busyTrials
 }
 
 // errorRatesTied reports whether every valid trial on both sides has the

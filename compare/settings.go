@@ -12,6 +12,12 @@ type Settings struct {
 	// P99Regression is the practical-significance threshold for latency
 	// metrics, as a fraction (0.05 = 5%).
 	P99Regression float64 `json:"p99_regression"`
+	// P50Regression is the threshold for the median latency (P50, and
+	// TTFT and TPOT P50 for streams), as a fraction, which gates them
+	// beside P99: a code regression moves the median about one to one,
+	// where the tail carries the host's scheduling noise. 0 reports the
+	// medians without gating them (at P99Regression's threshold).
+	P50Regression float64 `json:"p50_regression"`
 	// MaxQPSRegression is the threshold for throughput metrics (max QPS,
 	// output tokens/s, goodput), as a fraction.
 	MaxQPSRegression float64 `json:"max_qps_regression"`
@@ -71,11 +77,20 @@ func (s Settings) runVar(measured bool) float64 {
 	return 2 * l * l
 }
 
-// DefaultSettings returns the gate's defaults: 5% P99, 5% max QPS, 0.1 point
+// DefaultP50Regression is Settings.P50Regression's default: 5%, the P99's.
+// A median is the latency a code change moves about one to one (a CPU
+// cost of +10% a request moves it about +10%), and its run-to-run noise
+// is a fraction of the tail's (docs/verdicts.md, "The median is gated
+// beside P99"), so the threshold a user reads for P99 is one the median
+// can decide.
+const DefaultP50Regression = 0.05
+
+// DefaultSettings returns the gate's defaults: 5% P50 and P99, 5% max QPS, 0.1 point
 // error rate, 95% confidence, 2000 resamples, seed 1.
 func DefaultSettings() Settings {
 	return Settings{
 		P99Regression:     0.05,
+		P50Regression:     DefaultP50Regression,
 		MaxQPSRegression:  0.05,
 		ErrorRateIncrease: 0.001,
 		Confidence:        0.95,
@@ -90,6 +105,9 @@ func (s Settings) Validate() error {
 	var errs []error
 	if !(s.P99Regression > 0 && s.P99Regression < 1) {
 		errs = append(errs, fmt.Errorf("p99 regression threshold %v: want a fraction in (0, 1)", s.P99Regression))
+	}
+	if !(s.P50Regression >= 0 && s.P50Regression < 1) {
+		errs = append(errs, fmt.Errorf("p50 regression threshold %v: want a fraction in [0, 1) (0: not gated)", s.P50Regression))
 	}
 	if !(s.MaxQPSRegression > 0 && s.MaxQPSRegression < 1) {
 		errs = append(errs, fmt.Errorf("max qps regression threshold %v: want a fraction in (0, 1)", s.MaxQPSRegression))

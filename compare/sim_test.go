@@ -21,10 +21,10 @@ const simRuns = 40
 // simulate compares simRuns pairs of synthetic runs, 5 trials a side with
 // 3% trial-to-trial noise, the candidate's latencies scaled by scale, and
 // counts the comparisons whose verdict is Fail.
-func simulate(t *testing.T, seed uint64, scale float64) (fails int, verdicts map[string]int) {
+func simulate(t *testing.T, seed uint64, scale float64) (fails int, verdicts map[Verdict]int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	verdicts = map[string]int{}
+	verdicts = map[Verdict]int{}
 	for range simRuns {
 		spec := comparetest.Spec{Scenario: "sim", Layer: "service", Trials: 5, Requests: 20000,
 			MedianMs: 4, Sigma: 0.5, Noise: 0.03}
@@ -129,10 +129,10 @@ type runToRun struct {
 // simulateRunToRun compares n pairs with shift (sd, lognormal) process-to-
 // process shifts on top of 3% trial noise, the candidate's latencies
 // scaled by scale, and counts the comparisons whose verdict is Fail.
-func simulateRunToRun(t *testing.T, seed uint64, n int, scale, shift float64, cfg runToRun) (fails int, verdicts map[string]int) {
+func simulateRunToRun(t *testing.T, seed uint64, n int, scale, shift float64, cfg runToRun) (fails int, verdicts map[Verdict]int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	verdicts = map[string]int{}
+	verdicts = map[Verdict]int{}
 	for range n {
 		a := simRunShifted(rng, 1, shift, cfg.runShift, cfg.trials, cfg.restarts)
 		if cfg.baseRuns > 1 {
@@ -226,7 +226,7 @@ func TestSimulatedRunShift(t *testing.T) {
 		t.Skip("simulation: skipped in -short and -race runs")
 	}
 	cfg := runToRun{trials: 5, restarts: config.Defaults().Restarts, baseRuns: 2, runShift: 0.12}
-	wrong, all := 0, map[string]int{}
+	wrong, all := 0, map[Verdict]int{}
 	for _, seed := range []uint64{21, 23, 25} {
 		_, vs := simulateRunToRun(t, seed, simRuns, 1, 0.05, cfg)
 		t.Logf("A/A, seed %d, 12%% run shift, baseline from 2 runs: scenario verdicts %v", seed, vs)

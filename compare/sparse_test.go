@@ -21,7 +21,7 @@ func TestSparseQuantile(t *testing.T) {
 		requests     int
 		processes    int
 		scale, sigma float64 // the candidate's; the baseline has 1 and 0.3
-		wantVerdict  string
+		wantVerdict  Verdict
 		wantMin      int
 	}{
 		{"5 requests a trial, tail widened", 5, 1, 1, 1.2, Inconclusive, 5},

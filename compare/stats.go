@@ -195,58 +195,20 @@ func percentileInterval(reps []float64, conf float64) [2]float64 {
 	return [2]float64{q((1 - conf) / 2), q((1 + conf) / 2)}
 }
 
-// Decide is perfgate's one verdict rule, used by every mode (stored
-// baselines, same-runner A/B, ladder steps, max QPS) and documented once
-// in docs/verdicts.md ("One meaning of regressed"). It takes the point
-// change delta and the interval ci of its equivalence test (in the
-// metric's units: percent, or points when absolute; the (1−2α) interval
-// of the method, Metric.EquivCIPct, or its only interval when it has no
-// test), the threshold thr, the direction in which the
-// metric is better, and the p-value of no change (NaN when there is no
-// test, as for a max QPS from one knee a side):
-//
-//   - regressed: the point change is beyond thr in the bad direction and
-//     the test rejects no change at alpha;
-//   - improved: likewise in the good direction;
-//   - unchanged: the whole interval lies inside ±thr: Schuirmann's two
-//     one-sided tests (TOST), each at alpha, reject a change of thr or
-//     more in either direction, so a real change of thr is called
-//     unchanged at most at alpha. Their interval is the (1−2α) one (90%
-//     at 95% confidence); asking the (1−α) interval to fit would test at
-//     alpha/2 and leave most real A/A comparisons undecided;
-//   - inconclusive: anything else, and any interval with a NaN end.
-//
-// Requiring the whole interval beyond thr to call a regression would miss
-// most real regressions of a few times thr with a handful of processes or
-// pairs; the threshold guards practical significance and the test
-// statistical significance, so an A/A gate calls a regression at most at
-// alpha/2. Without a test (p NaN) nothing is regressed or improved.
-func Decide(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha float64) string {
-	lo, hi := ci[0], ci[1]
-	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsNaN(delta) {
-		return Inconclusive
-	}
-	significant := p < alpha // false when p is NaN
-	worse, better := delta > thr, delta < -thr
-	if betterIs == HigherIsBetter {
-		worse, better = delta < -thr, delta > thr
-	}
-	switch {
-	case worse && significant:
-		return Regressed
-	case better && significant:
-		return Improved
-	case lo >= -thr && hi <= thr:
-		return Unchanged
-	}
-	return Inconclusive
+// tTest is a t-test of a change on the log scale: its two-sided p-value,
+// the interval of the change 100·(e^d − 1) in percent, and the point
+// values of each side (the geometric means; 0 where the test has none).
+type tTest struct {
+	p          float64
+	ci         [2]float64
+	base, cand float64
 }
 
 // welchLog compares two samples of positive values on the log scale with
 // Welch's t-test: d = mean(ln y) − mean(ln x), se² = s²x/n + s²y/m, with
 // the Welch–Satterthwaite degrees of freedom. It returns the two-sided
 // p-value of d = 0 and the conf-level interval of the relative change
-// 100·(e^d − 1) in percent. A log scale makes a ratio's noise symmetric
+// 100·(e^d − 1) in percent (a tTest without point values). A log scale makes a ratio's noise symmetric
 // (a 5% capacity wobble is ±5% whatever the capacity). ok is false with
 // fewer than two values a side or a non-positive value. When both samples
 // have zero spread, the interval is the point and p is 0 or 1.
@@ -254,18 +216,18 @@ func Decide(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha
 // extra is a variance (log scale) known from outside the samples, added to
 // se² with no degrees of freedom of its own: the run-to-run noise a
 // one-run baseline cannot show (Settings.runVar).
-func welchLog(x, y []float64, conf, extra float64) (p float64, ci [2]float64, ok bool) {
+func welchLog(x, y []float64, conf, extra float64) (tTest, bool) {
 	return welchLogDF(x, y, conf, extra, math.Inf(1))
 }
 
 // welchLogDF is welchLog with extra estimated on extraDF degrees of
 // freedom (a variance pooled from the suite's other scenarios), which
 // Satterthwaite's rule folds into the test's.
-func welchLogDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci [2]float64, ok bool) {
+func welchLogDF(x, y []float64, conf, extra, extraDF float64) (tTest, bool) {
 	lx, okx := logs(x)
 	ly, oky := logs(y)
 	if !okx || !oky || len(lx) < 2 || len(ly) < 2 {
-		return 1, [2]float64{math.NaN(), math.NaN()}, false
+		return tTest{p: 1, ci: [2]float64{math.NaN(), math.NaN()}}, false
 	}
 	mx, vx := meanVar(lx)
 	my, vy := meanVar(ly)
@@ -275,9 +237,9 @@ func welchLogDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci [2]
 	if se2+extra <= 0 {
 		pt := 100 * (math.Exp(d) - 1)
 		if d == 0 {
-			return 1, [2]float64{pt, pt}, true
+			return tTest{p: 1, ci: [2]float64{pt, pt}}, true
 		}
-		return 0, [2]float64{pt, pt}, true
+		return tTest{p: 0, ci: [2]float64{pt, pt}}, true
 	}
 	df := n + m - 2
 	if se2 > 0 {
@@ -286,9 +248,9 @@ func welchLogDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci [2]
 	}
 	se := math.Sqrt(se2 + extra)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	p = 2 * t.Survival(math.Abs(d)/se)
+	p := 2 * t.Survival(math.Abs(d)/se)
 	q := t.Quantile((1 + conf) / 2)
-	return math.Min(1, p), [2]float64{100 * (math.Exp(d-q*se) - 1), 100 * (math.Exp(d+q*se) - 1)}, true
+	return tTest{p: math.Min(1, p), ci: [2]float64{100 * (math.Exp(d-q*se) - 1), 100 * (math.Exp(d+q*se) - 1)}}, true
 }
 
 // processTest compares per-process values (a quantile of each target
@@ -305,24 +267,24 @@ func welchLogDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci [2]
 // freedom are honest: one per process beyond the two means, however many
 // trials each process ran. It returns the two-sided p-value, the
 // conf-level interval of 100·(e^d − 1) in percent, and the geometric
-// means of x and y. ok is false with fewer than three processes in all
+// means of x and y (a tTest). ok is false with fewer than three processes in all
 // (no variance to pool) or a non-positive value.
 //
 // extra is a variance (log scale) known from outside the samples, added to
 // se² (the run-to-run noise a one-run baseline cannot show,
 // Settings.runVar); the degrees of freedom grow as Satterthwaite's rule
 // gives for a component known exactly.
-func processTest(x, y []float64, conf, extra float64) (p float64, ci [2]float64, gx, gy float64, ok bool) {
+func processTest(x, y []float64, conf, extra float64) (tTest, bool) {
 	return processTestDF(x, y, conf, extra, math.Inf(1))
 }
 
 // processTestDF is processTest with extra estimated on extraDF degrees of
 // freedom (see welchLogDF).
-func processTestDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci [2]float64, gx, gy float64, ok bool) {
+func processTestDF(x, y []float64, conf, extra, extraDF float64) (tTest, bool) {
 	lx, okx := logs(x)
 	ly, oky := logs(y)
 	if !okx || !oky || len(lx) < 1 || len(ly) < 1 || len(lx)+len(ly) < 3 {
-		return 1, [2]float64{math.NaN(), math.NaN()}, 0, 0, false
+		return tTest{p: 1, ci: [2]float64{math.NaN(), math.NaN()}}, false
 	}
 	n, m := float64(len(lx)), float64(len(ly))
 	mx, my := mean(lx), mean(ly)
@@ -335,7 +297,7 @@ func processTestDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci 
 	}
 	df := n + m - 2
 	d := my - mx
-	gx, gy = math.Exp(mx), math.Exp(my)
+	gx, gy := math.Exp(mx), math.Exp(my)
 	v := ss / df * (1/n + 1/m)
 	if v > 0 && extra > 0 {
 		df = (v + extra) * (v + extra) / (v*v/df + extra*extra/extraDF)
@@ -344,14 +306,14 @@ func processTestDF(x, y []float64, conf, extra, extraDF float64) (p float64, ci 
 	if se <= 0 {
 		pt := 100 * (math.Exp(d) - 1)
 		if d == 0 {
-			return 1, [2]float64{pt, pt}, gx, gy, true
+			return tTest{p: 1, ci: [2]float64{pt, pt}, base: gx, cand: gy}, true
 		}
-		return 0, [2]float64{pt, pt}, gx, gy, true
+		return tTest{p: 0, ci: [2]float64{pt, pt}, base: gx, cand: gy}, true
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	p = 2 * t.Survival(math.Abs(d)/se)
+	p := 2 * t.Survival(math.Abs(d)/se)
 	q := t.Quantile((1 + conf) / 2)
-	return math.Min(1, p), [2]float64{100 * (math.Exp(d-q*se) - 1), 100 * (math.Exp(d+q*se) - 1)}, gx, gy, true
+	return tTest{p: math.Min(1, p), ci: [2]float64{100 * (math.Exp(d-q*se) - 1), 100 * (math.Exp(d+q*se) - 1)}, base: gx, cand: gy}, true
 }
 
 func logs(v []float64) ([]float64, bool) {

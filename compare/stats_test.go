@@ -89,7 +89,7 @@ func TestDecide(t *testing.T) {
 		ci       [2]float64
 		betterIs string
 		p        float64
-		want     string
+		want     Verdict
 	}{
 		{"beyond threshold and significant", 12, [2]float64{6, 20}, LowerIsBetter, 0.01, Regressed},
 		{"beyond threshold, not significant", 12, [2]float64{6, 20}, LowerIsBetter, 0.2, Inconclusive},

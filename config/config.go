@@ -100,7 +100,11 @@ type Capacity struct {
 
 // Gate holds the regression thresholds.
 type Gate struct {
-	P99Regression    Percent `yaml:"p99_regression,omitempty"`
+	P99Regression Percent `yaml:"p99_regression,omitempty"`
+	// P50Regression (default 5%) gates the median latency (P50, and TTFT
+	// and TPOT P50 for streams) beside P99 with its own threshold; 0%
+	// reports the medians without gating them.
+	P50Regression    Percent `yaml:"p50_regression,omitempty"`
 	MaxQPSRegression Percent `yaml:"max_qps_regression,omitempty"`
 	Confidence       float64 `yaml:"confidence,omitempty"`
 	// RunToRun is the between-run noise the gate assumes for a baseline

@@ -15,6 +15,7 @@ func TestDefaultsInStep(t *testing.T) {
 		config, owner float64
 	}{
 		{"p99 regression", d.P99Regression, s.P99Regression},
+		{"p50 regression", d.P50Regression, s.P50Regression},
 		{"max qps regression", d.MaxQPSRegression, s.MaxQPSRegression},
 		{"confidence", d.Confidence, s.Confidence},
 		{"run-to-run noise", d.RunToRun, s.RunToRun},

@@ -24,6 +24,7 @@ type DefaultValues struct {
 	MaxErrorRate     float64
 	Headroom         float64
 	P99Regression    float64
+	P50Regression    float64
 	MaxQPSRegression float64
 	Confidence       float64
 	RunToRun         float64
@@ -54,6 +55,7 @@ func Defaults() DefaultValues {
 		MaxErrorRate:     0.001,
 		Headroom:         defaults.Headroom,
 		P99Regression:    0.05,
+		P50Regression:    0.05,
 		MaxQPSRegression: 0.05,
 		Confidence:       0.95,
 		RunToRun:         0.15,
@@ -99,6 +101,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Gate.P99Regression == 0 && !c.has("gate.p99_regression") {
 		c.Gate.P99Regression = Percent(Defaults().P99Regression)
+	}
+	if c.Gate.P50Regression == 0 && !c.has("gate.p50_regression") {
+		c.Gate.P50Regression = Percent(Defaults().P50Regression)
 	}
 	if c.Gate.MaxQPSRegression == 0 && !c.has("gate.max_qps_regression") {
 		c.Gate.MaxQPSRegression = Percent(Defaults().MaxQPSRegression)

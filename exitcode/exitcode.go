@@ -32,7 +32,7 @@ const (
 // gate: the verdict cannot be trusted, and --allow-env-mismatch is the way
 // to accept them), 1 for inconclusive when failOnInconclusive is set, and 0
 // otherwise (pass, no-baseline).
-func ForVerdict(verdict string, failOnInconclusive bool) int {
+func ForVerdict(verdict compare.Verdict, failOnInconclusive bool) int {
 	switch verdict {
 	case compare.Fail, compare.Incomparable:
 		return Regression

@@ -10,7 +10,7 @@ import (
 
 func TestForVerdict(t *testing.T) {
 	tests := []struct {
-		verdict   string
+		verdict   compare.Verdict
 		failOnInc bool
 		want      int
 	}{

@@ -20,6 +20,7 @@ import (
 func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
 	s := compare.DefaultSettings()
 	s.P99Regression = float64(cfg.Gate.P99Regression)
+	s.P50Regression = float64(cfg.Gate.P50Regression)
 	s.MaxQPSRegression = float64(cfg.Gate.MaxQPSRegression)
 	s.Confidence = cfg.Gate.Confidence
 	s.RunToRun = float64(cfg.Gate.RunToRun)
@@ -265,7 +266,7 @@ func withhold(c *compare.Comparison, scenario string, d *sizing.Diff) string {
 				continue
 			}
 			ci := m.CIPct
-			d.MaxQPSCIPct, d.MaxQPSVerdict = &ci, m.Verdict
+			d.MaxQPSCIPct, d.MaxQPSVerdict = &ci, string(m.Verdict)
 			d.MaxQPSDeltaPct = math.Round(10*m.DeltaPct) / 10
 			switch {
 			case m.Verdict == compare.Inconclusive && (m.CIOpenHigh || ci[1]-ci[0] > MaxSizedIntervalPct):

@@ -188,7 +188,7 @@ func TestCapacityFollowsTheVerdict(t *testing.T) {
 			t.Fatalf("plans %+v: want a change of plan", rep.Plans)
 		}
 		d := rep.Plans[0].Diff
-		if d.MaxQPSVerdict != compare.Unchanged || d.MaxQPSCIPct == nil || d.MaxQPSDeltaPct != math.Round(10*qps.DeltaPct)/10 {
+		if d.MaxQPSVerdict != string(compare.Unchanged) || d.MaxQPSCIPct == nil || d.MaxQPSDeltaPct != math.Round(10*qps.DeltaPct)/10 {
 			t.Errorf("plan's max QPS %+.1f%% %v %q, want the gate's %+.1f%% %v unchanged", d.MaxQPSDeltaPct, d.MaxQPSCIPct, d.MaxQPSVerdict, qps.DeltaPct, qps.CIPct)
 		}
 		if math.Abs(d.BaselineMaxQPS-d.CandidateMaxQPS) > 2 || d.InstancesDelta != 0 {

@@ -73,16 +73,16 @@ func TestHistoryNoise(t *testing.T) {
 	verdicts := func(r *compare.Comparison) map[string]string {
 		m := map[string]string{}
 		for _, s := range r.Scenarios {
-			m[s.Scenario] = s.Verdict + " / " + s.RunToRunSource
+			m[s.Scenario] = string(s.Verdict) + " / " + s.RunToRunSource
 		}
 		return m
 	}
 	a, h := verdicts(assumed.Comparison), verdicts(fromHistory.Comparison)
 	t.Logf("12%% slower, 6 processes a side: assumed noise %v; learned %.2f%% from %d runs: %v", a, 100*n.Fraction, n.Runs, h)
-	if h["fp32"] != compare.Regressed+" / history (12 runs)" {
+	if h["fp32"] != string(compare.Regressed)+" / history (12 runs)" {
 		t.Errorf("fp32 with the learned noise: %q, want regressed / history (12 runs)", h["fp32"])
 	}
-	if a["fp32"] == compare.Regressed+" / assumed" {
+	if a["fp32"] == string(compare.Regressed)+" / assumed" {
 		t.Errorf("fp32 with the assumed 15%%: regressed; want the assumption to leave 12%% undecided (else this test shows nothing)")
 	}
 	if !strings.HasSuffix(h["int8"], " / assumed") {

@@ -62,7 +62,7 @@ type Paths struct {
 }
 
 // Verdict is the comparison's top-level verdict.
-func (o *Outcome) Verdict() string { return o.Report.Comparison.Verdict }
+func (o *Outcome) Verdict() compare.Verdict { return o.Report.Comparison.Verdict }
 
 // ExitCode is the gate's exit code: 3 when the run failed, else
 // exitcode.ForVerdict (1 on a regression or an incomparable baseline,
@@ -181,8 +181,8 @@ func (o *Outcome) Join(stored *Outcome) *Outcome {
 	c := o.Report.Comparison
 	c.Warnings = append(c.Warnings, fmt.Sprintf("compare-with both: against the stored baselines the verdict is %s (%s); the table above is the A/B run's",
 		stored.Verdict(), stored.Report.Comparison.Reason))
-	if stored.Verdict() == compare.Fail && o.Verdict() != compare.Fail {
-		c.Verdict = compare.Fail
+	if v := compare.JoinStored(o.Verdict(), stored.Verdict()); v != o.Verdict() {
+		c.Verdict = v
 		o.Regressions = append(o.Regressions, stored.Regressions...)
 	}
 	o.RunErr = errors.Join(o.RunErr, stored.RunErr)

@@ -57,7 +57,7 @@ func TestGateExitCodesAndMessages(t *testing.T) {
 		reportOnly bool
 		badBase    bool
 		ab         bool
-		wantVerd   string
+		wantVerd   compare.Verdict
 		wantCode   int
 		wantMsg    string // "" for none
 		wantErr    bool
@@ -180,7 +180,7 @@ func TestOutcomeWrite(t *testing.T) {
 	if b, _ := os.ReadFile(p.HTML); !strings.Contains(string(b), "v9.9.9-test") {
 		t.Errorf("report.html does not name the version the request ran")
 	}
-	if b, _ := os.ReadFile(p.Comparison); !strings.Contains(string(b), `"`+compare.NoBaseline+`"`) {
+	if b, _ := os.ReadFile(p.Comparison); !strings.Contains(string(b), `"`+string(compare.NoBaseline)+`"`) {
 		t.Errorf("comparison.json lacks the verdict:\n%s", b)
 	}
 }
@@ -188,7 +188,7 @@ func TestOutcomeWrite(t *testing.T) {
 // compare-with both: the A/B outcome is reported, failing when the stored
 // gate fails, with its regressions and its verdict in the warnings.
 func TestOutcomeJoin(t *testing.T) {
-	mk := func(verdict string, regs ...string) *Outcome {
+	mk := func(verdict compare.Verdict, regs ...string) *Outcome {
 		return &Outcome{Report: reportWith(verdict), Regressions: regs}
 	}
 	ab := mk(compare.Pass).Join(mk(compare.Fail, "fp32 regressed"))
@@ -205,7 +205,7 @@ func TestOutcomeJoin(t *testing.T) {
 
 func suiteVersion(v string) suite.Options { return suite.Options{Version: v} }
 
-func reportWith(verdict string) *report.Report {
+func reportWith(verdict compare.Verdict) *report.Report {
 	return &report.Report{Comparison: &compare.Comparison{Schema: compare.Schema, Verdict: verdict}}
 }
 

@@ -166,7 +166,7 @@ func (a *Action) gate(ctx context.Context, p Pipelines) error {
 	} else if a.in.Comment {
 		a.gha.Noticef("%s", fmt.Sprintf("perfgate: the %q event is not a pull request: no comment posted", a.gh.EventName))
 	}
-	a.outputs(Output{"verdict", out.Verdict()}, Output{"report", out.Paths.Comparison}, Output{"comment-url", url})
+	a.outputs(Output{"verdict", string(out.Verdict())}, Output{"report", out.Paths.Comparison}, Output{"comment-url", url})
 	msg := out.Message()
 	if msg == "" {
 		return nil
@@ -250,7 +250,7 @@ func (a *Action) commentFromBundle(ctx context.Context) error {
 	if a.in.Comment {
 		url = a.checkedComment(ctx, info, r)
 	}
-	a.outputs(Output{"verdict", r.Comparison.Verdict}, Output{"comment-url", url})
+	a.outputs(Output{"verdict", string(r.Comparison.Verdict)}, Output{"comment-url", url})
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 // over scenarios that all failed) is refused, naming report.json and the
 // scenario; one that agrees with itself is read.
 func TestReadBundleRefusesAContradiction(t *testing.T) {
-	gated := func(v string) []compare.Metric {
+	gated := func(v compare.Verdict) []compare.Metric {
 		return []compare.Metric{{Metric: compare.MetricP99, Verdict: v, Gated: true}}
 	}
 	regressed := compare.ScenarioComparison{Scenario: "a", Verdict: compare.Regressed, Metrics: gated(compare.Regressed)}
@@ -21,7 +21,7 @@ func TestReadBundleRefusesAContradiction(t *testing.T) {
 	inconclusive := compare.ScenarioComparison{Scenario: "g", Verdict: compare.Inconclusive, Metrics: gated(compare.Inconclusive)}
 	tests := []struct {
 		name      string
-		verdict   string
+		verdict   compare.Verdict
 		scenarios []compare.ScenarioComparison
 		want      string // "" for a bundle that is read
 	}{

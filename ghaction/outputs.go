@@ -69,5 +69,5 @@ func appendFile(path, s string) error {
 // comparison's verdict, "baseline" (baseline mode) or "error". Nothing else
 // is ever written there, whatever a bundle says.
 func Verdicts() []string {
-	return []string{compare.Pass, compare.Fail, compare.NoBaseline, compare.Incomparable, "inconclusive", "baseline", "error"}
+	return []string{string(compare.Pass), string(compare.Fail), string(compare.NoBaseline), string(compare.Incomparable), "inconclusive", "baseline", "error"}
 }

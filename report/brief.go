@@ -205,12 +205,15 @@ func nextStep(c *compare.Comparison) string {
 // tallyLine counts the scenarios by verdict, most severe first, leaving
 // out the verdicts none has: "2 regressed, 11 unchanged of 13 scenarios".
 func tallyLine(c *compare.Comparison) string {
-	n := map[string]int{}
+	n := map[compare.Verdict]int{}
 	for _, sc := range c.Scenarios {
 		n[sc.Verdict]++
 	}
 	var parts []string
-	for _, v := range []struct{ verdict, word string }{
+	for _, v := range []struct {
+		verdict compare.Verdict
+		word    string
+	}{
 		{compare.Regressed, "regressed"}, {compare.Inconclusive, "undecided"}, {compare.Improved, "improved"},
 		{compare.Unchanged, "unchanged"}, {compare.NoBaseline, "new"},
 	} {
@@ -245,11 +248,11 @@ func headlineLine(prefix string, c *compare.Comparison) string {
 	if next := nextStep(c); next != "" {
 		tail += " · next: " + next
 	}
-	line := prefix + ": " + strings.ToUpper(c.Verdict) + tail
+	line := prefix + ": " + strings.ToUpper(string(c.Verdict)) + tail
 	if utf8.RuneCountInString(line) > HeadlineMax {
 		// The title goes first: the verdict and what to do matter more.
 		if p, _, ok := strings.Cut(prefix, " · "); ok {
-			line = p + ": " + strings.ToUpper(c.Verdict) + tail
+			line = p + ": " + strings.ToUpper(string(c.Verdict)) + tail
 		}
 	}
 	return cutRunes(line, HeadlineMax)

@@ -32,7 +32,7 @@ func aaLike(n int) *compare.Comparison {
 }
 
 func TestHeadlineLine(t *testing.T) {
-	oneOf := func(verdict string, m compare.Metric, sc compare.ScenarioComparison) *compare.Comparison {
+	oneOf := func(verdict compare.Verdict, m compare.Metric, sc compare.ScenarioComparison) *compare.Comparison {
 		sc.Scenario, sc.Verdict = "api", compare.Inconclusive
 		if m.Metric != "" {
 			sc.Metrics = []compare.Metric{m}

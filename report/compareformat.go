@@ -150,7 +150,7 @@ func change(c *compare.Change, abs bool) string {
 	if c.Descriptive {
 		v = "(descriptive)"
 	}
-	s := bound(c.Censored) + pct(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + v
+	s := bound(c.Censored) + pct(c.DeltaPct, abs) + " " + ciText(c.CIPct, abs, c.CIOpenHigh) + " " + string(v)
 	if c.Ratio > 0 {
 		s = fmt.Sprintf("×%.3f (log %+.3f) ", c.Ratio, c.LogRatio) + s
 	}
@@ -170,14 +170,14 @@ func ladderNote(la *compare.LadderAttribution) string {
 
 // headline is the verdict line every format starts with.
 func headline(c *compare.Comparison) string {
-	return fmt.Sprintf("perfgate compare: %s: %s", strings.ToUpper(c.Verdict), c.Reason)
+	return fmt.Sprintf("perfgate compare: %s: %s", strings.ToUpper(string(c.Verdict)), reasonWithAdvice(c))
 }
 
 // settingsLine states the thresholds and the method.
 func settingsLine(c *compare.Comparison) string {
 	s := c.Settings
-	return fmt.Sprintf("thresholds: latency %.3g%%, max QPS %.3g%%, error rate %.3g pp; confidence %.3g%%; %d bootstrap resamples (seed %d)",
-		100*s.P99Regression, 100*s.MaxQPSRegression, 100*s.ErrorRateIncrease, 100*s.Confidence, s.Resamples, s.Seed)
+	return fmt.Sprintf("thresholds: latency %.3g%%%s, max QPS %.3g%%, error rate %.3g pp; confidence %.3g%%; %d bootstrap resamples (seed %d)",
+		100*s.P99Regression, medianThreshold(s), 100*s.MaxQPSRegression, 100*s.ErrorRateIncrease, 100*s.Confidence, s.Resamples, s.Seed)
 }
 
 // legend explains the columns.

@@ -23,7 +23,7 @@ func ComparisonMarkdown(w io.Writer, c *compare.Comparison) error {
 func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 	switch s.kind {
 	case secHeadline:
-		fmt.Fprintf(bw, "### perfgate compare: **%s**\n\n%s\n\n", strings.ToUpper(c.Verdict), esc(c.Reason))
+		fmt.Fprintf(bw, "### perfgate compare: **%s**\n\n%s\n\n", strings.ToUpper(string(c.Verdict)), esc(reasonWithAdvice(c)))
 		for _, w := range c.Warnings {
 			fmt.Fprintf(bw, "> [!WARNING]\n> %s\n\n", esc(w))
 		}
@@ -91,9 +91,9 @@ func mdWarnings(bw io.Writer, ws []string) {
 }
 
 // bold emphasises the verdicts a reader must not miss.
-func bold(v string) string {
+func bold(v compare.Verdict) string {
 	if v == compare.Regressed || v == compare.Fail || v == compare.Incomparable {
-		return "**" + v + "**"
+		return "**" + string(v) + "**"
 	}
-	return v
+	return string(v)
 }

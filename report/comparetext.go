@@ -43,7 +43,7 @@ func comparisonTextSection(bw io.Writer, c *compare.Comparison, s section) {
 		if sc.Layer != "" {
 			head += " (" + plain(sc.Layer) + ")"
 		}
-		fmt.Fprintf(bw, "%s: %s, %d vs %d trials\n", head, strings.ToUpper(sc.Verdict), sc.BaseTrials, sc.CandTrials)
+		fmt.Fprintf(bw, "%s: %s, %d vs %d trials\n", head, strings.ToUpper(string(sc.Verdict)), sc.BaseTrials, sc.CandTrials)
 		if sc.Reason != "" {
 			fmt.Fprintf(bw, "  %s\n", plain(sc.Reason))
 		}

@@ -103,7 +103,7 @@ func interval(m *compare.Metric) string { return ciText(m.CIPct, m.Absolute, m.C
 func signedInt(n int) string { return textfmt.SignedInt(n) }
 
 // mark is the emoji of a scenario or metric verdict.
-func mark(v string) string {
+func mark(v compare.Verdict) string {
 	switch v {
 	case compare.Regressed:
 		return "🔴"
@@ -120,7 +120,7 @@ func mark(v string) string {
 }
 
 // verdictMark is the emoji of a comparison's top-level verdict.
-func verdictMark(v string) string {
+func verdictMark(v compare.Verdict) string {
 	switch v {
 	case compare.Pass:
 		return "✅"

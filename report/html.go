@@ -79,7 +79,7 @@ func HTML(w io.Writer, r *Report, o HTMLOptions) error {
 // htmlPage gathers the page's text and figures.
 func (r *Report) htmlPage() *htmlPage {
 	c := r.Comparison
-	p := &htmlPage{Title: "perfgate", Verdict: c.Verdict, Mode: r.mode(), Decide: decideLines(c), Reason: r.verdictLines(),
+	p := &htmlPage{Title: "perfgate", Verdict: string(c.Verdict), Mode: r.mode(), Decide: decideLines(c), Reason: r.verdictLines(),
 		Commit: shortSHA(r.Commit), CSS: template.CSS(htmlCSS), RunURL: safeURL(r.RunURL)}
 	if r.Title != "" {
 		p.Title = "perfgate · " + r.Title
@@ -111,7 +111,7 @@ func (r *Report) htmlPage() *htmlPage {
 // htmlRow is one scenario's row of the summary table.
 func (r *Report) htmlRow(s compare.ScenarioComparison, anchor string) htmlRow {
 	w := r.scenarioRow(s, "—")
-	row := htmlRow{Anchor: anchor, Scenario: s.Scenario, Layer: s.Layer, Verdict: s.Verdict,
+	row := htmlRow{Anchor: anchor, Scenario: s.Scenario, Layer: s.Layer, Verdict: string(s.Verdict),
 		P99: w.P99, P99Delta: withCI(w.P99Pct, w.P99CI), QPS: w.QPS, QPSDelta: withCI(w.QPSPct, w.QPSCI), Note: strings.TrimSpace(w.notes())}
 	if row.Layer == "" {
 		row.Layer = "—"
@@ -122,7 +122,7 @@ func (r *Report) htmlRow(s compare.ScenarioComparison, anchor string) htmlRow {
 // htmlScenario is one scenario's section: notes and figures.
 func (r *Report) htmlScenario(s compare.ScenarioComparison, anchor string) htmlScenario {
 	sd := sides{base: find(r.Baseline, s.Scenario), cand: find(r.Candidate, s.Scenario)}
-	sec := htmlScenario{Anchor: anchor, Name: s.Scenario, Layer: s.Layer, Verdict: s.Verdict}
+	sec := htmlScenario{Anchor: anchor, Name: s.Scenario, Layer: s.Layer, Verdict: string(s.Verdict)}
 	if s.Reason != "" {
 		sec.Notes = append(sec.Notes, s.Reason)
 	}

@@ -283,10 +283,10 @@ func trialsFigure(s sides, m *compare.Metric) *figure {
 		thr := m.Baseline * (1 + m.ThresholdPct/100)
 		p.HRules = append(p.HRules, rule{At: m.Baseline, Class: "base", Label: "baseline P99 " + ms(m.Baseline) + " ms", Left: true},
 			rule{At: thr, Class: "threshold", Label: fmt.Sprintf("threshold +%s%%", num(m.ThresholdPct))})
-		p.HSpans = append(p.HSpans, span{From: lo, To: hi, X0: 1.6, X1: 2.4, Class: "ci " + m.Verdict,
+		p.HSpans = append(p.HSpans, span{From: lo, To: hi, X0: 1.6, X1: 2.4, Class: string("ci " + m.Verdict),
 			Label: fmt.Sprintf("the change's %s interval: %s [%+.1f%%, %+.1f%%], %s", "confidence", pct(m.DeltaPct, false), m.CIPct[0], m.CIPct[1], m.Verdict)})
 		top = math.Max(top, math.Max(hi, thr))
-		fig.Legend = append(fig.Legend, legendItem{"ci " + m.Verdict, fmt.Sprintf("interval of the change %s %s: %s", pct(m.DeltaPct, false), interval(m), m.Verdict)},
+		fig.Legend = append(fig.Legend, legendItem{string("ci " + m.Verdict), fmt.Sprintf("interval of the change %s %s: %s", pct(m.DeltaPct, false), interval(m), m.Verdict)},
 			legendItem{"threshold", "the gate's threshold"})
 		fig.Caption = "The shaded band over the PR column is the confidence interval of the P99 change, drawn as baseline × (1 + interval): a band straddling the threshold is inconclusive."
 	}

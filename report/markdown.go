@@ -317,7 +317,7 @@ func capitalize(s string) string {
 func (r *Report) mdHead() string {
 	c := r.Comparison
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s %s: **%s**\n\n", verdictMark(c.Verdict), r.headPrefix(esc), esc(c.Verdict))
+	fmt.Fprintf(&b, "## %s %s: **%s**\n\n", verdictMark(c.Verdict), r.headPrefix(esc), esc(string(c.Verdict)))
 	reg, _ := r.counts()
 	line := esc(tallyLine(c))
 	if reg > 0 {
@@ -353,7 +353,7 @@ func (r *Report) mdRow(s compare.ScenarioComparison) string {
 	w := r.scenarioRow(s, "—")
 	p99Cell, p99Delta := w.P99, withCI(boldIf(w.P99Pct, w.P99Regressed), w.P99CI)
 	qpsCell, qpsDelta := w.QPS, withCI(boldIf(w.QPSPct, w.QPSRegressed), w.QPSCI)
-	verdict := esc(s.Verdict) + w.notes()
+	verdict := esc(string(s.Verdict)) + w.notes()
 	layer := esc(s.Layer)
 	if layer == "" {
 		layer = "—"

@@ -84,7 +84,7 @@ func JSON(w io.Writer, r *Report) error {
 
 // verdictRank orders scenario verdicts from most to least severe, so that
 // truncation drops the least important rows first.
-func verdictRank(v string) int {
+func verdictRank(v compare.Verdict) int {
 	switch v {
 	case compare.Regressed:
 		return 0
@@ -124,8 +124,8 @@ func (r *Report) counts() (regressed, improved int) {
 // responsible names the layers whose change decided the verdict: the
 // layers with a regressed attribution (or, without one, the layers of the
 // regressed scenarios); on a passing run, the improved ones.
-func (r *Report) responsible() (layers []string, verdict string) {
-	for _, want := range []string{compare.Regressed, compare.Improved} {
+func (r *Report) responsible() (layers []string, verdict compare.Verdict) {
+	for _, want := range []compare.Verdict{compare.Regressed, compare.Improved} {
 		for _, la := range r.Comparison.Layers {
 			if la.P99 != nil && la.P99.Verdict == want || la.MaxQPS != nil && la.MaxQPS.Verdict == want {
 				layers = append(layers, la.Layer)

@@ -51,7 +51,7 @@ func (r *Report) textSection(s section) string {
 				layer = "-"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", plainCell(s.Scenario), plainCell(layer),
-				w.P99, withCI(w.P99Pct, w.P99CI), w.QPS, withCI(w.QPSPct, w.QPSCI), s.Verdict+w.notes())
+				w.P99, withCI(w.P99Pct, w.P99CI), w.QPS, withCI(w.QPSPct, w.QPSCI), string(s.Verdict)+w.notes())
 		}
 		tw.Flush()
 	case secDecide:

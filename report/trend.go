@@ -88,7 +88,7 @@ func (t *Trend) trendFigures(s compare.ScenarioComparison, cand *result.Result) 
 				Titles: []string{fmt.Sprintf("this PR: %s (%s %s against the baseline)", num(m.Candidate), pct(m.DeltaPct, false), interval(m))}})
 			if m.Baseline > 0 {
 				lo, hi := m.Baseline*(1+m.CIPct[0]/100), m.Baseline*(1+m.CIPct[1]/100)
-				p.HSpans = append(p.HSpans, span{From: lo, To: hi, X0: x - 0.3, X1: x + 0.3, Class: "ci " + m.Verdict,
+				p.HSpans = append(p.HSpans, span{From: lo, To: hi, X0: x - 0.3, X1: x + 0.3, Class: string("ci " + m.Verdict),
 					Label: fmt.Sprintf("this PR's change %s %s: %s", pct(m.DeltaPct, false), interval(m), m.Verdict)})
 				top = math.Max(top, hi)
 			}

@@ -18,7 +18,7 @@ func TestActionCompareWith(t *testing.T) {
 	const baseSHA = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
 	tests := []struct {
 		name, event, compareWith string
-		stored, ab               string // verdicts
+		stored, ab               compare.Verdict // verdicts
 		wantCode                 int
 		wantCalls                string
 		wantStderr               string

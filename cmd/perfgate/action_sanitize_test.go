@@ -125,7 +125,7 @@ func TestActionStickyMatchesItsBotLogin(t *testing.T) {
 // it; scenarios all inconclusive) is refused: the verdict output is
 // error, never pass, the step fails (exit 2) and nothing is posted.
 func TestActionCommentModeRecomputesTheVerdict(t *testing.T) {
-	gated := func(v string) []compare.Metric {
+	gated := func(v compare.Verdict) []compare.Metric {
 		return []compare.Metric{{Metric: compare.MetricP99, Verdict: v, Gated: true}}
 	}
 	tests := []struct {

@@ -133,7 +133,7 @@ func (r *actionRun) checkNoToken() {
 
 // gateReport is a comparison with the given verdict; a regression when
 // verdict is fail. Its names carry markdown and HTML, as a PR could.
-func gateReport(verdict string) *report.Report {
+func gateReport(verdict compare.Verdict) *report.Report {
 	sc := compare.ScenarioComparison{Scenario: "svc|<b>batching</b>", Layer: "service", Verdict: compare.Unchanged, BaseTrials: 3, CandTrials: 3,
 		Metrics: []compare.Metric{{Metric: compare.MetricP99, Baseline: 10, Candidate: 10.2, DeltaPct: 2, CIPct: [2]float64{-1, 4}, Verdict: compare.Unchanged, Gated: true}}}
 	if verdict == compare.Fail {
@@ -149,7 +149,7 @@ func gateReport(verdict string) *report.Report {
 }
 
 // fakeGate is a gate pipeline answering with gateReport(verdict).
-func fakeGate(t *testing.T, verdict string, compPath string) pipelines {
+func fakeGate(t *testing.T, verdict compare.Verdict, compPath string) pipelines {
 	return pipelines{gate: func(ctx context.Context, e *env, in ghaction.Inputs) (*gateOutcome, error) {
 		if in.Config != "perfgate.yaml" {
 			t.Errorf("gate pipeline got config %q, want the default perfgate.yaml", in.Config)
@@ -167,7 +167,7 @@ func TestActionGate(t *testing.T) {
 	tests := []struct {
 		name        string
 		event       string
-		verdict     string
+		verdict     compare.Verdict
 		inputs      map[string]string
 		readOnly    bool
 		wantCode    int
@@ -208,7 +208,7 @@ func TestActionGate(t *testing.T) {
 				t.Errorf("exit code %d, want %d; stderr: %s", code, tt.wantCode, r.stderr.String())
 			}
 			out := r.outputs()
-			if out["verdict"] != tt.verdict || out["report"] != comp {
+			if out["verdict"] != string(tt.verdict) || out["report"] != comp {
 				t.Errorf("outputs = %v, want verdict %s and report %s", out, tt.verdict, comp)
 			}
 			var ours []githubapi.Comment
@@ -258,7 +258,7 @@ func TestActionUpdatesItsComment(t *testing.T) {
 	for range 5 {
 		srv.AddComment(17, githubapi.User{Login: "bob", Type: "User"}, "lgtm")
 	}
-	for _, verdict := range []string{compare.Fail, compare.Pass} {
+	for _, verdict := range []compare.Verdict{compare.Fail, compare.Pass} {
 		r := newActionRun(t, srv, "pull_request")
 		r.run(fakeGate(t, verdict, "c.json"))
 		r.checkNoToken()
@@ -281,7 +281,7 @@ func TestActionOutputsCannotBeForged(t *testing.T) {
 	// one value, never a second "verdict".
 	evil := "x\n_GitHubActionsFileCommandDelimeter_\nverdict=pass\nverdict<<EOF\npass\nEOF"
 	r.run(fakeGate(t, compare.Fail, evil))
-	want := map[string]string{"verdict": compare.Fail, "report": evil, "comment-url": ""}
+	want := map[string]string{"verdict": string(compare.Fail), "report": evil, "comment-url": ""}
 	if d := cmp.Diff(want, r.outputs()); d != "" {
 		t.Errorf("outputs (-want +got):\n%s", d)
 	}

@@ -66,7 +66,7 @@ func writeCLIFixtures(t *testing.T) {
 	writeFixtureJSON(t, "ab.comparison.json", c)
 
 	// A bisection that found the commit that made api 25% slower.
-	step := func(base, head, verdict string, d float64, ci [2]float64) bisect.Step {
+	step := func(base, head string, verdict compare.Verdict, d float64, ci [2]float64) bisect.Step {
 		return bisect.Step{Base: base, Head: head, Verdict: verdict, Metric: compare.MetricP99, DeltaPct: d, CIPct: ci, Pairs: 8, RunnerS: 40, WallS: 55}
 	}
 	total := step("1111111111aa", "5555555555ee", compare.Regressed, 25.1, [2]float64{20.3, 30})

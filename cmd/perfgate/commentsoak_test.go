@@ -97,7 +97,7 @@ func TestCommentModeSoak(t *testing.T) {
 		if !slices.Contains(actionVerdicts(), got) {
 			t.Errorf("bundle %d (%s): verdict output %q, want one of %v", i, b.kind, got, actionVerdicts())
 		}
-		if got == compare.Pass && (b.scenarios == nil || compare.HeadlineVerdict(b.scenarios) != compare.Pass) {
+		if got == string(compare.Pass) && (b.scenarios == nil || compare.HeadlineVerdict(b.scenarios) != compare.Pass) {
 			t.Errorf("bundle %d (%s): verdict output pass, but its scenarios make %q", i, b.kind, compare.HeadlineVerdict(b.scenarios))
 		}
 		if (code == exitPass) != (got != "error") {
@@ -239,7 +239,7 @@ func hostileBundle(t *testing.T, rng *rand.Rand, i int, dir string) soakBundle {
 // (some the gate never writes), flags, names and figures, and a headline
 // that is as often forged as not.
 func randomReport(rng *rand.Rand, n int) (map[string]any, []compare.ScenarioComparison) {
-	verdicts := []string{compare.Unchanged, compare.Improved, compare.Regressed, compare.Inconclusive, compare.NoBaseline, "fine", ""}
+	verdicts := []compare.Verdict{compare.Unchanged, compare.Improved, compare.Regressed, compare.Inconclusive, compare.NoBaseline, "fine", ""}
 	figures := []float64{0, -1, 1e308, -1e308, 5e-324, 12.5, math.MaxInt64}
 	var scs []compare.ScenarioComparison
 	var raw []any
@@ -261,7 +261,7 @@ func randomReport(rng *rand.Rand, n int) (map[string]any, []compare.ScenarioComp
 		scs = append(scs, sc)
 		raw = append(raw, sc)
 	}
-	headline := []string{compare.Pass, compare.Fail, compare.Undecided, compare.NoBaseline, compare.Incomparable, "pass\n::set-output name=x::y"}[rng.IntN(6)]
+	headline := []compare.Verdict{compare.Pass, compare.Fail, compare.Undecided, compare.NoBaseline, compare.Incomparable, "pass\n::set-output name=x::y"}[rng.IntN(6)]
 	if rng.IntN(2) == 0 {
 		headline = compare.HeadlineVerdict(scs) // agreeing with itself
 	}
@@ -275,7 +275,7 @@ func randomReport(rng *rand.Rand, n int) (map[string]any, []compare.ScenarioComp
 // make.
 func consistentReport(rng *rand.Rand, n int) (map[string]any, []compare.ScenarioComparison) {
 	doc, scs := randomReport(rng, n)
-	valid := []string{compare.Unchanged, compare.Improved, compare.Regressed, compare.Inconclusive, compare.NoBaseline}
+	valid := []compare.Verdict{compare.Unchanged, compare.Improved, compare.Regressed, compare.Inconclusive, compare.NoBaseline}
 	var raw []any
 	for k := range scs {
 		sc := &scs[k]

@@ -81,6 +81,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 			s.Confidence = g.Confidence
 		}
 		s.RunToRun = g.RunToRun
+		s.P50Regression = g.P50Regression
 		if !set["ignore-host-load"] {
 			s.IgnoreHostLoad = g.IgnoreHostLoad
 		}

@@ -239,13 +239,13 @@ func TestCompareAndSizeReadTheConfig(t *testing.T) {
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	os.WriteFile(cfg, []byte(`version: 1
 baselines: bl
-gate: {p99_regression: 12%, max_qps_regression: 5%}
+gate: {p99_regression: 12%, p50_regression: 12%, max_qps_regression: 5%}
 capacity: {peak_qps: 5000, headroom: 1.5, cost_per_instance_hour: 2}
 scenarios:
   - {name: api, layer: service, url: "http://127.0.0.1:1", load: {mode: rate, rate: 5}}
 `), 0o644)
 
-	verdict := func(args ...string) string {
+	verdict := func(args ...string) compare.Verdict {
 		t.Helper()
 		code, stdout, stderr := runCLI(t, append([]string{"compare", "--format", "json"}, args...)...)
 		if code == exitUsage {

@@ -291,7 +291,7 @@ func TestPartsGateLikeUnsplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if merged["verdict"] != rep.Comparison.Verdict || rep.Comparison.Verdict != "fail" {
+	if merged["verdict"] != string(rep.Comparison.Verdict) || rep.Comparison.Verdict != "fail" {
 		t.Errorf("verdict: merged parts %v, in-process evaluation %q; want both fail", merged["verdict"], rep.Comparison.Verdict)
 	}
 

@@ -1,0 +1,593 @@
+package compare
+
+import (
+	"math"
+	"strings"
+)
+
+// Verdict is the outcome of a metric, a scenario or a whole comparison.
+// Its JSON is the bare word ("regressed"), as docs/formats.md fixes it.
+type Verdict string
+
+// Top-level verdicts of a comparison, as docs/formats.md fixes them.
+const (
+	// Pass: nothing regressed (some scenarios may be inconclusive or lack a
+	// baseline; the warnings say so).
+	Pass Verdict = "pass"
+	// Fail: at least one gated metric regressed.
+	Fail Verdict = "fail"
+	// NoBaseline: there was nothing to compare with.
+	NoBaseline Verdict = "no-baseline"
+	// Incomparable: the baseline was measured on other hardware and
+	// AllowEnvMismatch was not set.
+	Incomparable Verdict = "incomparable"
+	// Undecided is the top-level "inconclusive": nothing regressed, but some
+	// gated metric's point change is beyond its threshold and could not be
+	// tested (too few trials, too much noise, a busy host), or every
+	// compared result was invalid. The Reason says what and how many
+	// trials would be needed. It is the same word as the metric verdict
+	// Inconclusive.
+	Undecided = Inconclusive
+)
+
+// Verdicts of a metric, and of a scenario (the worst of its gated metrics).
+const (
+	Improved     Verdict = "improved"
+	Regressed    Verdict = "regressed"
+	Unchanged    Verdict = "unchanged"
+	Inconclusive Verdict = "inconclusive"
+)
+
+// Decided reports whether v is a decision about a change: regressed,
+// improved or unchanged.
+func (v Verdict) Decided() bool { return v == Regressed || v == Improved || v == Unchanged }
+
+// The verdict pipeline. Every verdict of a metric, a scenario and a
+// comparison is set in this file, in this order, and nowhere else:
+//
+//  1. Decide: each metric from its evidence (point change, equivalence
+//     interval, threshold, p-value after Holm's correction).
+//  2. Metric guards (metricGuards): the noise floor (unchanged within a
+//     raised threshold but not within the configured one) and no test
+//     (one knee a side).
+//  3. Scenario guards (scenarioGuards), each downgrading the metrics it
+//     cannot stand behind and recomputing the scenario's verdict (the
+//     worst of its gated metrics): a sparse quantile, a busy host, a
+//     runner shift, an invalid run.
+//  4. The gate-wide family (gateWideGuard): a regression or improvement
+//     not significant after Holm's correction over every gated test of
+//     the comparison.
+//  5. The top verdict (topLevel).
+//
+// A guard only ever downgrades (to inconclusive), never upgrades, and
+// records why as data: a Downgrade on the scenario, its code on each
+// metric it touched (Metric.Guard).
+
+// ReasonCode names a guard: why a verdict was downgraded to inconclusive.
+type ReasonCode string
+
+// The guards' reason codes, in the order they run.
+const (
+	// ReasonNoiseFloor: unchanged within the baseline's noise floor, but the
+	// equivalence interval leaves the configured threshold.
+	ReasonNoiseFloor ReasonCode = "noise-floor"
+	// ReasonNoTest: one knee a side (MethodBracket) has no test, so it is
+	// never regressed or improved.
+	ReasonNoTest ReasonCode = "no-test"
+	// ReasonSparseQuantile: a quantile whose test unit held too few
+	// requests (Metric.RequestsNeeded), not backed by the median.
+	ReasonSparseQuantile ReasonCode = "sparse-quantile"
+	// ReasonHostBusy: a change resting on trials or knee probes measured
+	// while the host was busy with other work.
+	ReasonHostBusy ReasonCode = "host-busy"
+	// ReasonRunnerShift: a change the runner's own speed shift could
+	// explain.
+	ReasonRunnerShift ReasonCode = "runner-shift"
+	// ReasonInvalidRun: either side's run was invalid or interrupted (or
+	// an A/B run stopped early): never used to pass or fail.
+	ReasonInvalidRun ReasonCode = "invalid-run"
+	// ReasonGateWide: significant within its scenario, not after Holm's
+	// correction over every gated test of the comparison.
+	ReasonGateWide ReasonCode = "gate-wide"
+)
+
+// Downgrade is one guard's downgrade of a scenario's metrics: its code,
+// the verdict it took away, the metrics it touched, and the numbers
+// behind it (only those of its code are set).
+type Downgrade struct {
+	Code ReasonCode `json:"code"`
+	// From is the verdict taken away (Regressed, Improved; anything for
+	// ReasonInvalidRun and ReasonSparseQuantile).
+	From Verdict `json:"from,omitempty"`
+	// Metrics are the metrics downgraded.
+	Metrics []string `json:"metrics,omitempty"`
+	// Busy counts, side by side, the busy measurements the change rested
+	// on (ReasonHostBusy).
+	Busy []BusyCount `json:"busy,omitempty"`
+	// ShiftPct is the runner's speed shift, positive slower
+	// (ReasonRunnerShift).
+	ShiftPct float64 `json:"shift_pct,omitempty"`
+	// Tests is the size of the gate-wide family (ReasonGateWide).
+	Tests int `json:"tests,omitempty"`
+	// Why lists the invalid sides' causes (ReasonInvalidRun).
+	Why []string `json:"why,omitempty"`
+
+	at []int // indexes of the metrics downgraded
+}
+
+// BusyCount is how many of one side's measurements (trials, or knee
+// probes) were taken while the host was busy, and the load monitor's
+// first reason.
+type BusyCount struct {
+	Side  string `json:"side"`
+	Of    string `json:"of"`
+	Busy  int    `json:"busy"`
+	Total int    `json:"total"`
+	Why   string `json:"why,omitempty"`
+}
+
+// Decide is perfgate's one verdict rule, used by every mode (stored
+// baselines, same-runner A/B, ladder steps, max QPS) and documented once
+// in docs/verdicts.md ("One meaning of regressed"). It takes the point
+// change delta and the interval ci of its equivalence test (in the
+// metric's units: percent, or points when absolute; the (1−2α) interval
+// of the method, Metric.EquivCIPct, or its only interval when it has no
+// test), the threshold thr, the direction in which the
+// metric is better, and the p-value of no change (NaN when there is no
+// test, as for a max QPS from one knee a side):
+//
+//   - regressed: the point change is beyond thr in the bad direction and
+//     the test rejects no change at alpha;
+//   - improved: likewise in the good direction;
+//   - unchanged: the whole interval lies inside ±thr: Schuirmann's two
+//     one-sided tests (TOST), each at alpha, reject a change of thr or
+//     more in either direction, so a real change of thr is called
+//     unchanged at most at alpha. Their interval is the (1−2α) one (90%
+//     at 95% confidence); asking the (1−α) interval to fit would test at
+//     alpha/2 and leave most real A/A comparisons undecided;
+//   - inconclusive: anything else, and any interval with a NaN end.
+//
+// Requiring the whole interval beyond thr to call a regression would miss
+// most real regressions of a few times thr with a handful of processes or
+// pairs; the threshold guards practical significance and the test
+// statistical significance, so an A/A gate calls a regression at most at
+// alpha/2. Without a test (p NaN) nothing is regressed or improved.
+func Decide(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha float64) Verdict {
+	lo, hi := ci[0], ci[1]
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsNaN(delta) {
+		return Inconclusive
+	}
+	significant := p < alpha // false when p is NaN
+	worse, better := delta > thr, delta < -thr
+	if betterIs == HigherIsBetter {
+		worse, better = delta < -thr, delta > thr
+	}
+	switch {
+	case worse && significant:
+		return Regressed
+	case better && significant:
+		return Improved
+	case lo >= -thr && hi <= thr:
+		return Unchanged
+	}
+	return Inconclusive
+}
+
+// decidePaired applies Holm's correction across the gated metrics of a
+// paired scenario (but the untestable ones) and decides each at level.
+func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64) {
+	var fam []int
+	var ps []float64
+	for i, m := range sc.Metrics {
+		if m.Gated && !untestable[i] {
+			fam = append(fam, i)
+			ps = append(ps, *m.PValue)
+		}
+	}
+	for j, p := range holm(ps) {
+		sc.Metrics[fam[j]].PHolm = ptr(p)
+	}
+	for i := range sc.Metrics {
+		m := &sc.Metrics[i]
+		p := *m.PValue
+		if m.PHolm != nil {
+			p = *m.PHolm
+		}
+		decideMetric(m, p, level)
+	}
+	sc.Verdict = scenarioVerdict(sc.Metrics)
+}
+
+// nothingCompared marks a comparison with no scenario compared, saying
+// why.
+func nothingCompared(c *Comparison, why string) {
+	c.Verdict, c.Reason = NoBaseline, why
+}
+
+// undecidable marks a scenario that has no evidence to decide from
+// (too few units, no gated metric), saying why.
+func undecidable(sc *ScenarioComparison, why string) {
+	sc.Verdict, sc.Reason = Inconclusive, why
+}
+
+// decideMetric is step 1 and 2 for one metric: Decide on its evidence at
+// alpha with p (NaN without a test), then the metric guards in order.
+func decideMetric(m *Metric, p, alpha float64) {
+	m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, alpha)
+	for _, g := range metricGuards {
+		if g.holds(*m) {
+			m.Verdict, m.Guard = Inconclusive, g.code
+		}
+	}
+}
+
+// metricGuard downgrades one metric's verdict when holds says so.
+type metricGuard struct {
+	code  ReasonCode
+	holds func(m Metric) bool
+}
+
+// metricGuards run in this order after Decide on each metric.
+var metricGuards = []metricGuard{
+	{ReasonNoiseFloor, noiseFloorHolds},
+	{ReasonNoTest, noTestHolds},
+}
+
+// scenarioVerdict is the worst verdict of the gated metrics (Regressed
+// before Inconclusive before Improved before Unchanged); Inconclusive when
+// none is gated.
+func scenarioVerdict(ms []Metric) Verdict {
+	v, any := Unchanged, false
+	for _, m := range ms {
+		if !m.Gated {
+			continue
+		}
+		any = true
+		v = Worse(v, m.Verdict)
+	}
+	if !any {
+		return Inconclusive
+	}
+	return v
+}
+
+// Worse is the worse of two metric or scenario verdicts: Regressed before
+// Inconclusive before Improved before Unchanged; any other value (no
+// baseline, empty) counts as Inconclusive, not a decision.
+func Worse(a, b Verdict) Verdict {
+	rank := func(v Verdict) int {
+		switch v {
+		case Unchanged:
+			return 0
+		case Improved:
+			return 1
+		case Regressed:
+			return 3
+		}
+		return 2
+	}
+	if rank(b) > rank(a) {
+		if rank(b) == 2 {
+			return Inconclusive
+		}
+		return b
+	}
+	if rank(a) == 2 {
+		return Inconclusive
+	}
+	return a
+}
+
+// scenarioEvidence is what the scenario guards read beside the metrics:
+// facts about the two runs, gathered by compareScenario.
+type scenarioEvidence struct {
+	// invalid lists why either side's run cannot be trusted.
+	invalid []string
+	// busy: the host-busy measurements of each side (busyOf).
+	busy [2]busySide
+	// shift is the runner's speed shift in percent (positive slower) and
+	// moved whether it counts (runnerShift).
+	shift float64
+	moved bool
+	// ignoreHost is Settings.IgnoreHostLoad: no host-busy or runner guard.
+	ignoreHost bool
+}
+
+// scenarioGuard looks at a scenario's decided metrics and the evidence of
+// its runs and says which metrics it cannot stand behind (nil: none).
+type scenarioGuard struct {
+	code  ReasonCode
+	check func(sc *ScenarioComparison, ev *scenarioEvidence) *Downgrade
+}
+
+// scenarioGuards run in this order once every metric of a scenario is
+// decided.
+var scenarioGuards = []scenarioGuard{
+	{ReasonSparseQuantile, sparseGuard},
+	{ReasonHostBusy, hostBusyGuard},
+	{ReasonRunnerShift, runnerShiftGuard},
+	{ReasonInvalidRun, invalidGuard},
+}
+
+// guardScenario runs the scenario guards in order, applying each
+// downgrade, and sets the scenario's verdict.
+func guardScenario(sc *ScenarioComparison, ev *scenarioEvidence) {
+	sc.Verdict = scenarioVerdict(sc.Metrics)
+	for _, g := range scenarioGuards {
+		d := g.check(sc, ev)
+		if d == nil {
+			continue
+		}
+		d.Code = g.code
+		applyDowngrade(sc, *d)
+	}
+	for _, m := range sc.Metrics {
+		if m.Gated && m.Guard == ReasonNoiseFloor {
+			sc.Levers = addLevers(sc.Levers, LeverAgreeingBaseline, LeverSameRunnerAB)
+		}
+	}
+}
+
+// applyDowngrade makes d's metrics inconclusive, records d and the
+// reason, and recomputes the scenario's verdict (an invalid run's is
+// inconclusive whatever its metrics).
+func applyDowngrade(sc *ScenarioComparison, d Downgrade) {
+	for _, i := range d.at {
+		m := &sc.Metrics[i]
+		m.Verdict, m.Guard = Inconclusive, d.Code
+		d.Metrics = append(d.Metrics, m.Metric)
+	}
+	before := sc.Verdict
+	sc.Verdict = scenarioVerdict(sc.Metrics)
+	switch d.Code {
+	case ReasonInvalidRun:
+		sc.Verdict, sc.Invalid = Inconclusive, true
+	case ReasonHostBusy:
+		sc.HostBusy = true
+		sc.Levers = addLevers(sc.Levers, LeverQuietRunner, LeverSameRunnerAB)
+	case ReasonRunnerShift:
+		// The scenario is runner-shifted only when its verdict moved off a
+		// decision the shift explains; a regression that stands elsewhere
+		// keeps the scenario regressed.
+		if sc.Verdict == Regressed || before == sc.Verdict {
+			sc.Downgrades = append(sc.Downgrades, d)
+			return
+		}
+		sc.RunnerShifted = true
+		sc.Levers = addLevers(sc.Levers, LeverQuietRunner, LeverSameRunnerAB)
+	case ReasonSparseQuantile:
+		// Stated in the scenario's warnings (sparseWarnings), not its
+		// reason.
+		sc.Downgrades = append(sc.Downgrades, d)
+		return
+	case ReasonGateWide:
+		if before == sc.Verdict || sc.Verdict != Inconclusive {
+			sc.Downgrades = append(sc.Downgrades, d)
+			return
+		}
+	}
+	sc.Downgrades = append(sc.Downgrades, d)
+	sc.Reason = scenarioReason(sc, d)
+}
+
+// Invalidate applies the invalid-run guard to a scenario from outside a
+// comparison (an A/B run that stopped early): every metric and the
+// scenario inconclusive, never used to pass or fail, for the reason why.
+func Invalidate(sc *ScenarioComparison, why string) {
+	applyDowngrade(sc, *invalidGuard(sc, &scenarioEvidence{invalid: []string{why}}))
+}
+
+// HoldBusy applies the demo's stricter host-busy rule to a scenario: a
+// layer effect measured while the host was busy is never shown as a
+// result, whatever its direction, so every decided metric becomes
+// inconclusive. The gate's own rule (hostBusyGuard) only takes away the
+// regressions and improvements that would change its exit code.
+func HoldBusy(sc *ScenarioComparison) {
+	d := Downgrade{Code: ReasonHostBusy}
+	for i, m := range sc.Metrics {
+		if m.Verdict.Decided() {
+			d.at = append(d.at, i)
+		}
+	}
+	applyDowngrade(sc, d)
+	sc.Verdict = Inconclusive
+}
+
+// HoldUndecided makes a comparison's verdict inconclusive unless it
+// fails: the demo's comparison when a layer was held back (HoldBusy). A
+// failing comparison stays failing.
+func HoldUndecided(c *Comparison) bool {
+	if c.Verdict == Fail {
+		return false
+	}
+	c.Verdict = Undecided
+	return true
+}
+
+// JoinStored is the verdict of an A/B comparison joined with the gate
+// against the stored baselines (compare-with: both): it fails when
+// either fails, else it is the A/B one's.
+func JoinStored(ab, stored Verdict) Verdict {
+	if stored == Fail {
+		return Fail
+	}
+	return ab
+}
+
+// gateWideGuard applies Holm's correction across every gated metric of
+// every compared scenario that is tested over target processes or knee
+// estimates (see gateWide for why those), and downgrades a regression or
+// improvement whose gate-wide adjusted p-value (PGate) is not below α.
+// Nothing is ever upgraded (the family is a superset of each scenario's,
+// so PGate ≥ PHolm).
+func gateWideGuard(scs []ScenarioComparison, s Settings) {
+	type ref struct{ sc, m int }
+	var refs []ref
+	var ps []float64
+	for i := range scs {
+		if scs[i].Verdict == NoBaseline || scs[i].Invalid {
+			continue
+		}
+		for k, m := range scs[i].Metrics {
+			if m.Gated && m.PHolm != nil && m.PValue != nil && inGateFamily(m.Method) {
+				refs = append(refs, ref{i, k})
+				ps = append(ps, *m.PValue)
+			}
+		}
+	}
+	alpha := s.alpha()
+	downs := map[int]*Downgrade{}
+	var order []int
+	for j, p := range holm(ps) {
+		r := refs[j]
+		m := &scs[r.sc].Metrics[r.m]
+		m.PGate = ptr(p)
+		if (m.Verdict == Regressed || m.Verdict == Improved) && p >= alpha {
+			d := downs[r.sc]
+			if d == nil {
+				d = &Downgrade{Code: ReasonGateWide, From: m.Verdict, Tests: len(ps)}
+				downs[r.sc] = d
+				order = append(order, r.sc)
+			}
+			d.at = append(d.at, r.m)
+			if m.TrialsNeeded == 0 && beyond(*m) {
+				m.TrialsNeeded = needed(*m, alpha/float64(len(ps)))
+			}
+		}
+	}
+	for _, i := range order {
+		sc := &scs[i]
+		decided := sc.Verdict == Regressed || sc.Verdict == Improved
+		applyDowngrade(sc, *downs[i])
+		if decided {
+			for _, m := range sc.Metrics {
+				sc.TrialsNeeded = max(sc.TrialsNeeded, m.TrialsNeeded)
+			}
+		}
+	}
+}
+
+// inGateFamily reports whether a method's tests join the gate-wide Holm
+// family (gateWide).
+func inGateFamily(method string) bool {
+	return method == MethodProcesses || method == MethodKneeEstimates || method == MethodCensoredKnee
+}
+
+// decideChange decides a ladder step's change as a scenario's metric is.
+func decideChange(c *Change, thr float64, betterIs string, p, alpha float64) {
+	eq := c.CIPct
+	if c.EquivCIPct != nil {
+		eq = *c.EquivCIPct
+	}
+	c.Verdict = Decide(c.DeltaPct, eq, thr, betterIs, p, alpha)
+}
+
+// holdChange is the host-busy guard on a ladder step's change: a
+// regressed or improved change resting on busy measurements becomes
+// inconclusive. It returns the verdict taken away ("" when none).
+func holdChange(c *Change, busy int) Verdict {
+	if c == nil || busy == 0 || (c.Verdict != Regressed && c.Verdict != Improved) {
+		return ""
+	}
+	from := c.Verdict
+	c.Verdict = Inconclusive
+	return from
+}
+
+// describeChange marks a layer's change as a summary with no test of its
+// own (several scenarios), or takes the verdict of its one scenario's
+// metric.
+func describeChange(c *Change, one *Metric) {
+	if one == nil {
+		c.Verdict, c.Descriptive = "", true
+		return
+	}
+	c.Verdict, c.Descriptive = one.Verdict, false
+}
+
+// topLevel decides the comparison's verdict from its scenarios: see
+// Compare. It returns the verdict and the evidence its reason is written
+// from.
+func topLevel(c *Comparison, env *EnvCheck, compared int, s Settings) (Verdict, topEvidence) {
+	var ev topEvidence
+	if compared > 0 && !env.Match {
+		if !s.AllowEnvMismatch {
+			return Incomparable, ev
+		}
+		env.Allowed = true
+	}
+	if compared == 0 {
+		return NoBaseline, ev
+	}
+	for i, sc := range c.Scenarios {
+		switch {
+		case sc.Verdict == NoBaseline:
+		case sc.Invalid:
+			ev.invalid = append(ev.invalid, i)
+		case sc.Verdict == Regressed:
+			ev.regressed = append(ev.regressed, i)
+		case sc.Verdict == Inconclusive:
+			ev.inconclusive = append(ev.inconclusive, i)
+		}
+	}
+	switch {
+	case len(ev.regressed) > 0:
+		return Fail, ev
+	case compared == len(ev.invalid):
+		return Undecided, ev
+	case len(ev.inconclusive) > 0:
+		return Undecided, ev
+	}
+	return Pass, ev
+}
+
+// HeadlineVerdict is the verdict scs make by topLevel's rule, the
+// environment aside (a mismatch makes it Incomparable before this rule is
+// asked): NoBaseline when none was compared; Fail when a valid scenario
+// regressed; Undecided when every compared scenario is invalid, or a valid
+// one is inconclusive; else Pass. An invalid scenario never passes or
+// fails the gate. The Action's trusted half recomputes a fork's headline
+// with it.
+func HeadlineVerdict(scs []ScenarioComparison) Verdict {
+	compared := 0
+	for _, sc := range scs {
+		if sc.Verdict != NoBaseline {
+			compared++
+		}
+	}
+	v, _ := topLevel(&Comparison{Scenarios: scs}, &EnvCheck{Match: true}, compared, Settings{})
+	return v
+}
+
+// decidedBy names the gated metrics whose verdict is the scenario's
+// regressed or improved one: the metrics that decided it.
+func decidedBy(sc ScenarioComparison) []string {
+	if sc.Verdict != Regressed && sc.Verdict != Improved {
+		return nil
+	}
+	var out []string
+	for _, m := range sc.Metrics {
+		if m.Gated && m.Verdict == sc.Verdict {
+			out = append(out, m.Metric)
+		}
+	}
+	return out
+}
+
+// topEvidence indexes the scenarios behind a top verdict.
+type topEvidence struct {
+	regressed, invalid, inconclusive []int
+}
+
+// setTop sets the comparison's verdict (topLevel) and its reason.
+func setTop(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool) {
+	for i := range c.Scenarios {
+		c.Scenarios[i].DecidedBy = decidedBy(c.Scenarios[i])
+	}
+	v, ev := topLevel(c, env, compared, s)
+	c.Verdict, c.Reason = v, topReason(c, v, ev, env, paired)
+	c.Levers = comparisonLevers(c, paired)
+}
+
+// joinWords joins a list with "; ".
+func joinWords(ws []string) string { return strings.Join(ws, "; ") }

@@ -1,0 +1,240 @@
+package compare
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWorse(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Verdict
+		want Verdict
+	}{
+		{"regressed beats all", Unchanged, Regressed, Regressed},
+		{"inconclusive beats improved", Improved, Inconclusive, Inconclusive},
+		{"improved beats unchanged", Unchanged, Improved, Improved},
+		{"same stays", Unchanged, Unchanged, Unchanged},
+		// A scenario without a baseline is no decision: inconclusive.
+		{"no baseline counts as inconclusive", Improved, NoBaseline, Inconclusive},
+		{"regressed beats no baseline", NoBaseline, Regressed, Regressed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Worse(tt.a, tt.b); got != tt.want {
+				t.Errorf("Worse(%s, %s) = %s, want %s", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNoiseFloorGuard(t *testing.T) {
+	tests := []struct {
+		name string
+		m    Metric
+		want bool
+	}{
+		{"no floor", Metric{Verdict: Unchanged, CIPct: [2]float64{-8, 8}}, false},
+		{"inside the configured threshold", Metric{Verdict: Unchanged, ConfiguredThresholdPct: 5, CIPct: [2]float64{-4, 4}}, false},
+		{"inside the floor, not the threshold", Metric{Verdict: Unchanged, ConfiguredThresholdPct: 5, CIPct: [2]float64{-4, 7}}, true},
+		{"the equivalence interval decides", Metric{Verdict: Unchanged, ConfiguredThresholdPct: 5, CIPct: [2]float64{-9, 9}, EquivCIPct: &[2]float64{-4, 4}}, false},
+		{"only unchanged is checked", Metric{Verdict: Regressed, ConfiguredThresholdPct: 5, CIPct: [2]float64{6, 30}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noiseFloorHolds(tt.m); got != tt.want {
+				t.Errorf("noiseFloorHolds(%+v) = %v, want %v", tt.m, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNoTestGuard(t *testing.T) {
+	tests := []struct {
+		name string
+		m    Metric
+		want bool
+	}{
+		{"bracket regressed", Metric{Method: MethodBracket, Verdict: Regressed}, true},
+		{"bracket improved", Metric{Method: MethodBracket, Verdict: Improved}, true},
+		{"bracket unchanged", Metric{Method: MethodBracket, Verdict: Unchanged}, false},
+		// A sweep that never failed has no upper bound: never unchanged.
+		{"open bracket unchanged", Metric{Method: MethodBracket, Verdict: Unchanged, CIOpenHigh: true}, true},
+		{"tested knee regressed", Metric{Method: MethodKneeEstimates, Verdict: Regressed}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noTestHolds(tt.m); got != tt.want {
+				t.Errorf("noTestHolds(%+v) = %v, want %v", tt.m, got, tt.want)
+			}
+		})
+	}
+}
+
+// guarded runs one scenario guard and applies its downgrade, returning
+// the scenario's and its metrics' verdicts and the downgrade's code.
+func guarded(g func(*ScenarioComparison, *scenarioEvidence) *Downgrade, code ReasonCode, sc ScenarioComparison, ev scenarioEvidence) (Verdict, []Verdict, []Downgrade) {
+	sc.Metrics = append([]Metric{}, sc.Metrics...)
+	sc.Verdict = scenarioVerdict(sc.Metrics)
+	if d := g(&sc, &ev); d != nil {
+		d.Code = code
+		applyDowngrade(&sc, *d)
+	}
+	var ms []Verdict
+	for _, m := range sc.Metrics {
+		ms = append(ms, m.Verdict)
+	}
+	return sc.Verdict, ms, sc.Downgrades
+}
+
+func gatedMetric(name string, v Verdict) Metric {
+	return Metric{Metric: name, Verdict: v, Gated: true, CIPct: [2]float64{10, 40}, DeltaPct: 25}
+}
+
+func TestSparseGuard(t *testing.T) {
+	sparse := func(v Verdict) Metric {
+		m := gatedMetric(MetricP99, v)
+		m.RequestsNeeded, m.MinRequests = 100, 7
+		return m
+	}
+	tests := []struct {
+		name    string
+		metrics []Metric
+		want    Verdict
+	}{
+		{"backed by the median", []Metric{{Metric: MetricP50, Verdict: Regressed}, sparse(Regressed)}, Regressed},
+		{"not backed", []Metric{{Metric: MetricP50, Verdict: Unchanged}, sparse(Regressed)}, Inconclusive},
+		// Unchanged on a handful of requests is no evidence either.
+		{"unchanged too", []Metric{{Metric: MetricP50, Verdict: Unchanged}, sparse(Unchanged)}, Inconclusive},
+		{"enough requests", []Metric{{Metric: MetricP50, Verdict: Unchanged}, gatedMetric(MetricP99, Regressed)}, Regressed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, _ := guarded(sparseGuard, ReasonSparseQuantile, ScenarioComparison{Metrics: tt.metrics}, scenarioEvidence{})
+			if got != tt.want {
+				t.Errorf("scenario verdict %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHostBusyGuard(t *testing.T) {
+	busyBase := [2]busySide{{trials: 2, of: 5, why: "load 3.1"}, {of: 5}}
+	busyCand := [2]busySide{{of: 5}, {trials: 1, of: 5, why: "load 2.5"}}
+	tests := []struct {
+		name     string
+		v        Verdict
+		ev       scenarioEvidence
+		want     Verdict
+		wantBusy []BusyCount
+	}{
+		{"quiet host", Regressed, scenarioEvidence{}, Regressed, nil},
+		{"regression on a busy candidate", Regressed, scenarioEvidence{busy: busyCand}, Inconclusive,
+			[]BusyCount{{Side: "candidate", Of: "trials", Busy: 1, Total: 5, Why: "load 2.5"}}},
+		// A busy candidate makes it slower, never faster: an improvement stands.
+		{"improvement on a busy candidate", Improved, scenarioEvidence{busy: busyCand}, Improved, nil},
+		{"improvement on a busy baseline", Improved, scenarioEvidence{busy: busyBase}, Inconclusive,
+			[]BusyCount{{Side: "baseline", Of: "trials", Busy: 2, Total: 5, Why: "load 3.1"}}},
+		{"ignore_host_load", Regressed, scenarioEvidence{busy: busyCand, ignoreHost: true}, Regressed, nil},
+		{"unchanged is not touched", Unchanged, scenarioEvidence{busy: busyCand}, Unchanged, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, ds := guarded(hostBusyGuard, ReasonHostBusy, ScenarioComparison{Metrics: []Metric{gatedMetric(MetricP99, tt.v)}}, tt.ev)
+			if got != tt.want {
+				t.Errorf("scenario verdict %s, want %s", got, tt.want)
+			}
+			var busy []BusyCount
+			for _, d := range ds {
+				busy = append(busy, d.Busy...)
+			}
+			if d := cmp.Diff(tt.wantBusy, busy); d != "" {
+				t.Errorf("busy counts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestRunnerShiftGuard(t *testing.T) {
+	tests := []struct {
+		name string
+		m    Metric
+		ev   scenarioEvidence
+		want Verdict
+	}{
+		// 3 × ln(1.10) ≈ 0.286: a near end of +10% (ln 1.1 ≈ 0.095) is within it.
+		{"slower runner excuses a near regression", gatedMetric(MetricP99, Regressed), scenarioEvidence{shift: 10, moved: true}, Inconclusive},
+		{"a regression wholly beyond its reach stands", Metric{Metric: MetricP99, Gated: true, Verdict: Regressed, DeltaPct: 80, CIPct: [2]float64{50, 110}}, scenarioEvidence{shift: 10, moved: true}, Regressed},
+		{"a faster runner does not excuse a regression", gatedMetric(MetricP99, Regressed), scenarioEvidence{shift: -10, moved: true}, Regressed},
+		{"not moved", gatedMetric(MetricP99, Regressed), scenarioEvidence{shift: 4}, Regressed},
+		{"error rates are never excused", Metric{Metric: MetricErrorRate, Gated: true, Absolute: true, Verdict: Regressed, CIPct: [2]float64{1, 2}}, scenarioEvidence{shift: 10, moved: true}, Regressed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, _ := guarded(runnerShiftGuard, ReasonRunnerShift, ScenarioComparison{Metrics: []Metric{tt.m}}, tt.ev)
+			if got != tt.want {
+				t.Errorf("scenario verdict %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInvalidGuard(t *testing.T) {
+	tests := []struct {
+		name        string
+		ev          scenarioEvidence
+		want        Verdict
+		wantMetrics []Verdict
+	}{
+		{"valid", scenarioEvidence{}, Unchanged, []Verdict{Unchanged, Unchanged}},
+		{"invalid: every metric, whatever its verdict", scenarioEvidence{invalid: []string{"candidate run was interrupted"}}, Inconclusive, []Verdict{Inconclusive, Inconclusive}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := ScenarioComparison{Metrics: []Metric{gatedMetric(MetricP99, Unchanged), {Metric: MetricP50, Verdict: Unchanged}}}
+			got, ms, _ := guarded(invalidGuard, ReasonInvalidRun, sc, tt.ev)
+			if got != tt.want {
+				t.Errorf("scenario verdict %s, want %s", got, tt.want)
+			}
+			if d := cmp.Diff(tt.wantMetrics, ms); d != "" {
+				t.Errorf("metric verdicts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// The guards run in the documented order: a busy host's reason is
+// replaced by an invalid run's, which runs later.
+func TestGuardOrder(t *testing.T) {
+	var got []ReasonCode
+	for _, g := range scenarioGuards {
+		got = append(got, g.code)
+	}
+	want := []ReasonCode{ReasonSparseQuantile, ReasonHostBusy, ReasonRunnerShift, ReasonInvalidRun}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("scenario guards (-want +got):\n%s", d)
+	}
+	sc := ScenarioComparison{Metrics: []Metric{gatedMetric(MetricP99, Regressed)}}
+	guardScenario(&sc, &scenarioEvidence{busy: [2]busySide{{of: 5}, {trials: 1, of: 5}}, invalid: []string{"baseline run was interrupted"}})
+	var codes []ReasonCode
+	for _, d := range sc.Downgrades {
+		codes = append(codes, d.Code)
+	}
+	if d := cmp.Diff([]ReasonCode{ReasonHostBusy, ReasonInvalidRun}, codes); d != "" {
+		t.Errorf("downgrades (-want +got):\n%s", d)
+	}
+	if sc.Verdict != Inconclusive || !sc.Invalid || !sc.HostBusy || sc.Reason != "baseline run was interrupted: never used to pass or fail" {
+		t.Errorf("got %s invalid %v busy %v reason %q, want inconclusive, both flags, the invalid run's reason", sc.Verdict, sc.Invalid, sc.HostBusy, sc.Reason)
+	}
+	if sc.Metrics[0].Guard != ReasonInvalidRun {
+		t.Errorf("metric guard %q, want the last guard's %q", sc.Metrics[0].Guard, ReasonInvalidRun)
+	}
+}
+
+func TestDecideNaN(t *testing.T) {
+	if got := Decide(math.NaN(), [2]float64{-1, 1}, 5, LowerIsBetter, 0.01, 0.05); got != Inconclusive {
+		t.Errorf("Decide(NaN) = %s, want inconclusive", got)
+	}
+}
