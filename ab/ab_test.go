@@ -230,6 +230,10 @@ func TestABLoopback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B: starts processes for a few minutes")
 	}
+	// Its services sleep rather than compute: it runs beside the
+	// package's other loopback A/B tests (t.Parallel), as beside
+	// another package's tests on CI.
+	t.Parallel()
 	// A latency long beside the host's scheduling hiccups (tens to
 	// hundreds of ms on a loaded machine), so that they are a small part of
 	// each trial's P99.
@@ -462,6 +466,10 @@ func TestABSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B sweep: starts processes for about a minute")
 	}
+	// Its services sleep rather than compute: it runs beside the
+	// package's other loopback A/B tests (t.Parallel), as beside
+	// another package's tests on CI.
+	t.Parallel()
 	cfg := serialSweepConfig("load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 8s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
 	res, err := r.runAB(context.Background(), "HEAD", 0)
@@ -549,6 +557,10 @@ func TestABSweepHeadMeetsSLONowhere(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B sweep: starts processes for about half a minute")
 	}
+	// Its services sleep rather than compute: it runs beside the
+	// package's other loopback A/B tests (t.Parallel), as beside
+	// another package's tests on CI.
+	t.Parallel()
 	cfg := serialSweepConfig("timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 400ms, warmup: 100ms, budget: 8s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
 	r.write("latency_ms", "150")

@@ -30,20 +30,29 @@ import (
 // move of the runner between them as the variants' difference; measured
 // moments apart, pair by pair, the runner's moves hit both sides.
 //
-// Each side's result is written to o.Suite.OutDir under its scenario's
+// pairs are the plan's (config.Compile names each). Each side's result is
+// written to o.Suite.OutDir under its scenario's
 // name (a scenario in two pairs: the later one's), listed in the run's
 // manifest (result.Manifest), as a suite run writes them. Errors before any pair
 // runs are returned; failures of pairs are in Outcome.RunErr, their
 // comparisons inconclusive.
 func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o Options) (*Outcome, error) {
-	abRun := &compare.ABRun{Declared: true, Resident: cfg.AB.ABResident(), MaxTrials: cfg.AB.ABMaxTrials(),
+	abRun := &compare.ABRun{Declared: true, Resident: cfg.AB.Resident, MaxTrials: cfg.AB.MaxTrials,
 		BudgetS: cfg.AB.Budget.D().Seconds(), Scenarios: []compare.ABScenario{}}
+	named := func(name string) *config.Scenario {
+		for _, s := range cfg.Scenarios {
+			if s != nil && s.Name == name {
+				return s
+			}
+		}
+		return nil
+	}
 	var todo [][2]*config.Scenario
 	for _, p := range pairs {
 		var sc [2]*config.Scenario
 		for k, n := range []string{p.Base, p.Head} {
-			if sc[k] = cfg.ScenarioNamed(n); sc[k] == nil || sc[k].URL != "" {
-				return nil, fmt.Errorf("%w: %s: pair %q: scenario %q is not a scenario perfgate starts", ErrRefused, cfg.Path, p.Label(), n)
+			if sc[k] = named(n); sc[k] == nil || sc[k].URL != "" {
+				return nil, fmt.Errorf("%w: %s: pair %q: scenario %q is not a scenario perfgate starts", ErrRefused, cfg.Path, p.Name, n)
 			}
 		}
 		todo = append(todo, sc)
@@ -69,11 +78,11 @@ func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o 
 			break
 		}
 		sc := todo[i]
-		o.logf("a/b: pair %s: measuring %s and %s interleaved (ABBA)", p.Label(), p.Base, p.Head)
+		o.logf("a/b: pair %s: measuring %s and %s interleaved (ABBA)", p.Name, p.Base, p.Head)
 		d := sides{base: targetDir(cfg, sc[0]), head: targetDir(cfg, sc[1])}
-		c, run, base, head, err := measure(ctx, cfg, p.Label(), sc[1].Layer, sc, d, o)
+		c, run, base, head, err := measure(ctx, cfg, p.Name, sc[1].Layer, sc, d, o)
 		if err != nil {
-			runErrs = append(runErrs, fmt.Errorf("pair %s: %w", p.Label(), err))
+			runErrs = append(runErrs, fmt.Errorf("pair %s: %w", p.Name, err))
 		}
 		if c != nil {
 			scs = append(scs, *c)

@@ -52,6 +52,7 @@ pairs:
 // and a service three times as slow is decided regressed from paired evidence;
 // each side's result is written under its own scenario's name.
 func TestMeasurePairs(t *testing.T) {
+	t.Parallel() // sleeping services, as the package's loopback A/B tests
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

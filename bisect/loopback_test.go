@@ -144,6 +144,10 @@ func TestBisectLoopback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Its service sleeps rather than computes: the two
+			// bisections run side by side, as beside another package's
+			// tests on CI.
+			t.Parallel()
 			const n = 8
 			dir, commits := genRepo(t, n, 20, tt.slower)
 			list, err := Commits(context.Background(), dir, commits[0], "main")

@@ -92,6 +92,12 @@ func Compile(cfg *Config) (*Plan, error) {
 	if c.AB.MaxTrials == 0 {
 		c.AB.MaxTrials = DefaultABMaxTrials
 	}
+	// Each pair named (its label when the config gave none), so that the
+	// engines below never ask config for it.
+	c.Pairs = slices.Clone(cfg.Pairs)
+	for i := range c.Pairs {
+		c.Pairs[i].Name = c.Pairs[i].Label()
+	}
 	c.Targets = make(map[string]*Target, len(cfg.Targets))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Targets)) {
 		t := cfg.Targets[name]

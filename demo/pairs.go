@@ -43,7 +43,7 @@ func Measure(ctx context.Context, cfg *config.Config, so suite.Options, logDir s
 	}
 	m := &Measured{Run: Run{ByName: map[string]*result.Result{}}}
 	inPair := map[string]bool{}
-	for _, p := range cfg.Pairs {
+	for _, p := range plan.Pairs {
 		inPair[p.Base], inPair[p.Head] = true, true
 		if len(only) == 0 || slices.Contains(only, p.Base) || slices.Contains(only, p.Head) {
 			m.Pairs = append(m.Pairs, p)

@@ -50,7 +50,7 @@ func Planted(cfg *config.Config) (*config.Config, config.Pair, error) {
 // ab.MeasurePairs, its results written to so.OutDir (give it a folder of
 // its own: they are not baselines).
 func MeasurePlanted(ctx context.Context, cfg *config.Config, so suite.Options, logDir string) (*Measured, error) {
-	pc, p, err := Planted(cfg)
+	pc, _, err := Planted(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func MeasurePlanted(ctx context.Context, cfg *config.Config, so suite.Options, l
 	if err != nil {
 		return nil, err
 	}
-	m := &Measured{Pairs: []config.Pair{p}, Run: Run{ByName: map[string]*result.Result{}}}
+	m := &Measured{Pairs: plan.Pairs, Run: Run{ByName: map[string]*result.Result{}}}
 	o := ab.Options{Suite: so, OutDir: logDir, Settings: inRunSettings(pc)}
 	if m.Paired, err = ab.MeasurePairs(ctx, plan, m.Pairs, o); err != nil {
 		return nil, err

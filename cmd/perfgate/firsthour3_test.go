@@ -280,3 +280,30 @@ func TestSweepSLONeverMet(t *testing.T) {
 		}
 	}
 }
+
+// The README walkthrough's knee search against a service faster than its
+// --max-rate passed at the cap: size sizes from the bound it found ("at
+// most N instances", exit 0) instead of refusing (issue 47: a quiet
+// clean clone failed TestReadmeWalkthrough here, exit 2).
+func TestSizeFromMaxRateBound(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	knee := filepath.Join(t.TempDir(), "knee.json")
+	code, _, stderr := runCLI(t, "run", "--url", srv.URL, "--sweep", "--slo-p99", "50ms", "--start", "20", "--max-rate", "40",
+		"--duration", "200ms", "--warmup", "0s", "--budget", "10s", "--out", knee)
+	if code != exitPass {
+		t.Fatalf("run --sweep: exit %d\n%s", code, stderr)
+	}
+	if c := readResult(t, knee).Capacity; c == nil || !c.ReachedMaxRate || c.Bracket[1] != 0 {
+		t.Fatalf("capacity %+v: want a search that passed at its max rate, with no failing probe", c)
+	}
+	code, stdout, stderr := runCLI(t, "size", "--result", knee, "--peak-qps", "5000", "--headroom", "1.3")
+	if code != exitPass {
+		t.Fatalf("size: exit %d, want 0\n%s", code, stderr)
+	}
+	for _, want := range []string{"at most 163 (the knee is above the max rate)", "≥ 40 rps", "fewer instances may do"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("size's output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
