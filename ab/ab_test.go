@@ -228,9 +228,9 @@ func TestABLoopback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B: starts processes for a few minutes")
 	}
-	// Its services sleep rather than compute: it runs beside the
-	// package's other loopback A/B tests (t.Parallel), as beside
-	// another package's tests on CI.
+	// Its service sleeps rather than computes: it runs beside the
+	// package's other parallel test (t.Parallel), as beside another
+	// package's tests on CI.
 	t.Parallel()
 	// 100 requests a trial, the least a P99 needs.
 	const maxTrials = 16
@@ -462,11 +462,7 @@ func TestABSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B sweep: starts processes for about a minute")
 	}
-	// Its services sleep rather than compute: it runs beside the
-	// package's other loopback A/B tests (t.Parallel), as beside
-	// another package's tests on CI.
-	t.Parallel()
-	cfg := serialSweepConfig("load: {mode: sweep, start: 20, max_rate: 160, duration: 500ms, warmup: 200ms, budget: 8s, estimates: 3}")
+	cfg := serialSweepConfig("load: {mode: sweep, start: 20, max_rate: 160, duration: 300ms, warmup: 100ms, budget: 6s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
 	res, err := r.runAB(context.Background(), "HEAD", 0)
 	if err != nil {
@@ -553,10 +549,6 @@ func TestABSweepHeadMeetsSLONowhere(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B sweep: starts processes for about half a minute")
 	}
-	// Its services sleep rather than compute: it runs beside the
-	// package's other loopback A/B tests (t.Parallel), as beside
-	// another package's tests on CI.
-	t.Parallel()
 	cfg := serialSweepConfig("timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 400ms, warmup: 100ms, budget: 8s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
 	r.write("latency_ms", "150")

@@ -120,6 +120,7 @@ func TestGateABOnInconclusive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("A/B runs of a real target")
 	}
+	t.Parallel() // beside TestReadmeWalkthrough: its target sleeps 1 ms a request
 	dir := abInconclusiveRepo(t)
 	head := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
 	tests := []struct {

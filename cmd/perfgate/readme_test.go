@@ -73,6 +73,9 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds perfgate and runs the README's commands against the reference server")
 	}
+	// Beside TestGateABOnInconclusive, whose target sleeps (t.Parallel):
+	// each waits on its servers far more than it computes.
+	t.Parallel()
 	cmds := readmeQuickUse(t)
 	if len(cmds) < 8 {
 		t.Fatalf("README quick use: %d commands, want the whole walkthrough", len(cmds))
