@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/perfgate/perfgate/baselines"
-	"github.com/perfgate/perfgate/exitcode"
+	"github.com/perfgate/perfgate/internal/exitcode"
 	"github.com/perfgate/perfgate/result"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/compare"
-	"github.com/perfgate/perfgate/exitcode"
+	"github.com/perfgate/perfgate/internal/exitcode"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"

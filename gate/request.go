@@ -7,8 +7,8 @@ import (
 
 	"github.com/perfgate/perfgate/ab"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/exitcode"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/suite"
 )

@@ -13,7 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/exitcode"
+	"github.com/perfgate/perfgate/internal/exitcode"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/internal/exitcode"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/sethvargo/go-githubactions"

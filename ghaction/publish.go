@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/perfgate/perfgate/githubapi"
+	"github.com/perfgate/perfgate/internal/githubapi"
 	"github.com/perfgate/perfgate/report"
 	"github.com/sethvargo/go-githubactions"
 )

@@ -13,10 +13,10 @@ import (
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/internal/provenance"
+	"github.com/perfgate/perfgate/internal/runnerspeed"
 	"github.com/perfgate/perfgate/protocol"
-	"github.com/perfgate/perfgate/provenance"
 	"github.com/perfgate/perfgate/result"
-	"github.com/perfgate/perfgate/runnerspeed"
 	"github.com/perfgate/perfgate/targetproc"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/ghaction"
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 )
 
 // TestActionCompareWith checks the compare-with input: baselines runs the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 )
 
 // The Action with the real pipelines: release mode stores baselines from a

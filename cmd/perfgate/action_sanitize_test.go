@@ -11,8 +11,8 @@ import (
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/ghaction"
-	"github.com/perfgate/perfgate/githubapi"
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/internal/githubapi"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/report"
 )
 

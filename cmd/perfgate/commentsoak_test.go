@@ -19,8 +19,8 @@ import (
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/internal/capread"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/report"
 )
 

@@ -13,9 +13,9 @@ import (
 	"github.com/perfgate/perfgate/baselines"
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/exitcode"
 	"github.com/perfgate/perfgate/gate"
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/exitcode"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 )

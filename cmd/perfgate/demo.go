@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/config"
-	"github.com/perfgate/perfgate/demo"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/internal/demo"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"

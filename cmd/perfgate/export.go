@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/export"
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/export"
 	"github.com/perfgate/perfgate/result"
 )
 

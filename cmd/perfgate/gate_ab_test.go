@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 )
 
 // gitRepo makes a git repository in a temporary folder with perfgate.yaml

@@ -13,8 +13,8 @@ import (
 
 	"github.com/perfgate/perfgate/changepoint"
 	"github.com/perfgate/perfgate/ghaction"
-	"github.com/perfgate/perfgate/githubapi"
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/githubapi"
 	"github.com/perfgate/perfgate/report"
 	"github.com/perfgate/perfgate/result"
 	"github.com/sethvargo/go-githubactions"

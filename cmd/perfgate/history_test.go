@@ -15,9 +15,9 @@ import (
 
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/ghaction"
-	"github.com/perfgate/perfgate/githubapi"
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/history"
+	"github.com/perfgate/perfgate/internal/githubapi"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/result"
 )
 

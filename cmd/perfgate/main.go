@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/perfgate/perfgate/exitcode"
+	"github.com/perfgate/perfgate/internal/exitcode"
 )
 
 // Exit codes, as the README documents them (package exitcode).

@@ -23,7 +23,7 @@ import (
 	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 	"github.com/perfgate/perfgate/refserver"
 	"github.com/perfgate/perfgate/result"
 )

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/perfgate/perfgate/githubapi"
+	"github.com/perfgate/perfgate/internal/githubapi"
 )
 
 // Bot is the identity the fake's token writes as.

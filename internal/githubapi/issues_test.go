@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/perfgate/perfgate/githubapi"
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/internal/githubapi"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 )
 
 // TestReportChangePoints covers both paths against the fake REST server:

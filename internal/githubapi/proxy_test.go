@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 )
 
 // landingProxy forwards to the fake but answers the first POST with 502

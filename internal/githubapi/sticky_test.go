@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/perfgate/perfgate/githubapi"
-	"github.com/perfgate/perfgate/githubapi/githubapitest"
+	"github.com/perfgate/perfgate/internal/githubapi"
+	"github.com/perfgate/perfgate/internal/githubapi/githubapitest"
 )
 
 const token = "ghs_test0000SECRET0000token"
