@@ -549,7 +549,11 @@ func TestABSweepHeadMeetsSLONowhere(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B sweep: starts processes for about half a minute")
 	}
-	cfg := serialSweepConfig("timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 400ms, warmup: 100ms, budget: 8s, estimates: 3}")
+	// Its services sleep rather than compute: it runs beside the
+	// package's other parallel tests, not beside TestABSweep's knee search
+	// (two searches side by side lost their brackets).
+	t.Parallel()
+	cfg := serialSweepConfig("timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 300ms, warmup: 100ms, budget: 6s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
 	r.write("latency_ms", "150")
 	r.commit("every request 150 ms")
