@@ -3,23 +3,15 @@ package compare
 import (
 	"math"
 
+	"github.com/perfgate/perfgate/internal/stat"
 	"github.com/perfgate/perfgate/result"
 )
 
-// GeoMean is the geometric mean of positive values: exp of the mean of
-// their logarithms, the centre of figures whose changes are ratios
-// (latencies, rates, knee estimates). A value ≤ 0 gives 0; no values give
-// NaN.
-func GeoMean(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		if x <= 0 {
-			return 0
-		}
-		s += math.Log(x)
-	}
-	return math.Exp(s / float64(len(v)))
-}
+// GeoMean is the geometric mean of positive values (stat.GeoMean): exp of
+// the mean of their logarithms, the centre of figures whose changes are
+// ratios (latencies, rates, knee estimates). A value ≤ 0 gives 0; no
+// values give NaN.
+func GeoMean(v []float64) float64 { return stat.GeoMean(v) }
 
 // KneeQPS is a capacity's max QPS as one figure: the geometric mean of
 // its independent knee estimates (Capacity.Estimates, one per target

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/perfgate/perfgate/internal/stat"
 )
 
 // quantOut is a quantile metric with its bootstrap replicates of the
@@ -266,16 +268,8 @@ func pctChange(base, cand float64) float64 {
 	return 100 * (cand/base - 1)
 }
 
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
+// mean is the arithmetic mean (stat.Mean; 0 for no values).
+func mean(v []float64) float64 { return stat.Mean(v) }
 
 func weightedMean(v []float64, w []int) float64 {
 	var s float64
