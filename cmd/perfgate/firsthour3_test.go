@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -268,11 +267,16 @@ func TestSweepSLONeverMet(t *testing.T) {
 			lowest = p
 		}
 	}
-	// The figures of the result, as the sentence writes them.
-	short := func(x, unit float64) string { return strconv.FormatFloat(math.Round(x*unit)/unit, 'f', -1, 64) }
+	// The figures of the result, as the sentence writes them (%.2f and
+	// %.1f, trailing zeros trimmed: rounding x·100 instead once read
+	// 4.555 as 4.56 where the sentence said 4.55).
+	short := func(x float64, decimals int) string {
+		s := strconv.FormatFloat(x, 'f', decimals, 64)
+		return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
 	for _, want := range []string{
 		"no rate met P99 ≤ 1 ms; the P99 reached at each rate tried: ",
-		fmt.Sprintf("%s ms at %s req/s", short(lowest.Latency.P99, 100), short(lowest.OfferedRPS, 10)),
+		fmt.Sprintf("%s ms at %s req/s", short(lowest.Latency.P99, 2), short(lowest.OfferedRPS, 1)),
 		"would have been met at",
 	} {
 		if !strings.Contains(stdout, want) {
