@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,11 +116,7 @@ func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o 
 			runErrs = append(runErrs, err)
 		}
 	}
-	out.Comparison = compare.PairedComparison(scs, o.Settings)
-	abRun.Tally(scs)
-	out.Comparison.AB = abRun
-	out.RunErr = errors.Join(runErrs...)
-	return out, nil
+	return o.conclude(out, scs, abRun, runErrs), nil
 }
 
 // targetDir is the folder scenario s's target runs in, as a suite run

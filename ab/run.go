@@ -133,11 +133,7 @@ func Run(ctx context.Context, cfg *config.Plan, o Options) (*Outcome, error) {
 			}
 		}
 	}
-	out.Comparison = compare.PairedComparison(scs, o.Settings)
-	abRun.Tally(scs)
-	out.Comparison.AB = abRun
-	out.RunErr = errors.Join(runErrs...)
-	return out, nil
+	return o.conclude(out, scs, abRun, runErrs), nil
 }
 
 // sides are a scenario's two target sides.
@@ -306,4 +302,15 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// conclude completes out: the paired comparison of scs under o's
+// settings, the A/B run with its tally of decided verdicts, and the
+// failures met while measuring.
+func (o Options) conclude(out *Outcome, scs []compare.ScenarioComparison, abRun *compare.ABRun, runErrs []error) *Outcome {
+	out.Comparison = compare.PairedComparison(scs, o.Settings)
+	abRun.Tally(scs)
+	out.Comparison.AB = abRun
+	out.RunErr = errors.Join(runErrs...)
+	return out
 }

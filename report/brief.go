@@ -381,22 +381,7 @@ func Brief(w io.Writer, r *Report, more string) error {
 func brief(w io.Writer, r *Report, prefix, more string) error {
 	var b strings.Builder
 	b.WriteString(plain(headlineLine(prefix, r.Comparison)) + "\n")
-	for _, s := range r.sections() {
-		switch s.kind {
-		case secAB, secScenarios, secDecide:
-		default:
-			continue
-		}
-		// (the headline is written above)
-		out := r.textSection(s)
-		if out == "" {
-			continue
-		}
-		if s.kind != secHeadline && s.kind != secAB {
-			b.WriteString("\n")
-		}
-		b.WriteString(out)
-	}
+	r.writeTextSections(&b, func(k sectionKind) bool { return k == secAB || k == secScenarios || k == secDecide })
 	if more != "" {
 		b.WriteString("\n" + plain(more) + "\n")
 	}

@@ -15,18 +15,7 @@ func Text(w io.Writer, r *Report) error {
 		return errors.New("rendering text: the report has no comparison")
 	}
 	var b strings.Builder
-	for _, s := range r.sections() {
-		out := r.textSection(s)
-		if out == "" {
-			continue
-		}
-		// A blank line between sections; the A/B lines follow the
-		// headline directly.
-		if s.kind != secHeadline && s.kind != secAB {
-			b.WriteString("\n")
-		}
-		b.WriteString(out)
-	}
+	r.writeTextSections(&b, func(sectionKind) bool { return true })
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -127,4 +116,23 @@ func (r *Report) textSection(s section) string {
 // plainCell is plain with tabs and newlines (column breakers) as spaces.
 func plainCell(s string) string {
 	return plain(strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s))
+}
+
+// writeTextSections writes the report's sections that keep selects, as
+// text: a blank line between sections, the A/B lines directly after the
+// headline.
+func (r *Report) writeTextSections(b *strings.Builder, keep func(sectionKind) bool) {
+	for _, s := range r.sections() {
+		if !keep(s.kind) {
+			continue
+		}
+		out := r.textSection(s)
+		if out == "" {
+			continue
+		}
+		if s.kind != secHeadline && s.kind != secAB {
+			b.WriteString("\n")
+		}
+		b.WriteString(out)
+	}
 }
