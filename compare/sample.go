@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,28 +28,23 @@ type quantSet struct {
 // newQuantSet lays hists out over their common grid. Each histogram's
 // distribution is read once.
 func newQuantSet(hists []*hdrhistogram.Histogram) *quantSet {
-	bars := make([][]hdrhistogram.Bar, len(hists))
-	seen := map[int64]bool{}
+	bars := make([][]bar, len(hists))
+	var all []int64
 	for i, h := range hists {
-		for _, b := range h.Distribution() {
-			if b.Count > 0 {
-				bars[i] = append(bars[i], b)
-				seen[b.To] = true
-			}
+		bars[i] = nonEmptyBars(h)
+		for _, b := range bars[i] {
+			all = append(all, b.to)
 		}
 	}
-	s := &quantSet{grid: make([]int64, 0, len(seen)), cum: make([][]int64, len(hists)), totals: make([]int64, len(hists))}
-	for v := range seen {
-		s.grid = append(s.grid, v)
-	}
-	sort.Slice(s.grid, func(i, j int) bool { return s.grid[i] < s.grid[j] })
+	slices.Sort(all)
+	s := &quantSet{grid: slices.Compact(all), cum: make([][]int64, len(hists)), totals: make([]int64, len(hists))}
 	for i, bs := range bars {
 		c := make([]int64, len(s.grid))
 		var run int64
 		k := 0
 		for g, v := range s.grid {
-			for k < len(bs) && bs[k].To <= v {
-				run += bs[k].Count
+			for k < len(bs) && bs[k].to <= v {
+				run += bs[k].count
 				k++
 			}
 			c[g] = run
