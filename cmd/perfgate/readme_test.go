@@ -81,10 +81,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 		t.Fatalf("README quick use: %d commands, want the whole walkthrough", len(cmds))
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(t.TempDir(), "perfgate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildPerfgate(t)
 	httpPort, grpcPort := freePort(t), freePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

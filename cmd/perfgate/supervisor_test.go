@@ -4,25 +4,48 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// buildPerfgate builds this command into the test's temporary folder
-// (the build cache makes the second build quick).
+// buildPerfgate returns this command built once for the whole test
+// binary (into a folder TestMain removes): each test that starts perfgate
+// as a separate process shares the one build instead of linking its own.
 func buildPerfgate(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "perfgate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "perfgate-test-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		bin := filepath.Join(dir, "perfgate")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// built is buildPerfgate's one build.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
 }
 
 // A target that dies during the run ends the run at once: exit 3, the
