@@ -63,6 +63,58 @@ var (
 // kneeMethods are tried in this order; the first that applies compares.
 var kneeMethods = []kneeMethod{censoredKnees{}, pairedKneeRounds{}, welchKnees{}, kneeBrackets{}}
 
+// MinKneeEstimates is the fewest independent knee estimates per side with
+// which max QPS is tested; with fewer, a change beyond the threshold is
+// inconclusive, never a regression.
+const MinKneeEstimates = 3
+
+// kneeOut is max QPS compared: the metric (nil when not compared), the
+// ratio for attribution, and a warning saying how (or why not).
+type kneeOut struct {
+	m       *Metric
+	ratio   *[3]float64
+	warning string
+}
+
+// maxQPS compares the knees of two sweeps by the first of kneeMethods
+// that applies: a side whose search met the SLO at no rate against one
+// with estimates (censoredKnees), paired rounds of a same-runner A/B
+// (pairedKneeRounds), independent estimates on both sides (welchKnees),
+// else the brackets of one knee a side (kneeBrackets), whose change is
+// never regressed or improved. The verdict is decided with the
+// scenario's other metrics (decide).
+func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) kneeOut {
+	switch {
+	case b == nil && c == nil:
+		return kneeOut{}
+	case b == nil || c == nil:
+		return kneeOut{warning: "max_qps: only one side ran a sweep: not compared"}
+	}
+	for _, k := range kneeMethods {
+		if e, ok := k.estimate(b, c, s, runVar, runDF); ok {
+			e.Method = k.method()
+			ratio := e.Ratio
+			return kneeOut{m: kneeMetric(e, s), ratio: &ratio, warning: e.Warning}
+		}
+	}
+	return kneeOut{warning: "max_qps: the baseline's sweep found no passing rate: not compared"}
+}
+
+// kneeMetric is the max-QPS metric of an estimate.
+func kneeMetric(e Estimate, s Settings) *Metric {
+	m := &Metric{Metric: MetricMaxQPS, Baseline: e.Base, Candidate: e.Cand, DeltaPct: e.DeltaPct,
+		CIPct: e.CIPct, EquivCIPct: e.EquivCIPct, CIOpenHigh: e.CIOpenHigh, ThresholdPct: 100 * s.MaxQPSRegression,
+		BetterIs: HigherIsBetter, Gated: true, Method: e.Method, NBase: e.NBase, NCand: e.NCand,
+		Censored: e.Censored, RunToRunVar: e.RunToRunVar, TrialsNeeded: e.UnitsNeeded}
+	if !math.IsNaN(e.P) {
+		m.PValue = ptr(e.P)
+	}
+	return m
+}
+
+// baseKnown reports whether the baseline's search found a knee.
+func baseKnown(b *result.Capacity) bool { return b.Found && b.MaxQPS > 0 }
+
 // latencyMethod is one way to compare a latency quantile of two sides:
 // over two sets of trials (quantileMetrics), or, for an interleaved A/B
 // run, over its paired units (ComparePaired, which reads the error rate
@@ -113,54 +165,3 @@ func latencyMetric(e Estimate, name string) Metric {
 		NBase: e.NBase, NCand: e.NCand, NBaseTrials: e.NBaseTrials, NCandTrials: e.NCandTrials,
 		RunToRunVar: e.RunToRunVar, MinRequests: e.MinRequests, RequestsNeeded: e.RequestsNeeded}
 }
-
-// MinKneeEstimates is the fewest independent knee estimates per side with
-// which max QPS is tested; with fewer, a change beyond the threshold is
-// inconclusive, never a regression.
-const MinKneeEstimates = 3
-
-// kneeOut is max QPS compared: the metric (nil when not compared), the
-// ratio for attribution, and a warning saying how (or why not).
-type kneeOut struct {
-	m       *Metric
-	ratio   *[3]float64
-	warning string
-}
-
-// maxQPS compares the knees of two sweeps by the first of kneeMethods
-// that applies: a side whose search met the SLO at no rate against one
-// with estimates (censoredKnees), paired rounds of a same-runner A/B
-// (pairedKneeRounds), independent estimates on both sides (welchKnees),
-// else the brackets of one knee a side (kneeBrackets), whose change is
-// never regressed or improved. The verdict is decided with the
-// scenario's other metrics (decide).
-func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) kneeOut {
-	switch {
-	case b == nil && c == nil:
-		return kneeOut{}
-	case b == nil || c == nil:
-		return kneeOut{warning: "max_qps: only one side ran a sweep: not compared"}
-	}
-	for _, k := range kneeMethods {
-		if e, ok := k.estimate(b, c, s, runVar, runDF); ok {
-			ratio := e.Ratio
-			return kneeOut{m: kneeMetric(e, k.method(), s), ratio: &ratio, warning: e.Warning}
-		}
-	}
-	return kneeOut{warning: "max_qps: the baseline's sweep found no passing rate: not compared"}
-}
-
-// kneeMetric is the max-QPS metric of an estimate by method.
-func kneeMetric(e Estimate, method string, s Settings) *Metric {
-	m := &Metric{Metric: MetricMaxQPS, Baseline: e.Base, Candidate: e.Cand, DeltaPct: e.DeltaPct,
-		CIPct: e.CIPct, EquivCIPct: e.EquivCIPct, CIOpenHigh: e.CIOpenHigh, ThresholdPct: 100 * s.MaxQPSRegression,
-		BetterIs: HigherIsBetter, Gated: true, Method: method, NBase: e.NBase, NCand: e.NCand,
-		Censored: e.Censored, RunToRunVar: e.RunToRunVar, TrialsNeeded: e.UnitsNeeded}
-	if !math.IsNaN(e.P) {
-		m.PValue = ptr(e.P)
-	}
-	return m
-}
-
-// baseKnown reports whether the baseline's search found a knee.
-func baseKnown(b *result.Capacity) bool { return b.Found && b.MaxQPS > 0 }
