@@ -80,7 +80,7 @@ func TestCensoredKneeNeverUnchanged(t *testing.T) {
 	if m == nil || m.Method != MethodCensoredKnee {
 		t.Fatalf("metric %+v, want the censored test", m)
 	}
-	if v := Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, *m.PValue, 0.05); v == Unchanged {
+	if v := Decide(m.evidence(*m.PValue, 0.05)); v == Unchanged {
 		t.Errorf("verdict %s for %+.1f%% %v: a bound is never unchanged", v, m.DeltaPct, m.CIPct)
 	}
 }

@@ -34,6 +34,13 @@
 //   - MethodPaired: an interleaved A/B run (ComparePaired), Student's
 //     paired t-test over the blocks' log ratios.
 //
+// Each method is one implementation, in a file of its own, returning an
+// Estimate (the change, its interval and equivalence interval, the p-value,
+// the units behind it): the max-QPS methods are tried in one order
+// (censored knee, paired rounds, knee estimates, brackets), the latency
+// methods in another (paired units of an A/B run, processes, trials); the
+// first that applies compares.
+//
 // Holm's step-down correction is applied across the gated metrics of a
 // scenario (leaving out, after Tarone, tests whose values are all tied)
 // and, for tests over processes and knee estimates, across the whole gate

@@ -28,7 +28,7 @@ func TestEquivalenceCalibrated(t *testing.T) {
 			if !ok {
 				t.Fatal("processTest refused the sample")
 			}
-			if Decide(pctChange(gx, gy), ci, thr, LowerIsBetter, p, 0.05) == Unchanged {
+			if Decide(Evidence{DeltaPct: pctChange(gx, gy), EquivCIPct: ci, ThresholdPct: thr, BetterIs: LowerIsBetter, P: p, Alpha: 0.05}) == Unchanged {
 				hits++
 			}
 		}

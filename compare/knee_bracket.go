@@ -34,7 +34,8 @@ func (kneeBrackets) estimate(b, c *result.Capacity, s Settings, _, _ float64) (E
 		P: math.NaN(), NBase: 1, NCand: 1, Ratio: [3]float64{cand / base, cLo / bHi, cHi / bLo}}
 	// Without a test the rule says unchanged or inconclusive; an
 	// inconclusive change beyond the threshold asks for knee estimates.
-	if Decide(e.DeltaPct, e.CIPct, thr, HigherIsBetter, math.NaN(), s.alpha()) == Inconclusive && (e.DeltaPct < -thr || e.DeltaPct > thr) {
+	v := Decide(Evidence{DeltaPct: e.DeltaPct, EquivCIPct: e.CIPct, ThresholdPct: thr, BetterIs: HigherIsBetter, P: math.NaN(), Alpha: s.alpha()})
+	if v == Inconclusive && (e.DeltaPct < -thr || e.DeltaPct > thr) {
 		e.UnitsNeeded = MinKneeEstimates
 	}
 	if math.IsInf(hi, 1) {

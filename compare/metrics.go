@@ -16,19 +16,12 @@ type quantOut struct {
 }
 
 // quantileMetrics compares latency quantiles of two sets of per-trial
-// histograms, bp and cp naming each trial's target process.
-//
-// When the trials came from at least three target processes in all (see
-// processTest), the unit of evidence is the process: each process's
-// quantile is that of its merged trials, the point values are the
-// geometric means of the processes' quantiles, and the test and the
-// interval are a pooled t-test on their logarithms (MethodProcesses), so
-// that the between-process variance is in the test. Otherwise (one
-// process a side) the point values are the quantiles of each side's merged
-// trials, the test runs on each trial's own quantile and the interval
-// comes from merging resampled trials (MethodTrials). Either way the
-// bootstrap replicates of the ratio (for layer attribution) come from
-// resampled trials; all quantiles share the resamples.
+// histograms, bp and cp naming each trial's target process, each quantile
+// by the first of latencyMethods that applies: over target processes when
+// the trials came from at least three in all (processQuantiles), else over
+// trials (trialQuantiles). Either way the bootstrap replicates of the
+// ratio (for layer attribution, and the interval over trials) come from
+// resampled trials, and all quantiles share the resamples.
 //
 // runVar is the run-to-run variance (log scale) added to the test over
 // processes (Settings.runVar, or pooled from the suite; 0 within one
@@ -39,90 +32,75 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 		return nil
 	}
 	qs := newQuantSet(append(append([]*hdrhistogram.Histogram{}, bh...), ch...))
-	w := make([]int, nb+nc)
-	set := func(from, to, v int) {
-		for i := from; i < to; i++ {
-			w[i] = v
-		}
+	reps := make([][]float64, len(specs))
+	for k := range reps {
+		reps[k] = make([]float64, 0, s.Resamples)
 	}
-	outs := make([]quantOut, len(specs))
-	gb, gc := groupsOf(bp, 0), groupsOf(cp, nb)
-	byTrial := make([][]int, nb+nc) // each trial its own unit
-	for i := range byTrial {
-		byTrial[i] = []int{i}
-	}
-	perTrial := func(pct float64, from, to int) []float64 {
-		vals := make([]float64, 0, to-from)
-		for i := from; i < to; i++ {
-			set(0, nb+nc, 0)
-			w[i] = 1
-			vals = append(vals, qs.quantile(w, pct))
-		}
-		return vals
-	}
-	for k, sp := range specs {
-		set(0, nb, 1)
-		set(nb, nb+nc, 0)
-		base := qs.quantile(w, sp.pct)
-		set(0, nb, 0)
-		set(nb, nb+nc, 1)
-		cand := qs.quantile(w, sp.pct)
-		p := mannWhitney(perTrial(sp.pct, 0, nb), perTrial(sp.pct, nb, nb+nc))
-		outs[k] = quantOut{
-			m: Metric{Metric: sp.name, Baseline: base, Candidate: cand, DeltaPct: pctChange(base, cand),
-				PValue: ptr(p), ThresholdPct: 100 * sp.thr, BetterIs: LowerIsBetter,
-				Gated: sp.gated, Method: MethodTrials, NBase: nb, NCand: nc},
-			reps: make([]float64, 0, s.Resamples),
-		}
-		if len(gb)+len(gc) >= 3 {
-			perProc := func(groups [][]int) []float64 {
-				v := make([]float64, len(groups))
-				for g, idx := range groups {
-					set(0, nb+nc, 0)
-					for _, i := range idx {
-						w[i] = 1
-					}
-					v[g] = qs.quantile(w, sp.pct)
-				}
-				return v
-			}
-			xb, xc := perProc(gb), perProc(gc)
-			if t, ok := processTestDF(xb, xc, s.Confidence, runVar, runDF); ok {
-				m := &outs[k].m
-				m.Baseline, m.Candidate, m.DeltaPct = t.base, t.cand, pctChange(t.base, t.cand)
-				m.PValue, m.CIPct = ptr(t.p), t.ci
-				eq, _ := processTestDF(xb, xc, equivConf(s.Confidence), runVar, runDF)
-				m.EquivCIPct = &eq.ci
-				m.Method, m.NBase, m.NCand = MethodProcesses, len(gb), len(gc)
-				m.NBaseTrials, m.NCandTrials = nb, nc
-				m.RunToRunVar = runVar
-			}
-		}
-		units := byTrial
-		if outs[k].m.Method == MethodProcesses {
-			units = append(append([][]int{}, gb...), gc...)
-		}
-		sparseQuantile(&outs[k].m, sp.pct, qs.totals, units)
-	}
-	deltas := make([][]float64, len(specs))
 	wb, wc := make([]int, nb+nc), make([]int, nb+nc)
 	for r := 0; r < s.Resamples; r++ {
 		rs.draw(wb, 0, nb)
 		rs.draw(wc, nb, nc)
 		for k, sp := range specs {
-			ratio := qs.quantile(wc, sp.pct) / qs.quantile(wb, sp.pct)
-			outs[k].reps = append(outs[k].reps, ratio)
-			deltas[k] = append(deltas[k], 100*(ratio-1))
+			reps[k] = append(reps[k], qs.quantile(wc, sp.pct)/qs.quantile(wb, sp.pct))
 		}
 	}
-	for k := range outs {
-		if outs[k].m.Method == MethodTrials {
-			outs[k].m.CIPct = percentileInterval(deltas[k], s.Confidence)
-			eq := percentileInterval(deltas[k], equivConf(s.Confidence))
-			outs[k].m.EquivCIPct = &eq
-		}
+	gb, gc := groupsOf(bp, 0), groupsOf(cp, nb)
+	outs := make([]quantOut, len(specs))
+	for k, sp := range specs {
+		in := latencyInput{conf: s.Confidence, eqConf: equivConf(s.Confidence), trials: &trialQuantile{
+			qs: qs, pct: sp.pct, nb: nb, nc: nc, procB: gb, procC: gc, ratios: reps[k], runVar: runVar, runDF: runDF}}
+		e, _ := estimateLatency(in) // trialQuantiles applies to any trials
+		m := latencyMetric(e, sp.name)
+		m.ThresholdPct, m.BetterIs, m.Gated = 100*sp.thr, LowerIsBetter, sp.gated
+		outs[k] = quantOut{m: m, reps: reps[k]}
 	}
 	return outs
+}
+
+// trialQuantile is one latency quantile (pct) of two sides' trials, the
+// input of the methods over trials and over processes: qs holds the
+// baseline's nb trials, then the candidate's nc; procB and procC are the
+// indexes into qs of each side's trials, by target process; ratios are
+// the bootstrap replicates of the candidate/baseline quantile over
+// resampled trials; runVar is the run-to-run variance the test over
+// processes adds, on runDF degrees of freedom.
+type trialQuantile struct {
+	qs            *quantSet
+	pct           float64
+	nb, nc        int
+	procB, procC  [][]int
+	ratios        []float64
+	runVar, runDF float64
+}
+
+// over is the quantile of each unit's merged trials (a unit: indexes into
+// qs).
+func (q *trialQuantile) over(units [][]int) []float64 {
+	w := make([]int, q.nb+q.nc)
+	v := make([]float64, len(units))
+	for u, idx := range units {
+		clear(w)
+		for _, i := range idx {
+			w[i] = 1
+		}
+		v[u] = q.qs.quantile(w, q.pct)
+	}
+	return v
+}
+
+// merged is the quantile of trials [from, to) merged.
+func (q *trialQuantile) merged(from, to int) float64 {
+	w := make([]int, q.nb+q.nc)
+	for i := from; i < to; i++ {
+		w[i] = 1
+	}
+	return q.qs.quantile(w, q.pct)
+}
+
+// sparse marks e when a unit of its test held too few requests for the
+// quantile (sparseQuantile).
+func (q *trialQuantile) sparse(e *Estimate, units [][]int) {
+	e.MinRequests, e.RequestsNeeded = sparseQuantile(q.pct, q.qs.totals, units)
 }
 
 // RequestsForQuantile is the fewest requests one unit of a test (a target
@@ -133,15 +111,17 @@ func RequestsForQuantile(pct float64) int {
 	return int(math.Ceil(100/(100-pct) - 1e-9))
 }
 
-// sparseQuantile marks m when a unit of its test held too few requests for
+// sparseQuantile says whether a unit of a test held too few requests for
 // the quantile pct: the P99 of 5 requests is their maximum, a single slow
 // request, and a test over such values calls noise a regression (the
 // demo's A/A gates did, on LLM scenarios of 5 to 9 requests a trial).
-// MinRequests and RequestsNeeded say why; sparseGuard decides it.
+// It returns the fewest requests a unit held and RequestsForQuantile(pct),
+// both 0 when every unit held enough (Metric.MinRequests and
+// RequestsNeeded say why; sparseGuard decides it).
 //
 // totals are both sides' per-trial request counts, units the indexes into
 // them of each unit of the test.
-func sparseQuantile(m *Metric, pct float64, totals []int64, units [][]int) {
+func sparseQuantile(pct float64, totals []int64, units [][]int) (fewestRequests, requestsNeeded int) {
 	need := RequestsForQuantile(pct)
 	fewest := int64(-1)
 	for _, idx := range units {
@@ -154,9 +134,9 @@ func sparseQuantile(m *Metric, pct float64, totals []int64, units [][]int) {
 		}
 	}
 	if fewest < 0 || fewest >= int64(need) {
-		return
+		return 0, 0
 	}
-	m.MinRequests, m.RequestsNeeded = int(fewest), need
+	return int(fewest), need
 }
 
 // groupsOf groups trial indexes (offset by off) by their process, in the

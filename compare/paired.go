@@ -4,16 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/perfgate/perfgate/result"
 )
-
-// MethodPaired: per pair of an interleaved run (pairs merged until each
-// side holds enough requests for the quantile) the log ratio of the metric
-// from each side's merged histogram, and Student's paired t-test and
-// interval of the mean log ratio (same-runner A/B, `gate --ab`).
-const MethodPaired = "paired-blocks-t"
 
 // Pairs are the trials of an interleaved A/B run, pair by pair: Base[i]
 // and Head[i] were measured back to back (ABBA order), so whatever moved
@@ -41,6 +33,19 @@ type pairedSpec struct {
 
 func p50(l result.Latency) float64 { return l.P50 }
 func p99(l result.Latency) float64 { return l.P99 }
+
+// thresholdPct is sp's threshold in percent (points when absolute):
+// Settings.ErrorRateIncrease for the error rate, sp.thr when set, else
+// Settings.P99Regression.
+func (sp pairedSpec) thresholdPct(s Settings) float64 {
+	switch {
+	case sp.absolute:
+		return 100 * s.ErrorRateIncrease
+	case sp.thr > 0:
+		return 100 * sp.thr
+	}
+	return 100 * s.P99Regression
+}
 
 // pairedSpecs are the metrics a paired comparison reads: the same gated
 // set as Compare under s (P50 and P99, error rate, TTFT and TPOT P50 and
@@ -164,8 +169,10 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		if skipped > 0 {
 			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: %d of %d units left out (an invalid trial or no value on one side)", sp.name, skipped, len(units)))
 		}
-		m := pairedMetric(sp, d, bv, hv, s, conf, math.Max(0, 1-2*eqLevel))
-		m.NBaseTrials, m.NCandTrials = n, n
+		e, _ := estimateLatency(latencyInput{conf: conf, eqConf: math.Max(0, 1-2*eqLevel),
+			paired: &pairedDiffs{d: d, base: bv, head: hv, absolute: sp.absolute, pairs: n}}) // pairedBlocks applies to any d
+		m := latencyMetric(e, sp.name)
+		m.Gated, m.BetterIs, m.Absolute, m.ThresholdPct = sp.gated, sp.betterIs, sp.absolute, sp.thresholdPct(s)
 		if allZero(d) {
 			untestable[len(sc.Metrics)] = true
 		}
@@ -180,57 +187,6 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		undecidable(&sc, fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", len(units), n))
 	}
 	return sc
-}
-
-// pairedMetric computes one metric's change, interval (at conf), p-value
-// and equivalence interval (at eqConf) from the units' differences d (log
-// ratios, or points when absolute).
-func pairedMetric(sp pairedSpec, d, bv, hv []float64, s Settings, conf, eqConf float64) Metric {
-	n := len(d)
-	stat := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
-	m := Metric{Metric: sp.name, Gated: sp.gated, BetterIs: sp.betterIs, Absolute: sp.absolute,
-		Method: MethodPaired, NBase: n, NCand: n}
-	m.ThresholdPct = 100 * s.P99Regression
-	if sp.thr > 0 {
-		m.ThresholdPct = 100 * sp.thr
-	}
-	if sp.absolute {
-		stat = func(x float64) float64 { return 100 * x }
-		m.ThresholdPct = 100 * s.ErrorRateIncrease
-		m.Baseline, m.Candidate = mean(bv), mean(hv)
-	} else {
-		m.Baseline, m.Candidate = GeoMean(bv), GeoMean(hv)
-	}
-	t := pairedT(d, conf)
-	m.PValue = ptr(t.p)
-	m.DeltaPct = stat(t.mid)
-	m.CIPct = [2]float64{stat(t.lo), stat(t.hi)}
-	eq := pairedT(d, eqConf)
-	m.EquivCIPct = &[2]float64{stat(eq.lo), stat(eq.hi)}
-	return m
-}
-
-// meanTest is Student's one-sample t-test of a mean: the two-sided
-// p-value of mean 0, and the mean mid with its interval [lo, hi].
-type meanTest struct {
-	p, lo, mid, hi float64
-}
-
-// pairedT is Student's one-sample t-test of mean(d) = 0 at conf. With no
-// spread the interval is the point, and p is 1 at zero and 0 elsewhere.
-func pairedT(d []float64, conf float64) meanTest {
-	mid, v := meanVar(d)
-	n := float64(len(d))
-	se := math.Sqrt(v / n)
-	if se == 0 || math.IsNaN(se) {
-		if mid == 0 {
-			return meanTest{1, mid, mid, mid}
-		}
-		return meanTest{0, mid, mid, mid}
-	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}
-	q := t.Quantile((1 + conf) / 2)
-	return meanTest{math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se}
 }
 
 // Decided reports whether every gated metric of a paired scenario is

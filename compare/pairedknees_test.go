@@ -56,7 +56,7 @@ func TestPairedKnees(t *testing.T) {
 				t.Errorf("method %s, want %s", m.Method, tt.wantMethod)
 			}
 			p := *m.PValue
-			v := Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, tt.s.alpha())
+			v := Decide(m.evidence(p, tt.s.alpha()))
 			if v != tt.want {
 				t.Errorf("%s %+.1f%% %v (equivalence %v, p %.3g), want %s", v, m.DeltaPct, m.CIPct, m.equivalenceCI(), p, tt.want)
 			}

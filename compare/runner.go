@@ -14,30 +14,43 @@ import (
 // per-process means by 0.7% across ten processes.
 const RunnerShiftPct = 10.0
 
+// runnerMove is how far the runner's own speed (its compute probe,
+// result.RunnerSpeed) moved between a baseline run and a candidate run.
+type runnerMove struct {
+	// pct is the change of the candidate's time per step in percent
+	// (positive: the candidate's runner was slower).
+	pct float64
+	// measured is false when either side carries fewer than two samples.
+	measured bool
+	// moved is true when the change is significant and at least
+	// RunnerShiftPct.
+	moved bool
+	// shown is the figure the scenario records: pct when it moved, else
+	// 0; nil when not measured.
+	shown *float64
+}
+
 // runnerShift compares the runner's compute probes of a baseline run b and
-// a candidate run c: the change of the candidate's time per step in
-// percent (positive: the candidate's runner was slower), with Welch's
-// t-test on the logs. measured is false when either side carries fewer
-// than two samples; moved is true when the change is significant at s's
-// level and at least RunnerShiftPct.
+// a candidate run c with Welch's t-test on the logs; moved is decided at
+// s's level (runnerMove, without shown).
 //
 // The memory probe is recorded but not tested: on the same idle runner its
 // per-process medians ranged from 181 to 281 ns a step across ten fresh
 // processes (sd of the log 0.14 between processes, 0.10 within one), so a
 // pointer chase through a fresh process's 32 MiB mostly measures where
 // that process's pages landed, not how fast the machine is.
-func runnerShift(b, c *result.Result, s Settings) (pct float64, measured, moved bool) {
+func runnerShift(b, c *result.Result, s Settings) runnerMove {
 	if b.Runner == nil || c.Runner == nil || len(b.Runner.Samples) < 2 || len(c.Runner.Samples) < 2 {
-		return 0, false, false
+		return runnerMove{}
 	}
 	x, y := computeNs(b.Runner.Samples), computeNs(c.Runner.Samples)
 	t, tested := welchLog(x, y, s.Confidence, 0)
 	p := t.p
 	if !tested {
-		return 0, false, false
+		return runnerMove{}
 	}
-	pct = 100 * (GeoMean(y)/GeoMean(x) - 1)
-	return pct, true, p < s.alpha() && math.Abs(pct) >= RunnerShiftPct
+	pct := 100 * (GeoMean(y)/GeoMean(x) - 1)
+	return runnerMove{pct: pct, measured: true, moved: p < s.alpha() && math.Abs(pct) >= RunnerShiftPct}
 }
 
 func computeNs(ss []result.SpeedSample) []float64 {
@@ -58,20 +71,19 @@ func computeNs(ss []result.SpeedSample) []float64 {
 const RunnerAmplification = 3.0
 
 // runnerSpeed measures how far the runner's own speed moved between the
-// two runs: the shift in percent (positive: slower), whether it counts
-// (significant and at least RunnerShiftPct), and the figure the scenario
-// records (the shift when it counts, else 0; nil when either side has no
-// probe samples). runnerShiftGuard decides what it excuses.
-func runnerSpeed(b, c *result.Result, s Settings) (pct float64, moved bool, shown *float64) {
-	pct, measured, moved := runnerShift(b, c, s)
-	if !measured {
-		return 0, false, nil
+// two runs (runnerShift), with the figure the scenario records.
+// runnerShiftGuard decides what it excuses.
+func runnerSpeed(b, c *result.Result, s Settings) runnerMove {
+	r := runnerShift(b, c, s)
+	if !r.measured {
+		return runnerMove{}
 	}
 	v := 0.0
-	if moved {
-		v = pct
+	if r.moved {
+		v = r.pct
 	}
-	return pct, moved, &v
+	r.shown = &v
+	return r
 }
 
 // leastChange is the smallest move of m in its verdict's direction that

@@ -90,7 +90,8 @@ func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOu
 	}
 	ev := &scenarioEvidence{invalid: reasons, ignoreHost: s.IgnoreHostLoad}
 	ev.busy, sc.BusyTrials = busyOf(b, c)
-	ev.shift, ev.moved, sc.RunnerShiftPct = runnerSpeed(b, c, s)
+	rm := runnerSpeed(b, c, s)
+	ev.shift, ev.moved, sc.RunnerShiftPct = rm.pct, rm.moved, rm.shown
 	guardScenario(sc, ev)
 	sparseWarnings(sc)
 	return out

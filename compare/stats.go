@@ -178,6 +178,13 @@ func (m *Metric) equivalenceCI() [2]float64 {
 	return m.CIPct
 }
 
+// evidence is what Decide decides m from, with p-value p (NaN without a
+// test) at level alpha.
+func (m *Metric) evidence(p, alpha float64) Evidence {
+	return Evidence{DeltaPct: m.DeltaPct, EquivCIPct: m.equivalenceCI(), ThresholdPct: m.ThresholdPct,
+		BetterIs: m.BetterIs, P: p, Alpha: alpha}
+}
+
 // percentileInterval returns the (1−conf)/2 and (1+conf)/2 quantiles of
 // reps (sorted in place), interpolating between order statistics.
 func percentileInterval(reps []float64, conf float64) [2]float64 {

@@ -107,8 +107,9 @@ func TestDecide(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Decide(tt.delta, tt.ci, 5, tt.betterIs, tt.p, 0.05); got != tt.want {
-				t.Errorf("Decide(%v, %v, 5, %s, %v) = %s, want %s", tt.delta, tt.ci, tt.betterIs, tt.p, got, tt.want)
+			e := Evidence{DeltaPct: tt.delta, EquivCIPct: tt.ci, ThresholdPct: 5, BetterIs: tt.betterIs, P: tt.p, Alpha: 0.05}
+			if got := Decide(e); got != tt.want {
+				t.Errorf("Decide(%+v) = %s, want %s", e, got, tt.want)
 			}
 		})
 	}

@@ -126,15 +126,28 @@ type BusyCount struct {
 	Why   string `json:"why,omitempty"`
 }
 
+// Evidence is what Decide decides a change from, in the metric's units
+// (percent, or points when absolute).
+type Evidence struct {
+	// DeltaPct is the point change.
+	DeltaPct float64
+	// EquivCIPct is the interval of the equivalence test: the method's
+	// (1−2α) interval (Metric.EquivCIPct), or its only interval when it
+	// has no test.
+	EquivCIPct [2]float64
+	// ThresholdPct is the threshold; BetterIs the direction in which the
+	// metric is better (LowerIsBetter, HigherIsBetter).
+	ThresholdPct float64
+	BetterIs     string
+	// P is the p-value of no change: NaN when there is no test, as for a
+	// max QPS from one knee a side. Alpha is the level it is tested at.
+	P, Alpha float64
+}
+
 // Decide is perfgate's one verdict rule, used by every mode (stored
 // baselines, same-runner A/B, ladder steps, max QPS) and documented once
-// in docs/verdicts.md ("One meaning of regressed"). It takes the point
-// change delta and the interval ci of its equivalence test (in the
-// metric's units: percent, or points when absolute; the (1−2α) interval
-// of the method, Metric.EquivCIPct, or its only interval when it has no
-// test), the threshold thr, the direction in which the
-// metric is better, and the p-value of no change (NaN when there is no
-// test, as for a max QPS from one knee a side):
+// in docs/verdicts.md ("One meaning of regressed"). With thr the threshold
+// e.ThresholdPct and alpha the level e.Alpha, the change e is:
 //
 //   - regressed: the point change is beyond thr in the bad direction and
 //     the test rejects no change at alpha;
@@ -151,15 +164,16 @@ type BusyCount struct {
 // most real regressions of a few times thr with a handful of processes or
 // pairs; the threshold guards practical significance and the test
 // statistical significance, so an A/A gate calls a regression at most at
-// alpha/2. Without a test (p NaN) nothing is regressed or improved.
-func Decide(delta float64, ci [2]float64, thr float64, betterIs string, p, alpha float64) Verdict {
-	lo, hi := ci[0], ci[1]
+// alpha/2. Without a test (e.P NaN) nothing is regressed or improved.
+func Decide(e Evidence) Verdict {
+	delta, thr := e.DeltaPct, e.ThresholdPct
+	lo, hi := e.EquivCIPct[0], e.EquivCIPct[1]
 	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsNaN(delta) {
 		return Inconclusive
 	}
-	significant := p < alpha // false when p is NaN
+	significant := e.P < e.Alpha // false when P is NaN
 	worse, better := delta > thr, delta < -thr
-	if betterIs == HigherIsBetter {
+	if e.BetterIs == HigherIsBetter {
 		worse, better = delta < -thr, delta > thr
 	}
 	switch {
@@ -213,7 +227,7 @@ func undecidable(sc *ScenarioComparison, why string) {
 // decideMetric is step 1 and 2 for one metric: Decide on its evidence at
 // alpha with p (NaN without a test), then the metric guards in order.
 func decideMetric(m *Metric, p, alpha float64) {
-	m.Verdict = Decide(m.DeltaPct, m.equivalenceCI(), m.ThresholdPct, m.BetterIs, p, alpha)
+	m.Verdict = Decide(m.evidence(p, alpha))
 	for _, g := range metricGuards {
 		if g.holds(*m) {
 			m.Verdict, m.Guard = Inconclusive, g.code
@@ -479,7 +493,7 @@ func decideChange(c *Change, thr float64, betterIs string, p, alpha float64) {
 	if c.EquivCIPct != nil {
 		eq = *c.EquivCIPct
 	}
-	c.Verdict = Decide(c.DeltaPct, eq, thr, betterIs, p, alpha)
+	c.Verdict = Decide(Evidence{DeltaPct: c.DeltaPct, EquivCIPct: eq, ThresholdPct: thr, BetterIs: betterIs, P: p, Alpha: alpha})
 }
 
 // holdChange is the host-busy guard on a ladder step's change: a

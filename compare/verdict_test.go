@@ -234,7 +234,7 @@ func TestGuardOrder(t *testing.T) {
 }
 
 func TestDecideNaN(t *testing.T) {
-	if got := Decide(math.NaN(), [2]float64{-1, 1}, 5, LowerIsBetter, 0.01, 0.05); got != Inconclusive {
+	if got := Decide(Evidence{DeltaPct: math.NaN(), EquivCIPct: [2]float64{-1, 1}, ThresholdPct: 5, BetterIs: LowerIsBetter, P: 0.01, Alpha: 0.05}); got != Inconclusive {
 		t.Errorf("Decide(NaN) = %s, want inconclusive", got)
 	}
 }
