@@ -66,6 +66,12 @@ type Options struct {
 	// before any of them runs (see Build); a later run of the same
 	// invocation (a rerun, the baseline mode's second run) sets it.
 	NoBuild bool
+	// StartAt, if set, is the instant a fixed load's warm-up begins and
+	// its schedule counts from (harness.Options.Start), for a load with a
+	// fixed warm-up and no Generator: the concurrent A/B design starts
+	// both sides' generators at one instant, so that they send the same
+	// schedule at the same moments.
+	StartAt time.Time
 }
 
 // Outcome is one scenario's result or failure.
@@ -400,6 +406,9 @@ func fixedLoad(ctx context.Context, cfg *config.Plan, s *config.Scenario, client
 	started, err := o.Generator.prepare(ctx, &ho, l)
 	if err != nil {
 		return nil, err
+	}
+	if o.Generator == nil && !o.StartAt.IsZero() && warm.IsZero() {
+		ho.Start = o.StartAt
 	}
 	res, err := harness.Run(ctx, ho)
 	recordAuto(res, wa, da, warm)
