@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/internal/cpuset"
+	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -99,10 +100,14 @@ func TestDuetLoopback(t *testing.T) {
 				if tt.want == compare.Regressed {
 					room = math.Log(1.20) - math.Log(1.05)
 				}
-				sigma := pairSpread(sc, res)
+				// Every gated metric must decide: the noisier of P50 and
+				// P99 sets the pairs needed.
+				p50 := sdLog(res, func(l result.Latency) float64 { return l.P50 })
+				p99 := sdLog(res, func(l result.Latency) float64 { return l.P99 })
+				sigma := max(p50, p99)
 				need := math.Pow(2.5*sigma/room, 2)
 				if need > float64(tt.maxTrials) {
-					t.Skipf("this host is too noisy to decide within %d pairs (pair-to-pair spread of ln(P50 ratio) %.3f, about %.0f pairs needed): %s without a false decision; rerun on a quieter host", tt.maxTrials, sigma, need, sc.Verdict)
+					t.Skipf("this host is too noisy to decide within %d pairs (standard deviation of the pairs' ln(P50 ratio) %.3f, of ln(P99 ratio) %.3f: about %.0f pairs needed): %s without a false decision; rerun on a quieter host", tt.maxTrials, p50, p99, need, sc.Verdict)
 				}
 				t.Errorf("verdict %s (%s), want %s (spread %.3f: about %.0f pairs needed)\n%s", sc.Verdict, sc.Reason, tt.want, sigma, need, log)
 			}
@@ -216,6 +221,30 @@ func checkArrivals(t *testing.T, path string, run compare.ABScenario) {
 	if med[len(med)/2] > 5 || med[len(med)-1] >= 500 {
 		t.Errorf("the sides' first requests were %.2f ms apart (median %.2f): want one schedule sent to both at once (median ≤ 5 ms, each < 500 ms)", gaps, med[len(med)/2])
 	}
+}
+
+// sdLog is the standard deviation of the pairs' log ratio of the
+// latency quantile q reads (head over base): the spread the paired
+// t-test sees, outliers included.
+func sdLog(res *Outcome, q func(result.Latency) float64) float64 {
+	var d []float64
+	b, h := res.Base[0].Trials, res.Head[0].Trials
+	for i := range min(len(b), len(h)) {
+		if q(b[i].Latency) > 0 && q(h[i].Latency) > 0 {
+			d = append(d, math.Log(q(h[i].Latency)/q(b[i].Latency)))
+		}
+	}
+	if len(d) < 2 {
+		return math.Inf(1)
+	}
+	var mean, ss float64
+	for _, x := range d {
+		mean += x / float64(len(d))
+	}
+	for _, x := range d {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss / float64(len(d)-1))
 }
 
 // metric is sc's metric m, or nil.
