@@ -171,6 +171,11 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 	}
 	base, head := mk("base", sc[0], d.base), mk("head", sc[1], d.head)
 	s := sc[0]
+	duet := cfg.AB.Design == config.DesignConcurrent
+	if why := duetFits(s); duet && why != nil {
+		o.logf("a/b: %s: %v", name, why)
+		duet = false
+	}
 	if s.Load.Mode == harness.ModeSweep {
 		return sweepAB(ctx, cfg, name, layer, base, head, o)
 	}
@@ -184,7 +189,7 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 	}
 	var res *Measured
 	var err error
-	if why := duetFits(s); cfg.AB.Design == config.DesignConcurrent && why == nil {
+	if duet {
 		var gen, host cpuset.Set
 		if iso := o.Suite.CPUs; iso != nil {
 			gen, host = iso.Generator, iso.Host
@@ -202,11 +207,11 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 		for _, t := range []*targetSide{base, head} {
 			t.o.Log, t.o.Progress = lockedLog(&mu, t.o.Log), lockedProgress(&mu, t.o.Progress)
 		}
+		if log := lockedLog(&mu, o.Suite.Log); log != nil {
+			p.Log = func(line string) { fmt.Fprintln(log, line) }
+		}
 		res, err = Duet(ctx, p, base, head)
 	} else {
-		if why != nil && cfg.AB.Design == config.DesignConcurrent {
-			o.logf("a/b: %s: %v", name, why)
-		}
 		res, err = Interleave(ctx, p, base, head)
 	}
 	if res == nil {

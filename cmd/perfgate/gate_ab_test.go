@@ -86,8 +86,9 @@ func TestGateDesignNeedsAB(t *testing.T) {
 }
 
 // TestGateABDesignConcurrent: gate --ab --design concurrent measures a
-// fixed-rate scenario with both sides at once, and the comparison
-// records the design, per run and per scenario.
+// fixed-rate scenario with both sides at once and a closed loop
+// interleaved, and the comparison records the design, per run and per
+// scenario.
 func TestGateABDesignConcurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an A/B run of a real target")
@@ -103,6 +104,8 @@ targets:
 scenarios:
   - {name: api, layer: model, target: server, protocol: kserve-http, model: mlp-sim,
      load: {mode: rate, rate: 50, duration: 300ms, warmup: 100ms, trials: 1}}
+  - {name: closed, layer: model, target: server, protocol: kserve-http, model: mlp-sim,
+     load: {mode: concurrency, concurrency: 1, duration: 300ms, warmup: 100ms, trials: 1}}
 `)
 	out := filepath.Join(t.TempDir(), "out")
 	code, _, stderr := runCLI(t, "gate", "--config", cfg, "--ab", "HEAD", "--design", "concurrent", "--out", out)
@@ -124,8 +127,14 @@ scenarios:
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.AB.Design != "concurrent" || len(c.AB.Scenarios) != 1 || c.AB.Scenarios[0].Design != "concurrent" || c.AB.Scenarios[0].Order != "==" {
-		t.Errorf("ab %+v, want the concurrent design recorded for the run and its scenario, order ==", c.AB)
+	// The closed loop has no schedule to share: it is measured
+	// interleaved, and says so.
+	want := []struct{ Design, Order string }{{"concurrent", "=="}, {"interleaved", "ABBA"}}
+	if c.AB.Design != "concurrent" || len(c.AB.Scenarios) != 2 || c.AB.Scenarios[0] != want[0] || c.AB.Scenarios[1] != want[1] {
+		t.Errorf("ab %+v, want the concurrent design asked for, the fixed rate measured by it (order ==) and the closed loop interleaved (ABBA)", c.AB)
+	}
+	if !strings.Contains(stderr, "a/b: closed: measured interleaved: mode concurrency has no open-loop schedule to share") {
+		t.Errorf("the log does not say why the closed loop was measured interleaved:\n%s", stderr)
 	}
 }
 
