@@ -207,6 +207,7 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 		for _, t := range []*targetSide{base, head} {
 			t.o.Log, t.o.Progress = lockedLog(&mu, t.o.Log), lockedProgress(&mu, t.o.Progress)
 		}
+		base.peer, head.peer = head, base
 		if log := lockedLog(&mu, o.Suite.Log); log != nil {
 			p.Log = func(line string) { fmt.Fprintln(log, line) }
 		}

@@ -25,6 +25,10 @@ type targetSide struct {
 	// (one per process: .1.log, .2.log, …).
 	dir, logPrefix string
 
+	// peer is the other side when both are measured at once (Duet):
+	// its process's CPU time is the design's own load, not a neighbour's.
+	peer *targetSide
+
 	cur    *suite.Started
 	client harness.Client
 	gen    int
@@ -102,6 +106,9 @@ func (t *targetSide) Trial(ctx context.Context) (*result.Trial, error) {
 func (t *targetSide) TrialAt(ctx context.Context, at time.Time) (*result.Trial, error) {
 	o := t.o
 	o.StartAt = at
+	if t.peer != nil && t.peer.cur != nil {
+		o.PeerPGID = t.peer.cur.PGID
+	}
 	return t.trial(ctx, o)
 }
 

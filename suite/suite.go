@@ -72,6 +72,11 @@ type Options struct {
 	// both sides' generators at one instant, so that they send the same
 	// schedule at the same moments.
 	StartAt time.Time
+	// PeerPGID, if set, is the process group of a second target perfgate
+	// loads at the same time (the concurrent A/B design's other side):
+	// each trial's host load counts it as perfgate's own work, not as a
+	// neighbour's (harness.HostSampler.WithPeerGroup).
+	PeerPGID int
 }
 
 // Outcome is one scenario's result or failure.
