@@ -18,6 +18,7 @@ import (
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -40,6 +41,11 @@ const (
 	clockEnv   = "PERFGATE_AB_TEST_CLOCK"
 	driftEnv   = "PERFGATE_AB_TEST_DRIFT" // fraction per minute
 	serialEnv  = "PERFGATE_AB_TEST_SERIAL"
+	// arrivalsEnv names a file to which each service process appends one
+	// line at its first request (the readiness probe's path /ready aside):
+	// its working folder, the arrival in Unix nanoseconds, and the CPUs
+	// it may run on.
+	arrivalsEnv = "PERFGATE_AB_TEST_ARRIVALS"
 )
 
 func TestMain(m *testing.M) {
@@ -69,7 +75,11 @@ func serve() {
 	}
 	drift, _ := strconv.ParseFloat(os.Getenv(driftEnv), 64)
 	var serial sync.Mutex // held per request when serialEnv is set: a capacity of 1/latency
+	var first sync.Once   // the first request past the readiness probe, for arrivalsEnv
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if path := os.Getenv(arrivalsEnv); path != "" && r.URL.Path != "/ready" {
+			first.Do(func() { logArrival(path, time.Now()) })
+		}
 		if os.Getenv(serialEnv) != "" {
 			serial.Lock()
 			defer serial.Unlock()
@@ -91,6 +101,22 @@ func serve() {
 		fmt.Fprintln(os.Stderr, "test service:", err)
 		os.Exit(1)
 	}
+}
+
+// logArrival appends the service's line for arrivalsEnv to path.
+func logArrival(path string, at time.Time) {
+	wd, _ := os.Getwd()
+	cpus := "-"
+	if set, err := cpuset.OfProcess(os.Getpid()); err == nil {
+		cpus = set.String()
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test service:", err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s %d %s\n", wd, at.UnixNano(), cpus) // one write: appends do not interleave
 }
 
 // testRepo is a git repository in a temporary folder holding perfgate.yaml

@@ -48,6 +48,13 @@
 // probe outside them vetoes nothing), else over all, a change resting on
 // a busy one inconclusive (host busy).
 //
+// Duet is the concurrent design (ab.design: concurrent): a fixed-rate
+// scenario's two sides measured at once, fresh processes for both every
+// block, one generator a side sending the same open-loop schedule from
+// the same instant, the sides' CPU halves swapped at every start; the
+// looks and the paired test are Interleave's. Knee searches, closed
+// loops and automatic warm-ups stay interleaved (duetFits says why).
+//
 // MeasurePairs measures a config's declared pairs (two scenarios of the
 // current checkout: `perfgate demo`'s layer pairs and ladder steps) by the
 // same design.

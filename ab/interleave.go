@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/config"
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -21,7 +23,8 @@ type Side interface {
 	Trial(ctx context.Context) (*result.Trial, error)
 }
 
-// Plan is how one scenario is interleaved and when it stops.
+// Plan is how one scenario is measured (interleaved, or both sides at
+// once) and when it stops.
 type Plan struct {
 	Scenario, Layer string
 	Settings        compare.Settings
@@ -32,6 +35,9 @@ type Plan struct {
 	Budget time.Duration
 	// ResidentOne runs one side's process at a time.
 	ResidentOne bool
+	// CPUHalves are the CPU sets Duet swaps the sides between (duetCPUs;
+	// none: unpinned). Interleave does not read them.
+	CPUHalves [2]cpuset.Set
 	// Clock returns the time elapsed since the scenario began (nil: the
 	// wall clock). The seeded simulation runs on a simulated one.
 	Clock func() time.Duration
@@ -65,7 +71,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		clock = func() time.Duration { return time.Since(start) }
 	}
 	sides := [2]Side{base, head}
-	out := &Measured{Run: compare.ABScenario{Scenario: p.Scenario, FixedTrials: 2 * p.Design.MaxPairs}}
+	out := &Measured{Run: compare.ABScenario{Scenario: p.Scenario, Design: config.DesignInterleaved, FixedTrials: 2 * p.Design.MaxPairs}}
 	run := &out.Run
 	defer base.Stop()
 	defer head.Stop()
@@ -90,8 +96,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			startCost = max(startCost, clock()-t0)
 		}
 	}
-	var tPrev float64
-	lastLook := 0
+	looks := looker{p: p}
 	var pending [2]*result.Trial
 	for b := 0; ; b++ {
 		blockStart := clock()
@@ -131,34 +136,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 					out.Pairs.Base[out.Pairs.Len()-1].Latency.P99, out.Pairs.Head[out.Pairs.Len()-1].Latency.P99)
 			}
 		}
-		n := out.Pairs.Len()
-		elapsed := clock()
-		var ofBudget float64
-		if p.Budget > 0 {
-			// Looking ahead one block: stop now when the next would overrun.
-			perBlock := elapsed / time.Duration(b+1)
-			ofBudget = float64(elapsed+perBlock) / float64(p.Budget)
-		}
-		t := p.Design.Fraction(n, ofBudget)
-		final := t >= 1
-		if p.Design.LookAt(n, lastLook) || final {
-			level := p.Design.Spent(t) - p.Design.Spent(tPrev)
-			eqLevel := p.Design.EquivSpent(t) - p.Design.EquivSpent(tPrev)
-			tPrev, lastLook = t, n
-			out.Comparison = compare.ComparePaired(p.Scenario, p.Layer, out.Pairs, p.Settings, level, eqLevel)
-			run.Looks++
-			run.Level, run.EquivLevel = level, eqLevel
-			switch {
-			case compare.Decided(out.Comparison):
-				run.Stopped = "decided"
-			case n >= p.Design.MaxPairs:
-				run.Stopped = "max_trials"
-			case final:
-				run.Stopped = "budget"
-			}
-			p.logLook(out.Comparison, run.Looks, n, level, eqLevel, elapsed)
-		}
-		if run.Stopped != "" {
+		if looks.after(out, b+1, clock()) {
 			break
 		}
 		if ctx.Err() != nil {
@@ -176,9 +154,62 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			}
 		}
 	}
-	run.Order = order.String()
+	p.finish(out, order.String(), clock(), aTimes, aP99)
+	return out, nil
+}
+
+// looker is a scenario's sequential looks: when to look at the paired
+// comparison, at which levels, and why measuring stops.
+type looker struct {
+	p     Plan
+	tPrev float64 // the last look's fraction of the design
+	last  int     // the pairs at the last look (0: none yet)
+}
+
+// after looks at out's pairs after the blocks-th block (1-based),
+// elapsed into the scenario, when the design says to or the plan's
+// bounds are reached. It sets out.Run.Stopped, and reports true, once
+// measuring stops.
+func (l *looker) after(out *Measured, blocks int, elapsed time.Duration) bool {
+	p, run := l.p, &out.Run
+	n := out.Pairs.Len()
+	var ofBudget float64
+	if p.Budget > 0 {
+		// Looking ahead one block: stop now when the next would overrun.
+		perBlock := elapsed / time.Duration(blocks)
+		ofBudget = float64(elapsed+perBlock) / float64(p.Budget)
+	}
+	t := p.Design.Fraction(n, ofBudget)
+	final := t >= 1
+	if p.Design.LookAt(n, l.last) || final {
+		level := p.Design.Spent(t) - p.Design.Spent(l.tPrev)
+		eqLevel := p.Design.EquivSpent(t) - p.Design.EquivSpent(l.tPrev)
+		l.tPrev, l.last = t, n
+		out.Comparison = compare.ComparePaired(p.Scenario, p.Layer, out.Pairs, p.Settings, level, eqLevel)
+		run.Looks++
+		run.Level, run.EquivLevel = level, eqLevel
+		switch {
+		case compare.Decided(out.Comparison):
+			run.Stopped = "decided"
+		case n >= p.Design.MaxPairs:
+			run.Stopped = "max_trials"
+		case final:
+			run.Stopped = "budget"
+		}
+		p.logLook(out.Comparison, run.Looks, n, level, eqLevel, elapsed)
+	}
+	return run.Stopped != ""
+}
+
+// finish records a finished scenario's order, pairs, runner time (and
+// the fixed design's), the base side's drift over the times aTimes of its
+// P99s aP99, the unpaired reading, and a warning when a side ran in fewer
+// than two processes.
+func (p Plan) finish(out *Measured, order string, elapsed time.Duration, aTimes, aP99 []float64) {
+	run := &out.Run
+	run.Order = order
 	run.Pairs = out.Pairs.Len()
-	run.RunnerS = clock().Seconds()
+	run.RunnerS = elapsed.Seconds()
 	if run.Pairs > 0 {
 		run.FixedRunnerS = run.RunnerS / float64(run.Pairs) * float64(p.Design.MaxPairs)
 	}
@@ -189,7 +220,6 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 			"each side ran in fewer than two processes (base %d, head %d): one unlucky process could read as the change; raise ab.max_trials",
 			run.Processes[0], run.Processes[1]))
 	}
-	return out, nil
 }
 
 func sideName(i int) string { return [2]string{"base", "head"}[i] }

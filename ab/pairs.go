@@ -36,7 +36,7 @@ import (
 // runs are returned; failures of pairs are in Outcome.RunErr, their
 // comparisons inconclusive.
 func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o Options) (*Outcome, error) {
-	abRun := &compare.ABRun{Declared: true, Resident: cfg.AB.Resident, MaxTrials: cfg.AB.MaxTrials,
+	abRun := &compare.ABRun{Declared: true, Resident: cfg.AB.Resident, Design: cfg.AB.Design, MaxTrials: cfg.AB.MaxTrials,
 		BudgetS: cfg.AB.Budget.D().Seconds(), Scenarios: []compare.ABScenario{}}
 	named := func(name string) *config.Scenario {
 		for _, s := range cfg.Scenarios {
@@ -77,7 +77,7 @@ func MeasurePairs(ctx context.Context, cfg *config.Plan, pairs []config.Pair, o 
 			break
 		}
 		sc := todo[i]
-		o.logf("a/b: pair %s: measuring %s and %s interleaved (ABBA)", p.Name, p.Base, p.Head)
+		o.logf("a/b: pair %s: measuring %s and %s (%s design)", p.Name, p.Base, p.Head, cfg.AB.Design)
 		d := sides{base: targetDir(cfg, sc[0]), head: targetDir(cfg, sc[1])}
 		c, run, base, head, err := measure(ctx, cfg, p.Name, sc[1].Layer, sc, d, o)
 		if err != nil {

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -89,7 +92,7 @@ func Run(ctx context.Context, cfg *config.Plan, o Options) (*Outcome, error) {
 	}
 	logf("a/b: base %s (%s) checked out in %s; head is the current checkout %s", o.Ref, short(sha), wt.Dir, repo.Root)
 	abRun := &compare.ABRun{Ref: o.Ref, BaseSHA: sha, HeadSHA: repo.HeadSHA, HeadDirty: repo.Dirty,
-		Resident: cfg.AB.Resident, MaxTrials: cfg.AB.MaxTrials, BudgetS: cfg.AB.Budget.D().Seconds(),
+		Resident: cfg.AB.Resident, Design: cfg.AB.Design, MaxTrials: cfg.AB.MaxTrials, BudgetS: cfg.AB.Budget.D().Seconds(),
 		Scenarios: []compare.ABScenario{}}
 	dirs, err := targetDirs(cfg, selected, wt)
 	if err != nil {
@@ -106,7 +109,7 @@ func Run(ctx context.Context, cfg *config.Plan, o Options) (*Outcome, error) {
 			runErrs = append(runErrs, ctx.Err())
 			break
 		}
-		logf("a/b: scenario %s: measuring base and head interleaved (ABBA)", s.Name)
+		logf("a/b: scenario %s: measuring base and head (%s design)", s.Name, cfg.AB.Design)
 		sc, run, base, head, err := runScenario(ctx, cfg, s, dirs[s.Target], o)
 		if err != nil {
 			runErrs = append(runErrs, fmt.Errorf("scenario %s: %w", s.Name, err))
@@ -168,6 +171,11 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 	}
 	base, head := mk("base", sc[0], d.base), mk("head", sc[1], d.head)
 	s := sc[0]
+	duet := cfg.AB.Design == config.DesignConcurrent
+	if why := duetFits(s); duet && why != nil {
+		o.logf("a/b: %s: %v", name, why)
+		duet = false
+	}
 	if s.Load.Mode == harness.ModeSweep {
 		return sweepAB(ctx, cfg, name, layer, base, head, o)
 	}
@@ -179,7 +187,34 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 	if o.Suite.Log != nil {
 		p.Log = func(line string) { fmt.Fprintln(o.Suite.Log, line) }
 	}
-	res, err := Interleave(ctx, p, base, head)
+	var res *Measured
+	var err error
+	if duet {
+		var gen, host cpuset.Set
+		if iso := o.Suite.CPUs; iso != nil {
+			gen, host = iso.Generator, iso.Host
+		} else {
+			host, _ = cpuset.Allowed() // none off Linux: duetCPUs says so
+		}
+		var whyNot string
+		p.CPUHalves, whyNot = duetCPUs([2]string{cpusOf(cfg, sc[0]), cpusOf(cfg, sc[1])}, gen, host)
+		if whyNot != "" {
+			o.logf("a/b: %s: %s", name, whyNot)
+		}
+		// Both sides' trials run at once: their log lines and progress
+		// reach one writer in turn.
+		var mu sync.Mutex
+		for _, t := range []*targetSide{base, head} {
+			t.o.Log, t.o.Progress = lockedLog(&mu, t.o.Log), lockedProgress(&mu, t.o.Progress)
+		}
+		base.peer, head.peer = head, base
+		if log := lockedLog(&mu, o.Suite.Log); log != nil {
+			p.Log = func(line string) { fmt.Fprintln(log, line) }
+		}
+		res, err = Duet(ctx, p, base, head)
+	} else {
+		res, err = Interleave(ctx, p, base, head)
+	}
 	if res == nil {
 		return nil, compare.ABScenario{}, nil, nil, err
 	}
@@ -195,6 +230,43 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 	}
 	return &res.Comparison, res.Run, base.combined(sc[0]), head.combined(sc[1]), err
 }
+
+// cpusOf is the cpus list of scenario s's target ("" for none).
+func cpusOf(cfg *config.Plan, s *config.Scenario) string {
+	if t := cfg.Targets[s.Target]; t != nil {
+		return t.CPUs
+	}
+	return ""
+}
+
+// lockedLog is w with each write under mu (nil for nil).
+func lockedLog(mu *sync.Mutex, w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return w.Write(b)
+	})
+}
+
+// lockedProgress is f called under mu (nil for nil).
+func lockedProgress(mu *sync.Mutex, f func(string, harness.Progress)) func(string, harness.Progress) {
+	if f == nil {
+		return nil
+	}
+	return func(s string, p harness.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		f(s, p)
+	}
+}
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 // selectScenarios picks the scenarios named (all when none) and refuses
 // those whose target is a URL.

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"time"
 
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/internal/cpuset"
 	"github.com/perfgate/perfgate/result"
 	"github.com/perfgate/perfgate/suite"
 )
@@ -22,6 +25,10 @@ type targetSide struct {
 	// (one per process: .1.log, .2.log, …).
 	dir, logPrefix string
 
+	// peer is the other side when both are measured at once (Duet):
+	// its process's CPU time is the design's own load, not a neighbour's.
+	peer *targetSide
+
 	cur    *suite.Started
 	client harness.Client
 	gen    int
@@ -32,15 +39,38 @@ type targetSide struct {
 
 var _ Side = (*targetSide)(nil)
 
+var _ DuetSide = (*targetSide)(nil)
+
 // Start starts a fresh process of the target and its protocol client.
-func (t *targetSide) Start(ctx context.Context) error {
+func (t *targetSide) Start(ctx context.Context) error { return t.start(ctx, t.cfg) }
+
+// StartOn starts a fresh process on cpus, in place of the target's own
+// cpus (nil: as Start).
+func (t *targetSide) StartOn(ctx context.Context, cpus cpuset.Set) error {
+	if cpus == nil {
+		return t.Start(ctx)
+	}
+	// The plan's copy with this target's cpus replaced: the plan itself,
+	// shared with the other side, is left as it is.
+	cc := *t.cfg.Config
+	cc.Targets = maps.Clone(t.cfg.Targets)
+	tc := *cc.Targets[t.s.Target]
+	tc.CPUs = cpus.String()
+	cc.Targets[t.s.Target] = &tc
+	p := *t.cfg
+	p.Config = &cc
+	return t.start(ctx, &p)
+}
+
+// start starts a fresh process of the target as cfg describes it.
+func (t *targetSide) start(ctx context.Context, cfg *config.Plan) error {
 	t.Stop()
 	t.gen++
 	log := ""
 	if t.logPrefix != "" {
 		log = fmt.Sprintf("%s.%d.log", t.logPrefix, t.gen)
 	}
-	st, err := suite.StartAt(ctx, t.cfg, t.s, t.o, t.dir, log)
+	st, err := suite.StartAt(ctx, cfg, t.s, t.o, t.dir, log)
 	if err != nil {
 		return fmt.Errorf("%w: scenario %s: %v", suite.ErrRunFailed, t.s.Name, err)
 	}
@@ -69,10 +99,25 @@ func (t *targetSide) Stop() {
 // every request failed is a measurement (an error rate of 100%), not an
 // error.
 func (t *targetSide) Trial(ctx context.Context) (*result.Trial, error) {
+	return t.trial(ctx, t.o)
+}
+
+// TrialAt measures one trial whose warm-up begins at the instant at.
+func (t *targetSide) TrialAt(ctx context.Context, at time.Time) (*result.Trial, error) {
+	o := t.o
+	o.StartAt = at
+	if t.peer != nil && t.peer.cur != nil {
+		o.PeerPGID = t.peer.cur.PGID
+	}
+	return t.trial(ctx, o)
+}
+
+// trial measures one trial under the suite options o.
+func (t *targetSide) trial(ctx context.Context, o suite.Options) (*result.Trial, error) {
 	if t.client == nil {
 		return nil, errors.New("no process running")
 	}
-	r, err := suite.MeasureTrial(ctx, t.cfg, t.s, t.client, t.cur.PGID, t.o)
+	r, err := suite.MeasureTrial(ctx, t.cfg, t.s, t.client, t.cur.PGID, o)
 	if err != nil && (r == nil || !errors.Is(err, harness.ErrAllFailed)) {
 		return nil, err
 	}

@@ -235,7 +235,7 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // rate is a regression, not an invalid run.
 func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
 	s := base.s // the sides' loads are the same (config.Pair's rule)
-	run := compare.ABScenario{Scenario: name, Stopped: "knee", Looks: 1}
+	run := compare.ABScenario{Scenario: name, Design: config.DesignInterleaved, Stopped: "knee", Looks: 1}
 	begin := time.Now()
 	defer base.Stop()
 	defer head.Stop()

@@ -8,7 +8,8 @@
 // the last is B (bad). Each step is a same-runner A/B of two commits with
 // the paired statistics and adaptive stopping of `gate --ab` (package ab):
 // both commits are checked out in temporary worktrees, each built with its
-// targets' `build:`, and measured interleaved (ABBA).
+// targets' `build:`, and measured interleaved (ABBA), or both at once
+// under ab.design: concurrent.
 //
 // The first step measures A against B: it establishes the change and its
 // direction (regressed or improved); when A and B cannot be told apart the

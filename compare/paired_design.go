@@ -141,6 +141,11 @@ type ABRun struct {
 	HeadDirty bool `json:"head_dirty,omitempty"`
 	// Resident is "both" (side by side) or "one" (one at a time).
 	Resident string `json:"resident"`
+	// Design is the design asked for (ab.design, gate --design):
+	// "interleaved" or "concurrent"; each scenario's Design says which
+	// measured it. Empty in comparisons written before it existed (they
+	// were interleaved).
+	Design string `json:"design,omitempty"`
 	// MaxTrials and BudgetS are the design's bounds per scenario.
 	MaxTrials int          `json:"max_trials"`
 	BudgetS   float64      `json:"budget_s,omitempty"`
@@ -159,8 +164,18 @@ type ABRun struct {
 // ABScenario is one scenario's measurement in an A/B run.
 type ABScenario struct {
 	Scenario string `json:"scenario"`
-	// Order is the sides in the order measured ("ABBAABBA").
+	// Design is the design that measured the scenario: "interleaved" or
+	// "concurrent" (a knee search, a closed loop or an automatic warm-up
+	// is measured interleaved under either). Empty in comparisons written
+	// before it existed (interleaved).
+	Design string `json:"design,omitempty"`
+	// Order is the sides in the order measured ("ABBAABBA"); in the
+	// concurrent design "=" per pair (both sides at once).
 	Order string `json:"order"`
+	// CPUHalves are the concurrent design's two CPU sets where the sides
+	// were pinned: the base side's processes on the first and the head's
+	// on the second at the first start, swapped at every fresh start.
+	CPUHalves []string `json:"cpu_halves,omitempty"`
 	// Pairs is the number of pairs compared; Trials = 2·Pairs.
 	Pairs  int `json:"pairs"`
 	Trials int `json:"trials"`

@@ -37,6 +37,13 @@ func TestParseAB(t *testing.T) {
 				t.Errorf("ab = %+v", c.AB)
 			}
 		}},
+		{name: "design concurrent", build: `["make"]`, ab: "ab: {design: concurrent}", check: func(t *testing.T, c *Config) {
+			if c.AB.Design != DesignConcurrent {
+				t.Errorf("ab.design = %q, want concurrent", c.AB.Design)
+			}
+		}},
+		{name: "bad design", build: `["make"]`, ab: "ab: {design: duet}", want: `ab.design: "duet": want interleaved`},
+		{name: "concurrent with resident one", build: `["make"]`, ab: "ab: {design: concurrent, resident: one}", want: `ab.design: concurrent runs both sides' targets at once`},
 		{name: "bad resident", build: `["make"]`, ab: "ab: {resident: two}", want: `ab.resident: "two": want both`},
 		{name: "max_trials too few", build: `["make"]`, ab: "ab: {max_trials: 1}", want: "ab.max_trials: 1 is out of range: want a whole number from 2 to 200 pairs"},
 		{name: "max_trials too many", build: `["make"]`, ab: "ab: {max_trials: 5000}", want: "ab.max_trials: 5000 is out of range"},

@@ -92,6 +92,9 @@ func Compile(cfg *Config) (*Plan, error) {
 	if c.AB.MaxTrials == 0 {
 		c.AB.MaxTrials = DefaultABMaxTrials
 	}
+	if c.AB.Design == "" {
+		c.AB.Design = DefaultABDesign
+	}
 	// Each pair named (its label when the config gave none), so that the
 	// engines below never ask config for it.
 	c.Pairs = slices.Clone(cfg.Pairs)

@@ -130,6 +130,7 @@ func TestCompile(t *testing.T) {
 				{"scenarios[3].load.trace", replay.Load.Trace, abs("traces/t.jsonl")},
 				{"body read", string(p.Inputs["kserve"].Body), planFiles["payloads/body.json"]},
 				{"ab.resident default", p.AB.Resident, DefaultABResident},
+				{"ab.design default", p.AB.Design, DesignInterleaved},
 			} {
 				if c.got != c.want {
 					t.Errorf("%s = %q, want %q", c.field, c.got, c.want)

@@ -32,6 +32,7 @@ const (
 type HostSampler struct {
 	inner TrialObserver
 	pgid  int
+	peers []int
 	tree  int
 	cores int
 	proc  string
@@ -55,6 +56,17 @@ func NewHostSampler(inner TrialObserver, pgid int) *HostSampler {
 // url: on loopback, whose listener the suite found). It returns h.
 func (h *HostSampler) WithTargetTree(pid int) *HostSampler {
 	h.tree = pid
+	return h
+}
+
+// WithPeerGroup counts process group pgid as perfgate's own work, not
+// other work: a second target perfgate started and loads at the same
+// time (the concurrent A/B design's other side), whose CPU time is the
+// design's, not a neighbour's. It returns h.
+func (h *HostSampler) WithPeerGroup(pgid int) *HostSampler {
+	if pgid > 0 {
+		h.peers = append(h.peers, pgid)
+	}
 	return h
 }
 
@@ -141,6 +153,17 @@ func (h *HostSampler) snap() hostSnap {
 	s.own = procTicks(h.proc, self)
 	if h.pgid > 0 {
 		procs, _ := procfs.Group(h.proc, h.pgid) // what could be read
+		for _, p := range procs {
+			if p.PID != self {
+				s.own += float64(p.Ticks)
+			}
+		}
+	}
+	for _, g := range h.peers {
+		if g == h.pgid {
+			continue
+		}
+		procs, _ := procfs.Group(h.proc, g) // what could be read
 		for _, p := range procs {
 			if p.PID != self {
 				s.own += float64(p.Ticks)

@@ -34,6 +34,7 @@ func TestHostSamplerSeesHog(t *testing.T) {
 	outside := NewHostSampler(nil, 0)
 	asTarget := NewHostSampler(nil, pid) // the hog's parent leads its group
 	asTree := NewHostSampler(nil, 0).WithTargetTree(pid)
+	asPeer := NewHostSampler(nil, 0).WithPeerGroup(pid) // the concurrent A/B design's other side
 	treeTicks := func() float64 {
 		procs, _ := procfs.Tree("/proc", pid)
 		var n float64
@@ -47,16 +48,18 @@ func TestHostSamplerSeesHog(t *testing.T) {
 	outside.BeginTrial(0)
 	asTarget.BeginTrial(0)
 	asTree.BeginTrial(0)
+	asPeer.BeginTrial(0)
 	t0 := time.Now()
 	time.Sleep(1500 * time.Millisecond)
 	outside.EndTrial(0)
 	asTarget.EndTrial(0)
 	asTree.EndTrial(0)
+	asPeer.EndTrial(0)
 	wall := time.Since(t0).Seconds()
 	hogTicks := treeTicks() - before
-	a, b, c := outside.Load(0), asTarget.Load(0), asTree.Load(0)
-	if a == nil || b == nil || c == nil {
-		t.Fatalf("no load measured: outside %v, as target %v, as tree %v", a, b, c)
+	a, b, c, p := outside.Load(0), asTarget.Load(0), asTree.Load(0), asPeer.Load(0)
+	if a == nil || b == nil || c == nil || p == nil {
+		t.Fatalf("no load measured: outside %v, as target %v, as tree %v, as peer %v", a, b, c, p)
 	}
 	if hogTicks < 5 {
 		t.Skipf("the hog got %v ticks in %.1fs: too few to tell apart", hogTicks, wall)
@@ -75,6 +78,10 @@ func TestHostSamplerSeesHog(t *testing.T) {
 	otherC := c.OtherCPUCores * wall * procfs.ClockTicks
 	if d := otherA - otherC; d < hogTicks-slack || d > hogTicks+slack {
 		t.Errorf("as the target's tree: other load fell by %.0f ticks, want the hog's %.0f ± %.0f", d, hogTicks, slack)
+	}
+	otherP := p.OtherCPUCores * wall * procfs.ClockTicks
+	if d := otherA - otherP; d < hogTicks-slack || d > hogTicks+slack {
+		t.Errorf("as a peer target's group: other load fell by %.0f ticks, want the hog's %.0f ± %.0f", d, hogTicks, slack)
 	}
 	if hogTicks/procfs.ClockTicks/wall > 0.6 && !a.Busy {
 		t.Errorf("a hog using %.2f cores did not flag the trial busy: %+v", hogTicks/procfs.ClockTicks/wall, a)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/config"
 )
 
 // abLines describes a same-runner A/B run (`gate --ab`) for the reports:
@@ -12,10 +13,16 @@ import (
 // the fixed design's, and the drift the pairing cancelled. Text and
 // markdown share it; cell escapes the untrusted parts (the ref).
 func abLines(ab *compare.ABRun, cell func(string) string, code func(string) string) (head string, rows [][]string) {
-	head = fmt.Sprintf("Same-runner A/B: base %s (%s) against head %s, measured interleaved on this runner (ABBA order, %s resident) and compared pair by pair; stored baselines were not read.",
-		code(cell(ab.Ref)), code(shortSHA(ab.BaseSHA)), code(shortSHA(ab.HeadSHA)), cell(ab.Resident))
+	how := fmt.Sprintf("measured interleaved on this runner (ABBA order, %s resident)", cell(ab.Resident))
+	declHow := fmt.Sprintf("measured interleaved on this runner (ABBA order, fresh processes every block, %s resident)", cell(ab.Resident))
+	if ab.Design == config.DesignConcurrent {
+		how = "measured both at once on this runner (fresh processes for both every block, the same open-loop schedule sent to each; knee searches interleaved)"
+		declHow = how
+	}
+	head = fmt.Sprintf("Same-runner A/B: base %s (%s) against head %s, %s and compared pair by pair; stored baselines were not read.",
+		code(cell(ab.Ref)), code(shortSHA(ab.BaseSHA)), code(shortSHA(ab.HeadSHA)), how)
 	if ab.Declared {
-		head = fmt.Sprintf("Declared pairs: each pair's base scenario against its head scenario, measured interleaved on this runner (ABBA order, fresh processes every block, %s resident) and compared pair by pair.", cell(ab.Resident))
+		head = fmt.Sprintf("Declared pairs: each pair's base scenario against its head scenario, %s and compared pair by pair.", declHow)
 	}
 	if n := len(ab.Scenarios); n > 0 {
 		var spent float64
@@ -95,9 +102,14 @@ func seconds(s float64) string {
 	return fmt.Sprintf("%.0f s", s)
 }
 
-// abMethod is the method line of an A/B run's details.
-func abMethod(s compare.Settings) string {
-	return fmt.Sprintf("latency (A/B): per pair of base and head trials in ABBA order (pairs merged until each side holds %d requests) the log ratio of each side's P99 from its merged histogram; Student's paired t-test and interval of the mean log ratio, Holm-corrected across a scenario's gated metrics; looks after %d%% of the pairs and each further 30%%, each at the level spent by then (Pocock-type alpha spending for a regression or an improvement, O'Brien-Fleming-type for unchanged)", compare.RequestsForQuantile(99), 30)
+// abMethod is the method line of an A/B run's details, for the design
+// asked for (config.DesignConcurrent, else interleaved).
+func abMethod(s compare.Settings, design string) string {
+	order := "in ABBA order"
+	if design == config.DesignConcurrent {
+		order = "measured at once"
+	}
+	return fmt.Sprintf("latency (A/B): per pair of base and head trials %s (pairs merged until each side holds %d requests) the log ratio of each side's P99 from its merged histogram; Student's paired t-test and interval of the mean log ratio, Holm-corrected across a scenario's gated metrics; looks after %d%% of the pairs and each further 30%%, each at the level spent by then (Pocock-type alpha spending for a regression or an improvement, O'Brien-Fleming-type for unchanged)", order, compare.RequestsForQuantile(99), 30)
 }
 
 // abKneeMethod says how a same-runner A/B sweep's max QPS was tested.

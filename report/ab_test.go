@@ -74,6 +74,11 @@ func TestABRunnerTimePerVerdict(t *testing.T) {
 		{"declared pairs", compare.ABRun{Declared: true, Resident: "both", Decided: 1, RunnerSPerDecided: 20, FixedRunnerSPerDecided: 40,
 			Scenarios: []compare.ABScenario{{Scenario: "model: fp32 → int8", RunnerS: 20}}},
 			[]string{"Declared pairs: each pair's base scenario against its head scenario", "Runner time per decided verdict: 20 s"}},
+		// The concurrent design is named as such, in the section and the
+		// method, never as interleaved (ABBA).
+		{"concurrent", compare.ABRun{Ref: "main", Resident: "both", Design: "concurrent", Decided: 1, RunnerSPerDecided: 30, FixedRunnerSPerDecided: 60,
+			Scenarios: []compare.ABScenario{{Scenario: "a", Design: "concurrent", Order: "======", Pairs: 6, RunnerS: 30}}},
+			[]string{"measured both at once on this runner (fresh processes for both every block, the same open-loop schedule sent to each", "6 pairs (======)", "base and head trials measured at once"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +92,9 @@ func TestABRunnerTimePerVerdict(t *testing.T) {
 				if !strings.Contains(txt.String(), w) {
 					t.Errorf("report lacks %q:\n%s", w, txt.String())
 				}
+			}
+			if tt.ab.Design == "concurrent" && strings.Contains(txt.String(), "measured interleaved") {
+				t.Errorf("a concurrent run is described as interleaved:\n%s", txt.String())
 			}
 			if tt.ab.Declared && strings.Contains(txt.String(), "Same-runner A/B: base") {
 				t.Errorf("a run of declared pairs is described as two revisions:\n%s", txt.String())

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/config"
 )
 
 // A person reads a verdict in five seconds: one headline line (verdict,
@@ -413,8 +414,12 @@ func (r *Report) mode() string {
 	var m string
 	switch {
 	case c.AB != nil:
-		m = fmt.Sprintf("same-runner A/B: base %s (%s) against head %s, measured interleaved on this runner; no stored baseline was read",
-			c.AB.Ref, shortSHA(c.AB.BaseSHA), shortSHA(c.AB.HeadSHA))
+		how := "interleaved"
+		if c.AB.Design == config.DesignConcurrent {
+			how = "both sides at once"
+		}
+		m = fmt.Sprintf("same-runner A/B: base %s (%s) against head %s, measured %s on this runner; no stored baseline was read",
+			c.AB.Ref, shortSHA(c.AB.BaseSHA), shortSHA(c.AB.HeadSHA), how)
 	case r.Mode != "":
 		m = r.Mode
 	case c.Verdict == compare.NoBaseline:

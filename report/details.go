@@ -127,7 +127,7 @@ func (r *Report) method() []string {
 		"max QPS under the SLO: Welch's t-test over each side's independent knee estimates (the search's and one per confirmation round in a fresh target process); a regression needs the change beyond the threshold and the test significant; with one knee a side (no estimates) the brackets show the change but never call it",
 		fmt.Sprintf("unchanged: the change's %s interval (two one-sided tests at %s each) lies inside the threshold, so the %s interval shown may reach a little past it; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy), and one the runner's own slowdown could explain (a fixed compute probe run between the target processes, slower by 10%% or more and significantly) is inconclusive (runner slower); a baseline's noise floor, when its runs disagreed beyond their sampling, is in the test as run-to-run noise on one degree of freedom", pctOf(2*s.Confidence-1), pctOf(1-s.Confidence), pctOf(s.Confidence)))
 	if r.Comparison.AB != nil {
-		out[len(out)-3] = abMethod(s)
+		out[len(out)-3] = abMethod(s, r.Comparison.AB.Design)
 		if usesMethod(r.Comparison, compare.MethodPairedKnees) {
 			out[len(out)-2] = abKneeMethod
 		}

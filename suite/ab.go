@@ -66,7 +66,7 @@ func NewClient(ctx context.Context, cfg *config.Plan, s *config.Scenario, base s
 func MeasureTrial(ctx context.Context, cfg *config.Plan, s *config.Scenario, client harness.Client, pgid int, o Options) (*result.Result, error) {
 	one := *s
 	one.Load.Trials = 1
-	hs := harness.NewHostSampler(nil, pgid)
+	hs := harness.NewHostSampler(nil, pgid).WithPeerGroup(o.PeerPGID)
 	res, err := fixedLoad(ctx, cfg, &one, client, hs, o, 1)
 	if res != nil {
 		stampHostLoad(res, hs)

@@ -66,6 +66,17 @@ type Options struct {
 	// before any of them runs (see Build); a later run of the same
 	// invocation (a rerun, the baseline mode's second run) sets it.
 	NoBuild bool
+	// StartAt, if set, is the instant a fixed load's warm-up begins and
+	// its schedule counts from (harness.Options.Start), for a load with a
+	// fixed warm-up and no Generator: the concurrent A/B design starts
+	// both sides' generators at one instant, so that they send the same
+	// schedule at the same moments.
+	StartAt time.Time
+	// PeerPGID, if set, is the process group of a second target perfgate
+	// loads at the same time (the concurrent A/B design's other side):
+	// each trial's host load counts it as perfgate's own work, not as a
+	// neighbour's (harness.HostSampler.WithPeerGroup).
+	PeerPGID int
 }
 
 // Outcome is one scenario's result or failure.
@@ -400,6 +411,9 @@ func fixedLoad(ctx context.Context, cfg *config.Plan, s *config.Scenario, client
 	started, err := o.Generator.prepare(ctx, &ho, l)
 	if err != nil {
 		return nil, err
+	}
+	if o.Generator == nil && !o.StartAt.IsZero() && warm.IsZero() {
+		ho.Start = o.StartAt
 	}
 	res, err := harness.Run(ctx, ho)
 	recordAuto(res, wa, da, warm)

@@ -16,7 +16,7 @@
 //	perfgate size [--config perfgate.yaml] --result FILE --peak-qps N [--headroom 1.3] [--cost-per-hour X] [--format text|markdown|json]
 //	perfgate size [--config perfgate.yaml] --result FILE --traffic curve.csv [--lead-time 1h] [--scale-in-after 1h] [--emit keda|hpa]
 //	perfgate gate --config perfgate.yaml [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun] [--verbose]
-//	perfgate gate --config perfgate.yaml --ab REF [--out DIR]
+//	perfgate gate --config perfgate.yaml --ab REF [--design interleaved|concurrent] [--out DIR]
 //	perfgate merge --out DIR [--max-skew 100ms] PATH...
 //	perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config perfgate.yaml] [--history DIR] [--force]
 //	perfgate history show|changes [--history DIR|REF] [--scenario S] [--metric p99_ms] [--format text|markdown|json]
@@ -151,7 +151,15 @@
 // pair (signed-rank test, paired bootstrap, Holm), stopping each scenario
 // once every gated metric is decided (ab: max_trials, budget). A REF that
 // does not exist and url: targets are usage errors (2); a failed build
-// is 3, its output quoted.
+// is 3, its output quoted. --design concurrent (or ab.design: concurrent)
+// measures a fixed-rate scenario's two sides at once instead: fresh
+// processes for both every block, one generator each sending the same
+// open-loop schedule from the same instant, the sides' CPUs (their
+// targets' cpus, or the CPUs outside generator_cpus) split in halves and
+// swapped at every start; the paired test is the same. Knee searches,
+// closed loops and warmup: auto stay interleaved. --design interleaved is
+// the default; --design without --ab, or concurrent with ab.resident: one,
+// is a usage error (2).
 //
 // # report
 //

@@ -35,6 +35,7 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		noBuild   = fs.Bool("no-build", false, noBuildUsage)
 		firstRun  = fs.Bool("first-run", false, "this is the first run, before any baseline is stored: a baselines folder that does not exist is read as none (no-baseline, exit 0) instead of an error (exit 2); an existing empty folder needs no flag")
 		abRef     = fs.String("ab", "", "same-runner A/B: measure git revision `REF` and this checkout interleaved, instead of reading baselines (docs/ab.md)")
+		design    = fs.String("design", "", "with --ab: how the two sides are measured, `interleaved` (one at a time, ABBA) or concurrent (both at once, the same schedule to each); default: the config's ab.design, else interleaved (docs/ab.md)")
 		verbose   = fs.Bool("verbose", false, "print the full report (verdict, environment, method, warnings, capacity, layers) instead of the headline, the table and what would decide; it is always written to OUT/gate.log")
 		scenarios stringList
 	)
@@ -71,7 +72,13 @@ func cmdGate(ctx context.Context, e *env, args []string) error {
 		if *histSpec != "" {
 			return usageErr("gate: --history learns the run-to-run noise that a test against stored baselines must add; --ab measures both revisions now, interleaved in pairs on this runner, and its paired test has no run-to-run term, so a history would change nothing: drop --history (docs/history.md)")
 		}
+		if err := config.CheckABDesign(*design); err != nil {
+			return usageErr("gate: --design %v", err)
+		}
 		req.ab = &gate.AB{Ref: *abRef, OutDir: *out}
+		req.design = *design
+	} else if *design != "" {
+		return usageErr("gate: --design chooses how --ab measures its two sides: give --ab REF, or drop --design")
 	}
 	o, err := e.gate(ctx, req)
 	if err != nil {
@@ -111,6 +118,8 @@ type gateFlags struct {
 	// firstRun reads a baselines folder that does not exist as none
 	// (gate.Stored.FirstRun).
 	firstRun bool
+	// design, when set, replaces the config's ab.design (--design).
+	design string
 }
 
 // gate runs the gate g asks for (gate.Gate) and writes its files into
@@ -120,6 +129,12 @@ func (e *env) gate(ctx context.Context, g gateFlags) (*gate.Outcome, error) {
 	cfg, err := config.ReadFile(g.cfgPath)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
+	}
+	if g.design != "" {
+		if g.design == config.DesignConcurrent && cfg.AB.Resident == "one" {
+			return nil, usageErr("gate: --design concurrent runs both sides' targets at once, and %s sets ab.resident: one (one at a time): drop one of them", g.cfgPath)
+		}
+		cfg.AB.Design = g.design
 	}
 	if err := result.MkdirOut(g.out, e.workdir); err != nil {
 		return nil, usageErr("gate: --out: %v", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,6 +61,8 @@ scenarios:
 		{"url target", url, "HEAD", nil, exitUsage, "would hit that one service"},
 		{"baselines with ab", started, "HEAD", []string{"--baselines", "b"}, exitUsage, "--baselines and --results are not read"},
 		{"failing build", started, "HEAD", nil, exitRunFailed, "server.go:7: syntax error"},
+		{"unknown design", started, "HEAD", []string{"--design", "duet"}, exitUsage, `--design "duet": want interleaved`},
+		{"concurrent with resident one", started + "ab: {resident: one}\n", "HEAD", []string{"--design", "concurrent"}, exitUsage, "--design concurrent runs both sides' targets at once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +73,68 @@ scenarios:
 				t.Errorf("exit %d, want %d with %q; stderr:\n%s", code, tt.code, tt.say, stderr)
 			}
 		})
+	}
+}
+
+// TestGateDesignNeedsAB: --design chooses how --ab measures; without
+// --ab it is a usage error, not a flag silently ignored.
+func TestGateDesignNeedsAB(t *testing.T) {
+	code, _, stderr := runCLI(t, "gate", "--config", "perfgate.yaml", "--design", "concurrent")
+	if code != exitUsage || !strings.Contains(stderr, "give --ab REF") {
+		t.Errorf("exit %d, want %d saying --design needs --ab; stderr:\n%s", code, exitUsage, stderr)
+	}
+}
+
+// TestGateABDesignConcurrent: gate --ab --design concurrent measures a
+// fixed-rate scenario with both sides at once and a closed loop
+// interleaved, and the comparison records the design, per run and per
+// scenario.
+func TestGateABDesignConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an A/B run of a real target")
+	}
+	cfg := gitRepo(t, `version: 1
+ab: {max_trials: 2}
+targets:
+  server:
+    command: ["sh", "-c", "exec \"$0\" fixture serve --addr 127.0.0.1:$1 --model sim --sim-fixed 1ms", "{perfgate}", "{port}"]
+    env: {PERFGATE_TEST_MAIN: "1"}
+    ready: "http://127.0.0.1:{port}/v2/health/ready"
+    ready_timeout: 60s
+scenarios:
+  - {name: api, layer: model, target: server, protocol: kserve-http, model: mlp-sim,
+     load: {mode: rate, rate: 50, duration: 300ms, warmup: 100ms, trials: 1}}
+  - {name: closed, layer: model, target: server, protocol: kserve-http, model: mlp-sim,
+     load: {mode: concurrency, concurrency: 1, duration: 300ms, warmup: 100ms, trials: 1}}
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI(t, "gate", "--config", cfg, "--ab", "HEAD", "--design", "concurrent", "--out", out)
+	if code != exitPass {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitPass, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "comparison.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		AB struct {
+			Design    string `json:"design"`
+			Scenarios []struct {
+				Design, Order string
+			} `json:"scenarios"`
+		} `json:"ab"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	// The closed loop has no schedule to share: it is measured
+	// interleaved, and says so.
+	want := []struct{ Design, Order string }{{"concurrent", "=="}, {"interleaved", "ABBA"}}
+	if c.AB.Design != "concurrent" || len(c.AB.Scenarios) != 2 || c.AB.Scenarios[0] != want[0] || c.AB.Scenarios[1] != want[1] {
+		t.Errorf("ab %+v, want the concurrent design asked for, the fixed rate measured by it (order ==) and the closed loop interleaved (ABBA)", c.AB)
+	}
+	if !strings.Contains(stderr, "a/b: closed: measured interleaved: mode concurrency has no open-loop schedule to share") {
+		t.Errorf("the log does not say why the closed loop was measured interleaved:\n%s", stderr)
 	}
 }
 

@@ -47,7 +47,7 @@ func synopses() []synopsis {
 		}},
 		{"gate", []string{
 			"perfgate gate --config " + config.DefaultFile + " [--baselines DIR] [--out DIR] [--allow-env-mismatch] [--results DIR] [--on-inconclusive pass|fail|rerun] [--verbose]",
-			"perfgate gate --config " + config.DefaultFile + " --ab REF [--out DIR]",
+			"perfgate gate --config " + config.DefaultFile + " --ab REF [--design interleaved|concurrent] [--out DIR]",
 		}},
 		{"merge", []string{fmt.Sprintf("perfgate merge --out DIR [--max-skew %v] PATH...", merge.DefaultMaxSkew)}},
 		{"baseline", []string{"perfgate baseline update --from DIR [--from DIR2]... --to DIR [--tag T] [--config " + config.DefaultFile + "] [--history DIR] [--force]"}},
