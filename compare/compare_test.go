@@ -59,14 +59,14 @@ func hasNote(ns []Note, want Note) bool {
 
 func TestCompareVerdicts(t *testing.T) {
 	tests := []struct {
-		name        string
-		scale       float64
-		mod         func(sp *comparetest.Spec)
-		edit        func(b, c *result.Result)
-		s           func(s *Settings)
-		want        Verdict
-		wantScen    Verdict
-		wantNote    Note
+		name     string
+		scale    float64
+		mod      func(sp *comparetest.Spec)
+		edit     func(b, c *result.Result)
+		s        func(s *Settings)
+		want     Verdict
+		wantScen Verdict
+		wantNote Note
 		// floorOnly: undecided only because the noise floor raised the
 		// regression threshold; no count of trials would decide it.
 		floorOnly bool
