@@ -176,8 +176,8 @@ func CheckPower(cfg *config.Config, names []string) error {
 		if s.Protocol == "openai" {
 			tests = 3 // P99, TTFT P99 and TPOT P99 share α (Holm)
 		}
-		if why := compare.Underpowered(s.Load.Mode == "sweep", s.Load.Trials, s.Load.Estimates, cfg.Gate.Confidence, tests); why != "" {
-			errs = append(errs, fmt.Errorf("%s: scenarios[%d] (%s): %s", cfg.Path, i, s.Name, why))
+		if err := compare.Underpowered(s.Load.Mode == "sweep", s.Load.Trials, s.Load.Estimates, cfg.Gate.Confidence, tests); err != nil {
+			errs = append(errs, fmt.Errorf("%s: scenarios[%d] (%s): %w", cfg.Path, i, s.Name, err))
 		}
 	}
 	if len(errs) > 0 {
