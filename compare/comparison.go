@@ -120,8 +120,14 @@ type ScenarioComparison struct {
 	// Inconclusive before Improved before Unchanged), Inconclusive when
 	// either result is invalid, or NoBaseline when there was no baseline.
 	Verdict Verdict `json:"verdict"`
-	// Reason says why the verdict is Inconclusive or NoBaseline.
+	// Reason says why the verdict is Inconclusive or NoBaseline. Where a
+	// guard's downgrade is the reason (Guard), compare leaves it empty and
+	// package report says it (report.ScenarioReason), in every output and
+	// in the JSON's reason.
 	Reason string `json:"reason,omitempty"`
+	// Guard is the code of the guard whose downgrade is the scenario's
+	// reason: the last downgrade of that code in Downgrades.
+	Guard ReasonCode `json:"guard,omitempty"`
 	// DecidedBy names the gated metrics that decided a regressed or
 	// improved verdict (those with the scenario's verdict), in order.
 	DecidedBy []string `json:"decided_by,omitempty"`

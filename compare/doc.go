@@ -16,9 +16,12 @@
 // rewording or renaming a command never edits the statistics.
 // Tests of this package (noprose_test.go, nocli_test.go) hold the rule;
 // errors for bad input (a setting out of range, Underpowered) name the
-// field and value here, where they are found. The verdicts' reasons
-// (Comparison.Reason, ScenarioComparison.Reason) and the sensitivity line
-// (Detects, Metric.MDELimit) are still written here: they are next.
+// field and value here, where they are found. A scenario's reason is a
+// guard's downgrade (ScenarioComparison.Guard) that report says in words
+// (report.ScenarioReason). The comparison's reason, an A/B scenario's
+// reason when it has no evidence, an invalid run's causes and the
+// sensitivity line (Detects, Metric.MDELimit) are still written here:
+// they are next.
 //
 // # Model
 //

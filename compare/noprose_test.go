@@ -26,7 +26,6 @@ var proseLeft = map[string]int{
 	"compare.go":  20, // the comparison's reason
 	"mde.go":      7,  // the sensitivity line and MDELimit
 	"paired.go":   3,  // an A/B scenario's reason when undecidable
-	"reasons.go":  9,  // a guard's downgrade as the scenario's reason
 	"scenario.go": 3,  // an invalid run's causes
 }
 

@@ -367,7 +367,7 @@ func applyDowngrade(sc *ScenarioComparison, d Downgrade) {
 		}
 	}
 	sc.Downgrades = append(sc.Downgrades, d)
-	sc.Reason = scenarioReason(sc, d)
+	sc.Guard, sc.Reason = d.Code, "" // report says it from d
 }
 
 // Invalidate applies the invalid-run guard to a scenario from outside a

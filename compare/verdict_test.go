@@ -225,8 +225,8 @@ func TestGuardOrder(t *testing.T) {
 	if d := cmp.Diff([]ReasonCode{ReasonHostBusy, ReasonInvalidRun}, codes); d != "" {
 		t.Errorf("downgrades (-want +got):\n%s", d)
 	}
-	if sc.Verdict != Inconclusive || !sc.Invalid || !sc.HostBusy || sc.Reason != "baseline run was interrupted: never used to pass or fail" {
-		t.Errorf("got %s invalid %v busy %v reason %q, want inconclusive, both flags, the invalid run's reason", sc.Verdict, sc.Invalid, sc.HostBusy, sc.Reason)
+	if sc.Verdict != Inconclusive || !sc.Invalid || !sc.HostBusy || sc.Guard != ReasonInvalidRun || sc.Reason != "" {
+		t.Errorf("got %s invalid %v busy %v guard %q reason %q, want inconclusive, both flags, the invalid run's guard as the reason", sc.Verdict, sc.Invalid, sc.HostBusy, sc.Guard, sc.Reason)
 	}
 	if sc.Metrics[0].Guard != ReasonInvalidRun {
 		t.Errorf("metric guard %q, want the last guard's %q", sc.Metrics[0].Guard, ReasonInvalidRun)

@@ -254,12 +254,13 @@ func withhold(c *compare.Comparison, scenario string, d *sizing.Diff) string {
 	if c == nil {
 		return ""
 	}
-	for _, sc := range c.Scenarios {
+	for i := range c.Scenarios {
+		sc := &c.Scenarios[i]
 		if sc.Scenario != scenario {
 			continue
 		}
 		if sc.Invalid {
-			return "a side's run is invalid (" + sc.Reason + "): the change of plan is not shown"
+			return "a side's run is invalid (" + report.ScenarioReason(sc) + "): the change of plan is not shown"
 		}
 		for _, m := range sc.Metrics {
 			if m.Metric != compare.MetricMaxQPS {

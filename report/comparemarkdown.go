@@ -38,8 +38,8 @@ func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 			head += " (" + esc(sc.Layer) + ")"
 		}
 		fmt.Fprintf(bw, "#### %s: %s, %d vs %d trials\n\n", head, bold(sc.Verdict), sc.BaseTrials, sc.CandTrials)
-		if sc.Reason != "" {
-			fmt.Fprintf(bw, "%s\n\n", esc(sc.Reason))
+		if why := ScenarioReason(sc); why != "" {
+			fmt.Fprintf(bw, "%s\n\n", esc(why))
 		}
 		if len(s.rows) > 0 {
 			fmt.Fprintln(bw, "| metric | baseline | candidate | delta | interval | p | n | verdict |")

@@ -44,8 +44,8 @@ func comparisonTextSection(bw io.Writer, c *compare.Comparison, s section) {
 			head += " (" + plain(sc.Layer) + ")"
 		}
 		fmt.Fprintf(bw, "%s: %s, %d vs %d trials\n", head, strings.ToUpper(string(sc.Verdict)), sc.BaseTrials, sc.CandTrials)
-		if sc.Reason != "" {
-			fmt.Fprintf(bw, "  %s\n", plain(sc.Reason))
+		if why := ScenarioReason(sc); why != "" {
+			fmt.Fprintf(bw, "  %s\n", plain(why))
 		}
 		if len(s.rows) > 0 {
 			width := len("metric")

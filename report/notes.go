@@ -242,6 +242,7 @@ func spoken(c *compare.Comparison) *compare.Comparison {
 	for i := range c.Scenarios {
 		out.Scenarios[i] = c.Scenarios[i]
 		out.Scenarios[i].Warnings = scenarioWarnings(&c.Scenarios[i])
+		out.Scenarios[i].Reason = ScenarioReason(&c.Scenarios[i])
 	}
 	if c.Ladder != nil {
 		la := *c.Ladder
@@ -263,6 +264,9 @@ func unspoken(c *compare.Comparison) {
 	for i := range c.Scenarios {
 		sc := &c.Scenarios[i]
 		sc.Warnings = dropSpoken(sc.Notes, sc.Warnings)
+		if sc.Guard != "" && sc.Reason == guardReason(sc) {
+			sc.Reason = ""
+		}
 	}
 	if c.Ladder != nil {
 		c.Ladder.Warnings = dropSpoken(c.Ladder.Notes, c.Ladder.Warnings)
