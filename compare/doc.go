@@ -18,9 +18,9 @@
 // errors for bad input (a setting out of range, Underpowered) name the
 // field and value here, where they are found. A scenario's reason is a
 // guard's downgrade (ScenarioComparison.Guard) that report says in words
-// (report.ScenarioReason). The comparison's reason, an A/B scenario's
-// reason when it has no evidence, an invalid run's causes and the
-// sensitivity line (Detects, Metric.MDELimit) are still written here:
+// (report.ScenarioReason), an invalid run's causes notes
+// (Downgrade.Causes). The comparison's reason, an A/B scenario's reason
+// when it has no evidence, and the sensitivity line (Detects, Metric.MDELimit) are still written here:
 // they are next.
 //
 // # Model

@@ -113,6 +113,12 @@ const (
 	NotePairedFlagged NoteCode = "paired-flagged"  // Side (base, head), Count, Total, Text
 	NotePairedLeftOut NoteCode = "paired-left-out" // Metric, Count, Total
 
+	// Why a run cannot be trusted (Downgrade.Causes).
+	NoteRunInterrupted  NoteCode = "run-interrupted"  // Side
+	NoteRunInvalid      NoteCode = "run-invalid"      // Side: its generator lagged, or every trial was invalid
+	NoteNoValidTrials   NoteCode = "no-valid-trials"  // NBase, NCand: the valid trials a side
+	NoteUnreadableTrial NoteCode = "unreadable-trial" // Text: which trial, and the decoder's error
+
 	// A ladder.
 	NoteRungInvalid NoteCode = "rung-invalid"     // Scenario
 	NoteRungNoLayer NoteCode = "rung-no-layer"    // Scenario

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -53,15 +52,15 @@ func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOu
 	for _, w := range c.Warnings {
 		sc.Notes = append(sc.Notes, Note{Code: NoteResultWarning, Side: "candidate", Text: w})
 	}
-	var reasons []string
+	var reasons []Note
 	for _, x := range []struct {
 		who string
 		r   *result.Result
 	}{{"baseline", b}, {"candidate", c}} {
 		if x.r.Interrupted {
-			reasons = append(reasons, x.who+" run was interrupted")
+			reasons = append(reasons, Note{Code: NoteRunInterrupted, Side: x.who})
 		} else if !x.r.Valid {
-			reasons = append(reasons, x.who+" run is invalid (the load generator could not hold its schedule or every trial was invalid)")
+			reasons = append(reasons, Note{Code: NoteRunInvalid, Side: x.who})
 		}
 		if x.r.Simulated {
 			sc.Simulated = true
@@ -77,12 +76,12 @@ func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOu
 	sc.BaseTrials, sc.CandTrials = bs.trials, cs.trials
 	for _, x := range []*side{bs, cs} {
 		if x.broken != "" {
-			reasons = append(reasons, x.broken)
+			reasons = append(reasons, Note{Code: NoteUnreadableTrial, Text: x.broken})
 		}
 	}
 	if bs.broken == "" && cs.broken == "" {
 		if (bs.trials == 0 || cs.trials == 0) && !kneeless(bs, cs) {
-			reasons = append(reasons, fmt.Sprintf("no valid trials to compare (%d baseline, %d candidate)", bs.trials, cs.trials))
+			reasons = append(reasons, Note{Code: NoteNoValidTrials, NBase: bs.trials, NCand: cs.trials})
 		} else {
 			out.metrics(bs, cs, s, noise)
 		}

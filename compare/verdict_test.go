@@ -189,7 +189,7 @@ func TestInvalidGuard(t *testing.T) {
 		wantMetrics []Verdict
 	}{
 		{"valid", scenarioEvidence{}, Unchanged, []Verdict{Unchanged, Unchanged}},
-		{"invalid: every metric, whatever its verdict", scenarioEvidence{invalid: []string{"candidate run was interrupted"}}, Inconclusive, []Verdict{Inconclusive, Inconclusive}},
+		{"invalid: every metric, whatever its verdict", scenarioEvidence{invalid: []Note{{Code: NoteRunInterrupted, Side: "candidate"}}}, Inconclusive, []Verdict{Inconclusive, Inconclusive}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,7 +217,7 @@ func TestGuardOrder(t *testing.T) {
 		t.Errorf("scenario guards (-want +got):\n%s", d)
 	}
 	sc := ScenarioComparison{Metrics: []Metric{gatedMetric(MetricP99, Regressed)}}
-	guardScenario(&sc, &scenarioEvidence{busy: [2]busySide{{of: 5}, {trials: 1, of: 5}}, invalid: []string{"baseline run was interrupted"}})
+	guardScenario(&sc, &scenarioEvidence{busy: [2]busySide{{of: 5}, {trials: 1, of: 5}}, invalid: []Note{{Code: NoteRunInterrupted, Side: "baseline"}}})
 	var codes []ReasonCode
 	for _, d := range sc.Downgrades {
 		codes = append(codes, d.Code)

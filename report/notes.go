@@ -145,6 +145,15 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 		return fmt.Sprintf("%s: %d of %d units left out (an invalid trial or no value on one side)", n.Metric, n.Count, n.Total)
 	},
 
+	compare.NoteRunInterrupted: func(n compare.Note) string { return n.Side + " run was interrupted" },
+	compare.NoteRunInvalid: func(n compare.Note) string {
+		return n.Side + " run is invalid (the load generator could not hold its schedule or every trial was invalid)"
+	},
+	compare.NoteNoValidTrials: func(n compare.Note) string {
+		return fmt.Sprintf("no valid trials to compare (%d baseline, %d candidate)", n.NBase, n.NCand)
+	},
+	compare.NoteUnreadableTrial: func(n compare.Note) string { return n.Text },
+
 	compare.NoteRungInvalid: func(n compare.Note) string {
 		return fmt.Sprintf("rung %q is from an invalid or interrupted run: its attribution is not to be trusted", n.Scenario)
 	},
@@ -243,6 +252,7 @@ func spoken(c *compare.Comparison) *compare.Comparison {
 		out.Scenarios[i] = c.Scenarios[i]
 		out.Scenarios[i].Warnings = scenarioWarnings(&c.Scenarios[i])
 		out.Scenarios[i].Reason = ScenarioReason(&c.Scenarios[i])
+		out.Scenarios[i].Downgrades = spokenDowngrades(c.Scenarios[i].Downgrades)
 	}
 	if c.Ladder != nil {
 		la := *c.Ladder
@@ -250,6 +260,20 @@ func spoken(c *compare.Comparison) *compare.Comparison {
 		out.Ladder = &la
 	}
 	return &out
+}
+
+// spokenDowngrades is a copy of ds whose Why holds each one's causes in
+// words before the callers' own, as the JSON carries them.
+func spokenDowngrades(ds []compare.Downgrade) []compare.Downgrade {
+	if ds == nil {
+		return nil
+	}
+	out := make([]compare.Downgrade, len(ds))
+	for i, d := range ds {
+		out[i] = d
+		out[i].Why = joinWarnings(d.Causes, d.Why)
+	}
+	return out
 }
 
 // unspoken undoes spoken on a decoded comparison: the warnings that are
@@ -264,6 +288,10 @@ func unspoken(c *compare.Comparison) {
 	for i := range c.Scenarios {
 		sc := &c.Scenarios[i]
 		sc.Warnings = dropSpoken(sc.Notes, sc.Warnings)
+		for j := range sc.Downgrades {
+			d := &sc.Downgrades[j]
+			d.Why = dropSpoken(d.Causes, d.Why)
+		}
 		if sc.Guard != "" && sc.Reason == guardReason(sc) {
 			sc.Reason = ""
 		}

@@ -51,7 +51,7 @@ func guardReason(sc *compare.ScenarioComparison) string {
 	}
 	switch d.Code {
 	case compare.ReasonInvalidRun:
-		return strings.Join(d.Why, "; ") + ": never used to pass or fail"
+		return strings.Join(joinWarnings(d.Causes, d.Why), "; ") + ": never used to pass or fail"
 	case compare.ReasonHostBusy:
 		if len(d.Busy) == 0 {
 			return "inconclusive (host busy): measured while other work used the host; rerun on a quiet machine"

@@ -3,6 +3,9 @@ package report
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/perfgate/perfgate/compare"
 )
 
@@ -48,18 +51,27 @@ func TestScenarioReason(t *testing.T) {
 // The comparison JSON says a guard's reason in words, and decoding it
 // leaves the words to the guard again.
 func TestScenarioReasonInJSON(t *testing.T) {
+	// compare's cause as a note, and a caller's own in words (ab's).
 	sc := compare.ScenarioComparison{Scenario: "s", Verdict: compare.Inconclusive, Guard: compare.ReasonInvalidRun, Invalid: true,
-		Downgrades: []compare.Downgrade{{Code: compare.ReasonInvalidRun, Why: []string{"candidate run was interrupted"}}}}
+		Downgrades: []compare.Downgrade{{Code: compare.ReasonInvalidRun,
+			Causes: []compare.Note{{Code: compare.NoteRunInterrupted, Side: "candidate"}}, Why: []string{"the A/B run stopped early (canceled)"}}}}
 	c := &compare.Comparison{Schema: compare.Schema, Verdict: compare.Undecided, Scenarios: []compare.ScenarioComparison{sc}}
+	const want = "candidate run was interrupted; the A/B run stopped early (canceled): never used to pass or fail"
 	out := spoken(c)
-	if got, want := out.Scenarios[0].Reason, "candidate run was interrupted: never used to pass or fail"; got != want {
+	if got := out.Scenarios[0].Reason; got != want {
 		t.Errorf("JSON reason %q, want %q", got, want)
 	}
-	if c.Scenarios[0].Reason != "" {
-		t.Errorf("spoken changed the comparison: reason %q", c.Scenarios[0].Reason)
+	if d := cmp.Diff([]string{"candidate run was interrupted", "the A/B run stopped early (canceled)"}, out.Scenarios[0].Downgrades[0].Why); d != "" {
+		t.Errorf("JSON downgrade why (-want +got):\n%s", d)
+	}
+	if c.Scenarios[0].Reason != "" || len(c.Scenarios[0].Downgrades[0].Why) != 1 {
+		t.Errorf("spoken changed the comparison: reason %q, why %q", c.Scenarios[0].Reason, c.Scenarios[0].Downgrades[0].Why)
 	}
 	unspoken(out)
-	if out.Scenarios[0].Reason != "" || ScenarioReason(&out.Scenarios[0]) != "candidate run was interrupted: never used to pass or fail" {
-		t.Errorf("decoded reason %q (says %q), want it left to the guard", out.Scenarios[0].Reason, ScenarioReason(&out.Scenarios[0]))
+	if d := cmp.Diff(c, out, cmpopts.IgnoreUnexported(compare.Downgrade{})); d != "" {
+		t.Errorf("unspoken(spoken(c)) (-want +got):\n%s", d)
+	}
+	if got := ScenarioReason(&out.Scenarios[0]); got != want {
+		t.Errorf("decoded reason says %q, want %q", got, want)
 	}
 }
