@@ -28,7 +28,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	byName := map[string]*result.Result{}
 	for _, b := range base {
 		if _, dup := byName[b.Scenario]; dup {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("two baselines for scenario %q: the later one is used", b.Scenario))
+			c.Notes = append(c.Notes, Note{Code: NoteDuplicateBaseline, Scenario: b.Scenario})
 		}
 		byName[b.Scenario] = b
 	}
@@ -41,7 +41,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	compared := 0
 	for k, r := range cand {
 		if measured[r.Scenario] {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("two candidate results for scenario %q: both compared", r.Scenario))
+			c.Notes = append(c.Notes, Note{Code: NoteDuplicateCandidate, Scenario: r.Scenario})
 		}
 		measured[r.Scenario] = true
 		b := byName[r.Scenario]
@@ -66,7 +66,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 	}
 	sort.Strings(missing)
 	for _, name := range missing {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("baseline scenario %q was not measured: not compared", name))
+		c.Notes = append(c.Notes, Note{Code: NoteNotMeasured, Scenario: name})
 	}
 	diffs.fill(env)
 	if compared > 0 {
@@ -164,8 +164,7 @@ func (d *envDiffs) fill(env *EnvCheck) {
 // interleaved on one runner (gate --ab).
 func topReason(c *Comparison, v Verdict, ev topEvidence, env *EnvCheck, paired bool) string {
 	if env.Allowed {
-		c.Warnings = append([]string{"ENVIRONMENT MISMATCH ALLOWED: the baseline was measured on different hardware (" +
-			strings.Join(env.Differences, "; ") + "); differences below may be the hardware's, not the code's"}, c.Warnings...)
+		c.Notes = append([]Note{{Code: NoteEnvMismatchAllowed, Names: env.Differences}}, c.Notes...)
 	}
 	switch v {
 	case Incomparable:
@@ -197,7 +196,7 @@ func topReason(c *Comparison, v Verdict, ev topEvidence, env *EnvCheck, paired b
 		}
 	}
 	if len(invalid) > 0 {
-		c.Warnings = append(c.Warnings, "invalid or interrupted results never pass or fail the gate: "+strings.Join(invalid, ", "))
+		c.Notes = append(c.Notes, Note{Code: NoteInvalidResults, Names: invalid})
 	}
 	if v == Fail {
 		return "regressed: " + strings.Join(regressed, "; ")

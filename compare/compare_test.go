@@ -40,9 +40,17 @@ func mustCompare(t *testing.T, base, cand []*result.Result, s Settings) *Compari
 
 func one(r *result.Result) []*result.Result { return []*result.Result{r} }
 
-func hasWarning(ws []string, sub string) bool {
-	for _, w := range ws {
-		if strings.Contains(w, sub) {
+// hasNote reports whether ns holds a note of want's code whose fields
+// match each field set in want (Text as a substring).
+func hasNote(ns []Note, want Note) bool {
+	for _, n := range ns {
+		if n.Code == want.Code && (want.Scenario == "" || n.Scenario == want.Scenario) &&
+			(want.Metric == "" || n.Metric == want.Metric) && (want.Side == "" || n.Side == want.Side) &&
+			(want.Trial == 0 || n.Trial == want.Trial) && strings.Contains(n.Text, want.Text) &&
+			(want.Verdict == "" || n.Verdict == want.Verdict) && (want.Count == 0 || n.Count == want.Count) &&
+			(want.Total == 0 || n.Total == want.Total) && (want.Need == 0 || n.Need == want.Need) &&
+			(want.Cand == 0 || n.Cand == want.Cand) && (want.Pct == 0 || n.Pct == want.Pct) &&
+			(want.FloorPct == 0 || n.FloorPct == want.FloorPct) {
 			return true
 		}
 	}
@@ -51,14 +59,14 @@ func hasWarning(ws []string, sub string) bool {
 
 func TestCompareVerdicts(t *testing.T) {
 	tests := []struct {
-		name        string
-		scale       float64
-		mod         func(sp *comparetest.Spec)
-		edit        func(b, c *result.Result)
-		s           func(s *Settings)
-		want        Verdict
-		wantScen    Verdict
-		wantWarning string
+		name     string
+		scale    float64
+		mod      func(sp *comparetest.Spec)
+		edit     func(b, c *result.Result)
+		s        func(s *Settings)
+		want     Verdict
+		wantScen Verdict
+		wantNote Note
 		// floorOnly: undecided only because the noise floor raised the
 		// regression threshold; no count of trials would decide it.
 		floorOnly bool
@@ -69,41 +77,41 @@ func TestCompareVerdicts(t *testing.T) {
 		// 3 trials a side cannot reach p < 0.05: a change beyond the
 		// threshold is undecided, never a pass.
 		{name: "too few trials", scale: 1.3, want: Undecided, wantScen: Inconclusive,
-			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }, wantWarning: "need at least 5 trials per side"},
+			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }, wantNote: Note{Code: NoteTrialPower, Need: 5}},
 		// Inside the threshold, too few trials to call a regression can
 		// still show the change inside it.
 		{name: "too few trials, no change", scale: 1, want: Pass,
 			mod: func(sp *comparetest.Spec) { sp.Trials = 3 }},
 		{name: "invalid candidate never fails", scale: 1.3, want: Undecided, wantScen: Inconclusive,
-			edit: func(b, c *result.Result) { c.Valid = false }, wantWarning: "never pass or fail"},
+			edit: func(b, c *result.Result) { c.Valid = false }, wantNote: Note{Code: NoteInvalidResults}},
 		{name: "interrupted candidate", scale: 1.3, want: Undecided, wantScen: Inconclusive,
-			edit: func(b, c *result.Result) { c.Interrupted = true }, wantWarning: "never pass or fail"},
+			edit: func(b, c *result.Result) { c.Interrupted = true }, wantNote: Note{Code: NoteInvalidResults}},
 		{name: "generator-limited trial left out", scale: 1, want: Pass,
 			edit: func(b, c *result.Result) {
 				c.Trials[2].Valid = false
 				c.Trials[2].GeneratorLimited = true
 				c.Trials[2].Invalid = []string{"the generator was saturated: it used 1.95 of 2 cores"}
-			}, wantWarning: "candidate trial 3 left out: the generator was saturated"},
+			}, wantNote: Note{Code: NoteTrialLeftOut, Side: "candidate", Trial: 3, Text: "the generator was saturated"}},
 		// A target that fell behind is what the gate must see: the flagged
 		// trial stays in, and the regression it carries is found.
 		{name: "overloaded target trial kept", scale: 1.3, want: Fail, wantScen: Regressed,
 			edit: func(b, c *result.Result) {
 				c.Trials[2].Valid = false
 				c.Trials[2].Invalid = []string{"achieved 900.0 rps, under 95% of the offered 1000.0 rps"}
-			}, wantWarning: "candidate trial 3 kept though flagged"},
+			}, wantNote: Note{Code: NoteTrialFlagged, Side: "candidate", Trial: 3}},
 		{name: "simulated flagged", scale: 1, want: Pass,
-			edit: func(b, c *result.Result) { c.Simulated = true }, wantWarning: "simulated target"},
+			edit: func(b, c *result.Result) { c.Simulated = true }, wantNote: Note{Code: NoteSimulated, Side: "candidate"}},
 		{name: "other GPU", scale: 1, want: Incomparable,
 			mod:  func(sp *comparetest.Spec) { sp.GPU = "NVIDIA H200" },
 			edit: func(b, c *result.Result) { c.Environment.GPUs[0].Name = "NVIDIA A100" }},
 		{name: "other GPU allowed", scale: 1, want: Pass,
 			mod:  func(sp *comparetest.Spec) { sp.GPU = "NVIDIA H200" },
 			edit: func(b, c *result.Result) { c.Environment.GPUs[0].Driver = "560.1" },
-			s:    func(s *Settings) { s.AllowEnvMismatch = true }, wantWarning: "ENVIRONMENT MISMATCH ALLOWED"},
+			s:    func(s *Settings) { s.AllowEnvMismatch = true }, wantNote: Note{Code: NoteEnvMismatchAllowed}},
 		{name: "damaged candidate histogram", scale: 1.3, want: Undecided, wantScen: Inconclusive,
-			edit: func(b, c *result.Result) { c.Trials[1].Histogram = "HISTFAAAAB" }, wantWarning: "never pass or fail"},
+			edit: func(b, c *result.Result) { c.Trials[1].Histogram = "HISTFAAAAB" }, wantNote: Note{Code: NoteInvalidResults}},
 		{name: "other load", scale: 1, want: Pass,
-			edit: func(b, c *result.Result) { c.Load.Rate = 2000 }, wantWarning: "offered rates differ"},
+			edit: func(b, c *result.Result) { c.Load.Rate = 2000 }, wantNote: Note{Code: NoteOfferedRates, Cand: 2000}},
 		// A regression resting on trials from a busy host is not blamed
 		// on the change.
 		{name: "host busy", scale: 1.3, want: Undecided, wantScen: Inconclusive,
@@ -129,7 +137,7 @@ func TestCompareVerdicts(t *testing.T) {
 		// it unchanged, which still means within the configured 5% (it
 		// once passed).
 		{name: "inside the noise floor", scale: 1.3, want: Undecided, wantScen: Inconclusive, floorOnly: true,
-			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP50: 40, MetricP99: 40} }, wantWarning: "unchanged still means within 5%"},
+			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP50: 40, MetricP99: 40} }, wantNote: Note{Code: NoteNoiseFloorRaised, Pct: 5, FloorPct: 40}},
 		{name: "no change, noise floor", scale: 1, want: Pass, wantScen: Unchanged,
 			edit: func(b, c *result.Result) { b.NoiseFloorPct = map[string]float64{MetricP99: 40} }},
 		{name: "error rate up", scale: 1, want: Fail, wantScen: Regressed,
@@ -156,9 +164,9 @@ func TestCompareVerdicts(t *testing.T) {
 			if tt.wantScen != "" && got.Scenarios[0].Verdict != tt.wantScen {
 				t.Errorf("scenario verdict = %s (%s), want %s", got.Scenarios[0].Verdict, got.Scenarios[0].Reason, tt.wantScen)
 			}
-			all := append(append([]string{}, got.Warnings...), got.Scenarios[0].Warnings...)
-			if tt.wantWarning != "" && !hasWarning(all, tt.wantWarning) {
-				t.Errorf("warnings %q lack %q", all, tt.wantWarning)
+			all := append(append([]Note{}, got.Notes...), got.Scenarios[0].Notes...)
+			if tt.wantNote.Code != "" && !hasNote(all, tt.wantNote) {
+				t.Errorf("notes %+v lack %+v", all, tt.wantNote)
 			}
 			if tt.want == Undecided && !tt.floorOnly && got.Scenarios[0].TrialsNeeded == 0 && !got.Scenarios[0].HostBusy && !got.Scenarios[0].Invalid {
 				t.Errorf("undecided scenario says no trials needed: %+v", got.Scenarios[0])
@@ -177,8 +185,8 @@ func TestCompareNoBaselineAndMissing(t *testing.T) {
 	if got.Verdict != NoBaseline || got.Scenarios[0].Verdict != NoBaseline {
 		t.Errorf("verdicts = %s, %s; want %s for both", got.Verdict, got.Scenarios[0].Verdict, NoBaseline)
 	}
-	if !hasWarning(got.Warnings, `baseline scenario "s" was not measured`) {
-		t.Errorf("warnings %q lack the unmeasured baseline", got.Warnings)
+	if !hasNote(got.Notes, Note{Code: NoteNotMeasured, Scenario: "s"}) {
+		t.Errorf("notes %+v lack the unmeasured baseline", got.Notes)
 	}
 	if got.Err() != nil {
 		t.Errorf("Err() = %v, want nil: no baseline passes", got.Err())
@@ -212,8 +220,8 @@ func TestCompareMaxQPSBrackets(t *testing.T) {
 			if m.Verdict != tt.want || m.CIOpenHigh != tt.wantOpenHigh || m.PValue != nil {
 				t.Errorf("max_qps = %s %v open %v p %v, want %s open %v no p", m.Verdict, m.CIPct, m.CIOpenHigh, m.PValue, tt.want, tt.wantOpenHigh)
 			}
-			if !hasWarning(got.Scenarios[0].Warnings, "no test") && !tt.wantOpenHigh {
-				t.Errorf("warnings %q do not say max_qps has no test", got.Scenarios[0].Warnings)
+			if !hasNote(got.Scenarios[0].Notes, Note{Code: NoteKneeBracket, Side: "either", Need: MinKneeEstimates}) && !tt.wantOpenHigh {
+				t.Errorf("notes %+v do not say max_qps has no test", got.Scenarios[0].Notes)
 			}
 		})
 	}
@@ -407,9 +415,20 @@ func TestCompareMaxQPSOnBusyHost(t *testing.T) {
 			if sc.Verdict != tt.want {
 				t.Errorf("verdict %s (%s), want %s", sc.Verdict, sc.Reason, tt.want)
 			}
-			if tt.want == Inconclusive && !strings.Contains(sc.Reason, "knee probes") {
-				t.Errorf("reason %q does not name the busy knee probes", sc.Reason)
+			if tt.want == Inconclusive && (sc.Guard != ReasonHostBusy || len(sc.Downgrades) == 0 || !countsBusy(sc.Downgrades[len(sc.Downgrades)-1], "knee probes")) {
+				t.Errorf("guard %q, downgrades %+v: the reason does not name the busy knee probes", sc.Guard, sc.Downgrades)
 			}
 		})
 	}
+}
+
+// countsBusy reports whether d counts busy measurements of what
+// ("trials", "knee probes").
+func countsBusy(d Downgrade, what string) bool {
+	for _, b := range d.Busy {
+		if b.Of == what && b.Busy > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -90,8 +90,13 @@ type Comparison struct {
 	// Environment is the fingerprint check of baseline against candidate.
 	Environment *EnvCheck `json:"environment,omitempty"`
 	Settings    Settings  `json:"settings"`
-	// Warnings concern the whole comparison (every report shows them).
+	// Warnings concern the whole comparison (every report shows them):
+	// in JSON, the text of Notes followed by the callers' own; in memory,
+	// the callers' own (the gate's, an A/B run's).
 	Warnings []string `json:"warnings,omitempty"`
+	// Notes are compare's warnings as data, a code and the numbers behind
+	// it; report composes their words (report.NoteText).
+	Notes []Note `json:"notes,omitempty"`
 	// Sensitivity says, per gated metric, what this comparison could
 	// detect: the smallest change across its scenarios with 80% power,
 	// and what would bring it to the threshold (see Metric.MDEPct).
@@ -115,8 +120,14 @@ type ScenarioComparison struct {
 	// Inconclusive before Improved before Unchanged), Inconclusive when
 	// either result is invalid, or NoBaseline when there was no baseline.
 	Verdict Verdict `json:"verdict"`
-	// Reason says why the verdict is Inconclusive or NoBaseline.
+	// Reason says why the verdict is Inconclusive or NoBaseline. Where a
+	// guard's downgrade is the reason (Guard), compare leaves it empty and
+	// package report says it (report.ScenarioReason), in every output and
+	// in the JSON's reason.
 	Reason string `json:"reason,omitempty"`
+	// Guard is the code of the guard whose downgrade is the scenario's
+	// reason: the last downgrade of that code in Downgrades.
+	Guard ReasonCode `json:"guard,omitempty"`
 	// DecidedBy names the gated metrics that decided a regressed or
 	// improved verdict (those with the scenario's verdict), in order.
 	DecidedBy []string `json:"decided_by,omitempty"`
@@ -165,8 +176,10 @@ type ScenarioComparison struct {
 	RunToRunSource string `json:"run_to_run_source,omitempty"`
 	// RunToRunPct is that noise as a per-run standard deviation on the
 	// log scale, in percent (0 with a noise floor or none).
-	RunToRunPct float64  `json:"run_to_run_pct,omitempty"`
-	Warnings    []string `json:"warnings,omitempty"`
+	RunToRunPct float64 `json:"run_to_run_pct,omitempty"`
+	// Warnings and Notes are the scenario's, as for Comparison's.
+	Warnings []string `json:"warnings,omitempty"`
+	Notes    []Note   `json:"notes,omitempty"`
 }
 
 // Metric compares one metric of a scenario.
@@ -331,8 +344,10 @@ type LadderAttribution struct {
 	Rungs []string     `json:"rungs"`
 	Steps []LadderStep `json:"steps"`
 	// Whole is the change from the first rung to the last.
-	Whole    LadderStep `json:"whole"`
-	Warnings []string   `json:"warnings,omitempty"`
+	Whole LadderStep `json:"whole"`
+	// Warnings and Notes are the ladder's, as for Comparison's.
+	Warnings []string `json:"warnings,omitempty"`
+	Notes    []Note   `json:"notes,omitempty"`
 }
 
 // LadderStep is the change between two rungs.

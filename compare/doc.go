@@ -3,6 +3,26 @@
 // changes to layers. It does no I/O and no formatting: it returns a
 // Comparison (the perfgate.comparison/v1 document) whose warnings are data.
 //
+// # Facts, not sentences
+//
+// Statistics state facts; reports speak. What a reader should know beside
+// the numbers (a trial left out, a threshold raised to the noise floor,
+// how max QPS was tested) is a Note: a NoteCode and the names and numbers
+// behind it, on the Comparison, each ScenarioComparison and the ladder.
+// Why a guard downgraded a verdict is a Downgrade, and what would decide
+// an undecided comparison a Lever. Package report writes every sentence
+// from them (report.NoteText, report.LeverAdvice) for the terminal,
+// Markdown, HTML, the Action's comment and the JSON's warnings, so that
+// rewording or renaming a command never edits the statistics.
+// Tests of this package (noprose_test.go, nocli_test.go) hold the rule;
+// errors for bad input (a setting out of range, Underpowered) name the
+// field and value here, where they are found. A scenario's reason is a
+// guard's downgrade (ScenarioComparison.Guard) that report says in words
+// (report.ScenarioReason), an invalid run's causes notes
+// (Downgrade.Causes). The comparison's reason, an A/B scenario's reason
+// when it has no evidence, and the sensitivity line (Detects, Metric.MDELimit) are still written here:
+// they are next.
+//
 // # Model
 //
 // The unit of evidence is the one that carries the noise, never the

@@ -42,8 +42,8 @@ type Estimate struct {
 	// MinRequests and RequestsNeeded are set when a unit of a latency
 	// test held too few requests for its quantile (sparseQuantile).
 	MinRequests, RequestsNeeded int
-	// Warning says how it was compared.
-	Warning string
+	// Note says how it was compared.
+	Note Note
 }
 
 // kneeMethod is one way to compare two sweeps' max QPS under the SLO.
@@ -69,11 +69,11 @@ var kneeMethods = []kneeMethod{censoredKnees{}, pairedKneeRounds{}, welchKnees{}
 const MinKneeEstimates = 3
 
 // kneeOut is max QPS compared: the metric (nil when not compared), the
-// ratio for attribution, and a warning saying how (or why not).
+// ratio for attribution, and a note saying how (or why not).
 type kneeOut struct {
-	m       *Metric
-	ratio   *[3]float64
-	warning string
+	m     *Metric
+	ratio *[3]float64
+	note  Note
 }
 
 // maxQPS compares the knees of two sweeps by the first of kneeMethods
@@ -88,16 +88,16 @@ func maxQPS(b, c *result.Capacity, s Settings, runVar, runDF float64) kneeOut {
 	case b == nil && c == nil:
 		return kneeOut{}
 	case b == nil || c == nil:
-		return kneeOut{warning: "max_qps: only one side ran a sweep: not compared"}
+		return kneeOut{note: Note{Code: NoteKneeOneSweep}}
 	}
 	for _, k := range kneeMethods {
 		if e, ok := k.estimate(b, c, s, runVar, runDF); ok {
 			e.Method = k.method()
 			ratio := e.Ratio
-			return kneeOut{m: kneeMetric(e, s), ratio: &ratio, warning: e.Warning}
+			return kneeOut{m: kneeMetric(e, s), ratio: &ratio, note: e.Note}
 		}
 	}
-	return kneeOut{warning: "max_qps: the baseline's sweep found no passing rate: not compared"}
+	return kneeOut{note: Note{Code: NoteKneeNoPass}}
 }
 
 // kneeMetric is the max-QPS metric of an estimate.

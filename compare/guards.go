@@ -120,10 +120,10 @@ func runnerShiftGuard(sc *ScenarioComparison, ev *scenarioEvidence) *Downgrade {
 // invalidGuard: results whose run was invalid or interrupted are compared
 // for reading but never pass or fail: every metric is inconclusive.
 func invalidGuard(sc *ScenarioComparison, ev *scenarioEvidence) *Downgrade {
-	if len(ev.invalid) == 0 {
+	if len(ev.invalid) == 0 && len(ev.why) == 0 {
 		return nil
 	}
-	d := &Downgrade{Why: ev.invalid}
+	d := &Downgrade{Causes: ev.invalid, Why: ev.why}
 	for i := range sc.Metrics {
 		d.at = append(d.at, i)
 	}

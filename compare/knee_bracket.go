@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/perfgate/perfgate/result"
@@ -43,23 +42,23 @@ func (kneeBrackets) estimate(b, c *result.Capacity, s Settings, _, _ float64) (E
 		// larger of the point and the bottom.
 		e.CIOpenHigh = true
 		e.CIPct[1] = math.Max(e.DeltaPct, lo)
-		e.Warning = "max_qps: the candidate's sweep stopped before any rate failed, so its knee has no upper bound: the change can be inconclusive, never unchanged or a regression"
+		e.Note = Note{Code: NoteKneeOpen}
 		return e, true
 	}
-	e.Warning = fmt.Sprintf("max_qps: one knee per run (no independent estimates on %s), so no test: the interval is what the knee brackets allow (baseline [%.4g, %.4g], candidate [%.4g, %.4g]) and a change beyond %.3g%% is inconclusive; confirm the knee (load.estimates >= %d) to test it",
-		estimateSides(b, c), bLo, bHi, cLo, cHi, thr, MinKneeEstimates)
+	e.Note = Note{Code: NoteKneeBracket, Side: estimateSides(b, c), BaseRange: &[2]float64{bLo, bHi}, CandRange: &[2]float64{cLo, cHi}, Pct: thr, Need: MinKneeEstimates}
 	return e, true
 }
 
-// estimateSides names the sides without knee estimates.
+// estimateSides names the sides without knee estimates: "either",
+// "baseline" or "candidate".
 func estimateSides(b, c *result.Capacity) string {
 	switch {
 	case len(b.Estimates) < 2 && len(c.Estimates) < 2:
-		return "either side"
+		return "either"
 	case len(b.Estimates) < 2:
-		return "the baseline"
+		return "baseline"
 	}
-	return "the candidate"
+	return "candidate"
 }
 
 // bracket returns the knee's bounds: [0, lowest fail] when nothing passed,

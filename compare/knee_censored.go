@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -110,7 +109,6 @@ func censoredKnee(none, known *result.Capacity, side string, s Settings, runVar,
 	}
 	eq := e.CIPct
 	e.EquivCIPct = &eq
-	e.Warning = fmt.Sprintf("max_qps: the %s's knee search met the SLO at no rate it tried (%d probes failed, the lowest at %.4g rps), so its max QPS is below %.4g rps: that bound tested as one more knee estimate against the other side's %d (Student's t on the logs, their spread and the run-to-run noise); delta_pct is the least change the data allow",
-		side, fails, bound, bound, len(lk))
+	e.Note = Note{Code: NoteKneeCensored, Side: side, Count: fails, Base: bound, Total: len(lk)}
 	return e, true
 }

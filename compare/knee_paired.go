@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/perfgate/perfgate/result"
@@ -37,7 +36,6 @@ func (pairedKneeRounds) estimate(b, c *result.Capacity, s Settings, _, _ float64
 	e := Estimate{Base: GeoMean(be), Cand: GeoMean(ce), DeltaPct: stat(t.mid),
 		CIPct: [2]float64{stat(t.lo), stat(t.hi)}, EquivCIPct: &[2]float64{stat(eq.lo), stat(eq.hi)}, P: t.p,
 		NBase: len(be), NCand: len(ce), Ratio: [3]float64{math.Exp(t.mid), math.Exp(t.lo), math.Exp(t.hi)}}
-	e.Warning = fmt.Sprintf("max_qps: %d rounds of knee estimates, each round's two measured in the same fresh target processes back to back; Student's paired t-test on the rounds' log ratios, with no run-to-run term (both sides ran every round together); regressed only when the change is beyond %.3g%% and significant",
-		len(be), 100*s.MaxQPSRegression)
+	e.Note = Note{Code: NoteKneePaired, Count: len(be), Pct: 100 * s.MaxQPSRegression}
 	return e, true
 }

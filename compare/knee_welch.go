@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"fmt"
-
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -35,7 +33,6 @@ func (welchKnees) estimate(b, c *result.Capacity, s Settings, runVar, runDF floa
 	if eq, ok := welchLogDF(b.Estimates, c.Estimates, equivConf(s.Confidence), runVar, runDF); ok {
 		e.EquivCIPct = &eq.ci
 	}
-	e.Warning = fmt.Sprintf("max_qps: %d baseline and %d candidate knee estimates (the search's and one per confirmation round, each in a fresh target process where perfgate starts the target), Welch's t-test on their logarithms; regressed only when the change is beyond %.3g%% and significant",
-		e.NBase, e.NCand, 100*s.MaxQPSRegression)
+	e.Note = Note{Code: NoteKneeEstimates, NBase: e.NBase, NCand: e.NCand, Pct: 100 * s.MaxQPSRegression}
 	return e, true
 }

@@ -48,19 +48,19 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 	for i, r := range rungs {
 		la.Rungs = append(la.Rungs, r.Scenario)
 		names = append(names, r.Scenario)
-		sd := prepare(r, "rung "+r.Scenario)
+		sd := prepare(r, "rung", r.Scenario)
 		if sd.broken != "" {
 			return nil, fmt.Errorf("ladder: %s", sd.broken)
 		}
 		if len(sd.lat) == 0 {
 			return nil, fmt.Errorf("ladder: rung %q has no valid trial with latencies", r.Scenario)
 		}
-		la.Warnings = append(la.Warnings, sd.warnings...)
+		la.Notes = append(la.Notes, sd.notes...)
 		if r.Interrupted || !r.Valid {
-			la.Warnings = append(la.Warnings, fmt.Sprintf("rung %q is from an invalid or interrupted run: its attribution is not to be trusted", r.Scenario))
+			la.Notes = append(la.Notes, Note{Code: NoteRungInvalid, Scenario: r.Scenario})
 		}
 		if i > 0 && r.Layer == "" {
-			la.Warnings = append(la.Warnings, fmt.Sprintf("rung %q names no layer: its step cannot be credited to one", r.Scenario))
+			la.Notes = append(la.Notes, Note{Code: NoteRungNoLayer, Scenario: r.Scenario})
 		}
 		hists = append(hists, sd.lat...)
 		procs = append(procs, sd.latProc...)
@@ -158,13 +158,13 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 	if allQPS {
 		la.Whole.MaxQPS = qpsStep(rungs[0].Capacity, rungs[k-1].Capacity, s)
 	} else {
-		la.Warnings = append(la.Warnings, "not every rung ran a sweep that found a knee: max QPS is not attributed")
+		la.Notes = append(la.Notes, Note{Code: NoteLadderNoQPS})
 	}
 	if !s.IgnoreHostLoad {
 		for i := range la.Steps {
-			la.Warnings = append(la.Warnings, ladderHostBusy(&la.Steps[i], rungs[i], rungs[i+1])...)
+			la.Notes = append(la.Notes, ladderHostBusy(&la.Steps[i], rungs[i], rungs[i+1])...)
 		}
-		la.Warnings = append(la.Warnings, ladderHostBusy(&la.Whole, rungs[0], rungs[k-1])...)
+		la.Notes = append(la.Notes, ladderHostBusy(&la.Whole, rungs[0], rungs[k-1])...)
 	}
 	return la, nil
 }
@@ -172,8 +172,8 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 // ladderHostBusy makes a step's regressed or improved inconclusive when
 // either rung was measured while the host was busy with other work, as a
 // scenario's verdict is (hostBusy): the neighbour, not the layer, may
-// explain it. It returns the warnings saying so.
-func ladderHostBusy(st *LadderStep, a, b *result.Result) []string {
+// explain it. It returns the notes saying so.
+func ladderHostBusy(st *LadderStep, a, b *result.Result) []Note {
 	busy := func(r *result.Result, probes bool) (n, of int) {
 		for _, t := range r.Trials {
 			of++
@@ -191,20 +191,19 @@ func ladderHostBusy(st *LadderStep, a, b *result.Result) []string {
 		}
 		return n, of
 	}
-	var out []string
+	var out []Note
 	for _, ch := range []struct {
 		c      *Change
-		what   string
+		metric string
 		probes bool
-	}{{&st.P99, "P99", false}, {st.MaxQPS, "max QPS", true}} {
+	}{{&st.P99, MetricP99, false}, {st.MaxQPS, MetricMaxQPS, true}} {
 		if ch.c == nil {
 			continue
 		}
 		na, oa := busy(a, ch.probes)
 		nb, ob := busy(b, ch.probes)
 		if from := holdChange(ch.c, na+nb); from != "" {
-			out = append(out, fmt.Sprintf("ladder step %s → %s: its %s %s rests on %d of %d measurements taken while the host was busy with other work: inconclusive (host busy)",
-				st.From, st.To, ch.what, from, na+nb, oa+ob))
+			out = append(out, Note{Code: NoteLadderBusy, From: st.From, To: st.To, Metric: ch.metric, Verdict: from, Count: na + nb, Total: oa + ob})
 		}
 	}
 	return out

@@ -131,10 +131,10 @@ func TestLadderHostBusy(t *testing.T) {
 			want = Regressed
 		}
 		if got := la.Steps[0].P99.Verdict; got != want {
-			t.Errorf("ignore_host_load %v: step verdict %s, want %s (warnings %q)", ignore, got, want, la.Warnings)
+			t.Errorf("ignore_host_load %v: step verdict %s, want %s (notes %+v)", ignore, got, want, la.Notes)
 		}
-		if !ignore && !hasWarning(la.Warnings, "inconclusive (host busy)") {
-			t.Errorf("warnings %q do not say the host was busy", la.Warnings)
+		if !ignore && !hasNote(la.Notes, Note{Code: NoteLadderBusy, Metric: MetricP99, Verdict: Regressed}) {
+			t.Errorf("notes %+v do not say the host was busy", la.Notes)
 		}
 	}
 }

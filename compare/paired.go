@@ -140,8 +140,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 			}
 		}
 		if flagged > 0 {
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: %d of %d trials kept though flagged (the target fell behind the offered load: %s); their latencies, timed from each request's intended send, show the backlog",
-				[2]string{"base", "head"}[k], flagged, n, why))
+			sc.Notes = append(sc.Notes, Note{Code: NotePairedFlagged, Side: [2]string{"base", "head"}[k], Count: flagged, Total: n, Text: why})
 		}
 	}
 	conf := 1 - level
@@ -167,7 +166,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 			continue // the metric does not apply (no streams)
 		}
 		if skipped > 0 {
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: %d of %d units left out (an invalid trial or no value on one side)", sp.name, skipped, len(units)))
+			sc.Notes = append(sc.Notes, Note{Code: NotePairedLeftOut, Metric: sp.name, Count: skipped, Total: len(units)})
 		}
 		e, _ := estimateLatency(latencyInput{conf: conf, eqConf: math.Max(0, 1-2*eqLevel),
 			paired: &pairedDiffs{d: d, base: bv, head: hv, absolute: sp.absolute, pairs: n}}) // pairedBlocks applies to any d

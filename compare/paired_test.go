@@ -196,8 +196,8 @@ func TestComparePairedTargetFellBehind(t *testing.T) {
 	if sc.Verdict != Regressed {
 		t.Errorf("a head 140× slower that fell behind the load: %s (%s), want regressed", sc.Verdict, sc.Reason)
 	}
-	if !strings.Contains(strings.Join(sc.Warnings, "\n"), "head: 12 of 12 trials kept though flagged") {
-		t.Errorf("warnings %q do not say the flagged trials were kept", sc.Warnings)
+	if !hasNote(sc.Notes, Note{Code: NotePairedFlagged, Side: "head", Count: 12, Total: 12}) {
+		t.Errorf("notes %+v do not say the flagged trials were kept", sc.Notes)
 	}
 	limited := pairs(base, func(int) float64 { return 1 })
 	for i := range limited.Head {

@@ -48,9 +48,9 @@ func TestPairedKnees(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := maxQPS(capOf(tt.b), capOf(tt.c), tt.s, tt.s.runVar(false), math.Inf(1))
-			m, w := k.m, k.warning
+			m, w := k.m, k.note
 			if m == nil {
-				t.Fatalf("no metric: %s", w)
+				t.Fatalf("no metric: %+v", w)
 			}
 			if m.Method != tt.wantMethod {
 				t.Errorf("method %s, want %s", m.Method, tt.wantMethod)

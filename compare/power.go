@@ -13,19 +13,21 @@ func MinTrials(confidence float64, tests int) int {
 	return trialsNeeded((1 - confidence) / float64(max(tests, 1)))
 }
 
-// Underpowered says why a scenario with trials per side (or, for a sweep,
-// knee estimates) can never reach the confidence, or "" when it can.
-// tests is the number of gated latency tests (1; 3 for streaming).
-func Underpowered(sweep bool, trials, estimates int, confidence float64, tests int) string {
+// Underpowered is an error for a configuration whose scenario, with
+// trials per side (or, for a sweep, knee estimates), can never reach the
+// confidence, naming the setting and the least value that can; nil when
+// it can. tests is the number of gated latency tests (1; 3 for
+// streaming). It is an error for bad input, so it says which field to set.
+func Underpowered(sweep bool, trials, estimates int, confidence float64, tests int) error {
 	if sweep {
 		if estimates < MinKneeEstimates {
-			return fmt.Sprintf("%d knee estimate(s) cannot test max QPS: set load.estimates to at least %d", estimates, MinKneeEstimates)
+			return fmt.Errorf("%d knee estimate(s) cannot test max QPS: set load.estimates to at least %d", estimates, MinKneeEstimates)
 		}
-		return ""
+		return nil
 	}
 	if need := MinTrials(confidence, tests); trials < need {
-		return fmt.Sprintf("%d trials can never reach %.3g%% confidence (the smallest possible p-value with %d vs %d trials is %.2g, over %d gated test(s)): set load.trials to at least %d",
+		return fmt.Errorf("%d trials can never reach %.3g%% confidence (the smallest possible p-value with %d vs %d trials is %.2g, over %d gated test(s)): set load.trials to at least %d",
 			trials, 100*confidence, trials, trials, minPValue(trials, trials), tests, need)
 	}
-	return ""
+	return nil
 }

@@ -27,12 +27,12 @@ func TestRunnerSpeed(t *testing.T) {
 		ignore     bool
 		want       Verdict
 		shifted    bool
-		shiftPct   float64 // the recorded shift, ±1 point; NaN when absent
-		reason     string
+		shiftPct   float64    // the recorded shift, ±1 point; NaN when absent
+		guard      ReasonCode // the scenario's reason: the runner-shift guard
 	}{
 		{name: "runner 40% slower excuses a 30% regression", scale: 1.3,
 			base: probes(6, 1.6, 170), cand: probes(6, 2.24, 170),
-			want: Inconclusive, shifted: true, shiftPct: 40, reason: "inconclusive (runner slower): the runner itself ran a fixed compute probe +40%"},
+			want: Inconclusive, shifted: true, shiftPct: 40, guard: ReasonRunnerShift},
 		// The memory loop moves with a process's page placement: recorded,
 		// never tested.
 		{name: "memory loop slower is not a slower runner", scale: 1.3,
@@ -49,7 +49,7 @@ func TestRunnerSpeed(t *testing.T) {
 			want: Regressed, shiftPct: 12},
 		{name: "faster runner excuses an improvement", scale: 0.7,
 			base: probes(6, 1.6, 170), cand: probes(6, 1.1, 170),
-			want: Inconclusive, shifted: true, shiftPct: -31, reason: "runner faster"},
+			want: Inconclusive, shifted: true, shiftPct: -31, guard: ReasonRunnerShift},
 		{name: "slower runner does not excuse an improvement", scale: 0.7,
 			base: probes(6, 1.6, 170), cand: probes(6, 2.24, 170),
 			want: Improved, shiftPct: 40},
@@ -86,8 +86,8 @@ func TestRunnerSpeed(t *testing.T) {
 			case *sc.RunnerShiftPct < tt.shiftPct-1 || *sc.RunnerShiftPct > tt.shiftPct+1:
 				t.Errorf("runner_shift_pct %.1f, want %v", *sc.RunnerShiftPct, tt.shiftPct)
 			}
-			if !strings.Contains(sc.Reason, tt.reason) {
-				t.Errorf("reason %q lacks %q", sc.Reason, tt.reason)
+			if sc.Guard != tt.guard {
+				t.Errorf("reason guard %q, want %q", sc.Guard, tt.guard)
 			}
 		})
 	}

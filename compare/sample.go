@@ -87,19 +87,19 @@ func (s *quantSet) quantile(w []int, pct float64) float64 {
 // side is one result prepared for comparison: its valid trials' values,
 // histograms decoded once.
 type side struct {
-	res      *result.Result
-	lat      []*hdrhistogram.Histogram // per valid trial with requests
-	latProc  []int                     // the target process of each lat (1 when unknown)
-	ttft     []*hdrhistogram.Histogram // nil unless every valid trial has one
-	tpot     []*hdrhistogram.Histogram
-	errs     []int64 // per valid trial
-	reqs     []int64
-	tokens   []float64 // output tokens/s per valid trial, when streaming
-	goodput  []float64
-	strProc  []int // the target process of each streaming trial (tokens, ttft, tpot)
-	trials   int   // valid trials
-	warnings []string
-	broken   string // why the result cannot be compared at all
+	res     *result.Result
+	lat     []*hdrhistogram.Histogram // per valid trial with requests
+	latProc []int                     // the target process of each lat (1 when unknown)
+	ttft    []*hdrhistogram.Histogram // nil unless every valid trial has one
+	tpot    []*hdrhistogram.Histogram
+	errs    []int64 // per valid trial
+	reqs    []int64
+	tokens  []float64 // output tokens/s per valid trial, when streaming
+	goodput []float64
+	strProc []int // the target process of each streaming trial (tokens, ttft, tpot)
+	trials  int   // valid trials
+	notes   []Note
+	broken  string // why the result cannot be compared at all
 }
 
 // leftOut reports whether trial t is left out of every comparison: the
@@ -108,10 +108,11 @@ type side struct {
 // offered load is kept (see prepare).
 func leftOut(t *result.Trial) bool { return !t.Valid && t.GeneratorLimited }
 
-// prepare decodes r's valid trials. A trial whose histogram does not decode
+// prepare decodes r's valid trials: who is "baseline", "candidate" or
+// "rung" (then rung names it). A trial whose histogram does not decode
 // makes the whole result unusable (broken), since it should have been
 // rejected when read.
-func prepare(r *result.Result, who string) *side {
+func prepare(r *result.Result, who, rung string) *side {
 	s := &side{res: r}
 	streaming := r.LLM != nil
 	for i, t := range r.Trials {
@@ -122,30 +123,30 @@ func prepare(r *result.Result, who string) *side {
 				why = strings.Join(t.Invalid, "; ")
 			}
 			if leftOut(&t) {
-				s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d left out: %s", who, n, why))
+				s.notes = append(s.notes, Note{Code: NoteTrialLeftOut, Side: who, Scenario: rung, Trial: n, Text: why})
 				continue
 			}
 			// The target fell behind the offered load: that is the very
 			// thing a gate must see, so the trial is kept (its latency,
 			// counted from the intended send time, shows the backlog).
-			s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d kept though flagged: %s", who, n, why))
+			s.notes = append(s.notes, Note{Code: NoteTrialFlagged, Side: who, Scenario: rung, Trial: n, Text: why})
 		}
 		s.trials++
 		s.errs = append(s.errs, t.Errors)
 		s.reqs = append(s.reqs, t.Requests)
 		if h, err := result.DecodeHistogram(t.Histogram); err != nil {
-			s.broken = fmt.Sprintf("%s trial %d: %v", who, n, err)
+			s.broken = fmt.Sprintf("%s trial %d: %v", strings.TrimSpace(who+" "+rung), n, err)
 			return s
 		} else if h.TotalCount() > 0 {
 			s.lat = append(s.lat, h)
 			s.latProc = append(s.latProc, max(t.Process, 1))
 		} else {
-			s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d has no successful request: left out of latency", who, n))
+			s.notes = append(s.notes, Note{Code: NoteTrialNoRequests, Side: who, Scenario: rung, Trial: n})
 		}
 		if streaming {
 			if t.LLM == nil {
 				streaming = false
-				s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d has no streaming figures: streaming metrics not compared", who, n))
+				s.notes = append(s.notes, Note{Code: NoteTrialNoStreaming, Side: who, Scenario: rung, Trial: n})
 				continue
 			}
 			s.tokens = append(s.tokens, t.LLM.OutputTokensPerS)

@@ -1,9 +1,7 @@
 package compare
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -49,41 +47,41 @@ func compareScenario(b, c *result.Result, s Settings, noise runNoise) scenarioOu
 		sc.Layer = b.Layer
 	}
 	for _, w := range b.Warnings {
-		sc.Warnings = append(sc.Warnings, "baseline: "+w)
+		sc.Notes = append(sc.Notes, Note{Code: NoteResultWarning, Side: "baseline", Text: w})
 	}
 	for _, w := range c.Warnings {
-		sc.Warnings = append(sc.Warnings, "candidate: "+w)
+		sc.Notes = append(sc.Notes, Note{Code: NoteResultWarning, Side: "candidate", Text: w})
 	}
-	var reasons []string
+	var reasons []Note
 	for _, x := range []struct {
 		who string
 		r   *result.Result
 	}{{"baseline", b}, {"candidate", c}} {
 		if x.r.Interrupted {
-			reasons = append(reasons, x.who+" run was interrupted")
+			reasons = append(reasons, Note{Code: NoteRunInterrupted, Side: x.who})
 		} else if !x.r.Valid {
-			reasons = append(reasons, x.who+" run is invalid (the load generator could not hold its schedule or every trial was invalid)")
+			reasons = append(reasons, Note{Code: NoteRunInvalid, Side: x.who})
 		}
 		if x.r.Simulated {
 			sc.Simulated = true
-			sc.Warnings = append(sc.Warnings, x.who+" measured a simulated target: the numbers exercise perfgate, not a real model")
+			sc.Notes = append(sc.Notes, Note{Code: NoteSimulated, Side: x.who})
 		}
 	}
-	if w := loadMismatch(b, c); w != "" {
-		sc.Warnings = append(sc.Warnings, w)
+	if n, ok := loadMismatch(b, c); ok {
+		sc.Notes = append(sc.Notes, n)
 	}
-	bs, cs := prepare(b, "baseline"), prepare(c, "candidate")
-	sc.Warnings = append(sc.Warnings, bs.warnings...)
-	sc.Warnings = append(sc.Warnings, cs.warnings...)
+	bs, cs := prepare(b, "baseline", ""), prepare(c, "candidate", "")
+	sc.Notes = append(sc.Notes, bs.notes...)
+	sc.Notes = append(sc.Notes, cs.notes...)
 	sc.BaseTrials, sc.CandTrials = bs.trials, cs.trials
 	for _, x := range []*side{bs, cs} {
 		if x.broken != "" {
-			reasons = append(reasons, x.broken)
+			reasons = append(reasons, Note{Code: NoteUnreadableTrial, Text: x.broken})
 		}
 	}
 	if bs.broken == "" && cs.broken == "" {
 		if (bs.trials == 0 || cs.trials == 0) && !kneeless(bs, cs) {
-			reasons = append(reasons, fmt.Sprintf("no valid trials to compare (%d baseline, %d candidate)", bs.trials, cs.trials))
+			reasons = append(reasons, Note{Code: NoteNoValidTrials, NBase: bs.trials, NCand: cs.trials})
 		} else {
 			out.metrics(bs, cs, s, noise)
 		}
@@ -130,7 +128,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 		{MetricP50, 50, med && !sweep, medThr}, {MetricP99, 99, !sweep, s.P99Regression}, {MetricP999, 99.9, false, s.P99Regression},
 	}, s, rv, noise.latDF, rs)
 	if sweep {
-		sc.Warnings = append(sc.Warnings, "a sweep's latencies (P99, and TTFT and TPOT when streaming) were measured at each side's knee rate: shown, not gated (max QPS under the SLO is)")
+		sc.Notes = append(sc.Notes, Note{Code: NoteSweepLatency})
 	}
 	noKnee := kneeless(bs, cs)
 	switch {
@@ -140,9 +138,9 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 			out.p99Reps = lat[1].reps
 		}
 	case noKnee:
-		sc.Warnings = append(sc.Warnings, "a side's knee search met the SLO at no rate: it has no knee, so no latency at its knee to show")
+		sc.Notes = append(sc.Notes, Note{Code: NoteKneelessLatency})
 	default:
-		sc.Warnings = append(sc.Warnings, "no latency histograms on one side: latency not compared")
+		sc.Notes = append(sc.Notes, Note{Code: NoteNoHistograms})
 	}
 	for _, q := range lat {
 		sc.Metrics = append(sc.Metrics, q.m)
@@ -150,9 +148,9 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	if k := maxQPS(bs.res.Capacity, cs.res.Capacity, s, noise.qps, noise.qpsDF); k.m != nil {
 		sc.Metrics = append(sc.Metrics, *k.m)
 		out.qps = k.ratio
-		sc.Warnings = append(sc.Warnings, k.warning)
-	} else if k.warning != "" {
-		sc.Warnings = append(sc.Warnings, k.warning)
+		sc.Notes = append(sc.Notes, k.note)
+	} else if k.note.Code != "" {
+		sc.Notes = append(sc.Notes, k.note)
 	}
 	if !noKnee { // a kneeless side has no trials: no error rate to compare
 		sc.Metrics = append(sc.Metrics, errorRate(bs, cs, s, rs))
@@ -166,7 +164,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 			name, p50 string
 		}{{bs.ttft, cs.ttft, MetricTTFTP99, MetricTTFTP50}, {bs.tpot, cs.tpot, MetricTPOTP99, MetricTPOTP50}} {
 			if fam.b == nil || fam.c == nil {
-				sc.Warnings = append(sc.Warnings, fam.name+": per-trial histograms missing on one side: not compared")
+				sc.Notes = append(sc.Notes, Note{Code: NoteHistogramsMissing, Metric: fam.name})
 				continue
 			}
 			// After a sweep, TTFT and TPOT were measured at each side's own
@@ -186,7 +184,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 			if m, ok := meanMetric(fam.name, fam.b, fam.c, s.MaxQPSRegression, s, rs); ok {
 				sc.Metrics = append(sc.Metrics, m)
 			} else {
-				sc.Warnings = append(sc.Warnings, fam.name+": the baseline's is zero: no relative change to compare")
+				sc.Notes = append(sc.Notes, Note{Code: NoteZeroBaseline, Metric: fam.name})
 			}
 		}
 	}
@@ -208,7 +206,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 			floor[k] = v
 		}
 	}
-	sc.Warnings = append(sc.Warnings, applyNoiseFloor(sc.Metrics, floor)...)
+	sc.Notes = append(sc.Notes, applyNoiseFloor(sc.Metrics, floor)...)
 	for _, f := range []struct {
 		metric, src string
 		v, df       float64
@@ -216,8 +214,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 		// The floor's own estimate (finite degrees of freedom), not the
 		// candidate's run shift that stands in when the runs agreed.
 		if f.src == RunToRunNoiseFloor && !math.IsInf(f.df, 1) && inTest[f.metric] {
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that is in the test as run-to-run noise on %.0f degree(s) of freedom",
-				f.metric, bs.res.NoiseFloorPct[f.metric], f.df))
+			sc.Notes = append(sc.Notes, Note{Code: NoteBaselineRunsDiffer, Metric: f.metric, Pct: bs.res.NoiseFloorPct[f.metric], DF: f.df})
 		}
 	}
 	usesRunNoise := false
@@ -279,9 +276,7 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 	}
 	if trialTests > 0 {
 		if mp := minPValue(nb, nc); mp >= level {
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"need at least %d trials per side for a p-value below %.3g (α %.3g shared by %d gated test(s), Holm): with %d baseline and %d candidate trials the smallest possible p-value is %.3g, so no regression can be called",
-				trialsNeeded(level), level, alpha, len(fam), nb, nc, mp))
+			sc.Notes = append(sc.Notes, Note{Code: NoteTrialPower, Need: trialsNeeded(level), Level: level, Alpha: alpha, Tests: len(fam), NBase: nb, NCand: nc, P: mp})
 		}
 	}
 }
@@ -294,13 +289,9 @@ func sparseWarnings(sc *ScenarioComparison) {
 		switch {
 		case !m.Gated || m.RequestsNeeded == 0:
 		case m.Verdict == Inconclusive:
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"%s: a unit of its test held only %d requests, and a quantile like this one needs at least %d in each (fewer, and it is the slowest request): left inconclusive; lengthen the window or raise the rate",
-				m.Metric, m.MinRequests, m.RequestsNeeded))
+			sc.Notes = append(sc.Notes, Note{Code: NoteSparseInconclusive, Metric: m.Metric, Count: m.MinRequests, Need: m.RequestsNeeded})
 		default:
-			sc.Warnings = append(sc.Warnings, fmt.Sprintf(
-				"%s: a unit of its test held only %d requests (a quantile like this one needs %d): %s stands because the median moved the same way",
-				m.Metric, m.MinRequests, m.RequestsNeeded, m.Verdict))
+			sc.Notes = append(sc.Notes, Note{Code: NoteSparseStands, Metric: m.Metric, Count: m.MinRequests, Need: m.RequestsNeeded, Verdict: m.Verdict})
 		}
 	}
 }
@@ -342,8 +333,7 @@ func (out *scenarioOut) settleMedians(s Settings, nb, nc int) {
 			names = append(names, m.Metric)
 		}
 	}
-	sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s: reported, not gated: with %d vs %d trials the smallest possible p-value is %.2g, which the %d gated tests with them could not reach and the %d without them can",
-		strings.Join(names, ", "), nb, nc, mp, all, all-meds))
+	sc.Notes = append(sc.Notes, Note{Code: NoteMediansNotGated, Names: names, NBase: nb, NCand: nc, P: mp, Tests: all, Count: all - meds})
 }
 
 // beyond reports whether m's point change is beyond its threshold in the
@@ -388,16 +378,16 @@ const MinProcesses = 5
 // its machine state, so their spread does not hold the candidate run's own
 // shift, which the floor measures. The threshold it raised stays in
 // ConfiguredThresholdPct: `unchanged` is still judged against it.
-func applyNoiseFloor(ms []Metric, floor map[string]float64) (warnings []string) {
+func applyNoiseFloor(ms []Metric, floor map[string]float64) (notes []Note) {
 	for i := range ms {
 		m := &ms[i]
 		if f, ok := floor[m.Metric]; ok && !m.Absolute && f > m.ThresholdPct {
-			warnings = append(warnings, fmt.Sprintf("%s: threshold for a regression raised from %.3g%% to the baseline's noise floor %.3g%% (how far independent runs of the baseline disagreed); unchanged still means within %.3g%%", m.Metric, m.ThresholdPct, f, m.ThresholdPct))
+			notes = append(notes, Note{Code: NoteNoiseFloorRaised, Metric: m.Metric, Pct: m.ThresholdPct, FloorPct: f})
 			m.ConfiguredThresholdPct = m.ThresholdPct
 			m.ThresholdPct, m.NoiseFloorPct = f, f
 		}
 	}
-	return warnings
+	return notes
 }
 
 // maxQPSIs reports whether sc's max-QPS metric has verdict v.
@@ -473,21 +463,21 @@ func errorRatesTied(bs, cs *side) bool {
 // their latencies are not like for like: another mode, rate or
 // concurrency, or (after a sweep, whose trials are the knee's probe)
 // another offered rate.
-func loadMismatch(b, c *result.Result) string {
+func loadMismatch(b, c *result.Result) (Note, bool) {
 	lb, lc := b.Load, c.Load
 	switch {
 	case lb.Mode != lc.Mode:
-		return fmt.Sprintf("load modes differ (baseline %s, candidate %s): latencies are not like for like", lb.Mode, lc.Mode)
+		return Note{Code: NoteLoadModes, Names: []string{lb.Mode, lc.Mode}}, true
 	case lb.Concurrency != lc.Concurrency:
-		return fmt.Sprintf("concurrency differs (baseline %d, candidate %d): latencies are not like for like", lb.Concurrency, lc.Concurrency)
+		return Note{Code: NoteConcurrency, NBase: lb.Concurrency, NCand: lc.Concurrency}, true
 	case differ(lb.Rate, lc.Rate):
-		return fmt.Sprintf("offered rates differ (baseline %.4g/s, candidate %.4g/s): latencies are not like for like", lb.Rate, lc.Rate)
+		return Note{Code: NoteOfferedRates, Base: lb.Rate, Cand: lc.Rate}, true
 	}
 	ob, oc := offered(b.Trials), offered(c.Trials)
 	if differ(ob, oc) {
-		return fmt.Sprintf("the trials ran at different offered rates (baseline %.4g/s, candidate %.4g/s, e.g. each side's knee): latency changes partly reflect the load", ob, oc)
+		return Note{Code: NoteTrialRates, Base: ob, Cand: oc}, true
 	}
-	return ""
+	return Note{}, false
 }
 
 // offered is the trials' mean offered rate, 0 when unknown.

@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -186,10 +187,10 @@ func TestMinTrials(t *testing.T) {
 			t.Errorf("MinTrials(%v, %d) = %d, want %d", tt.conf, tt.tests, got, tt.want)
 		}
 	}
-	if w := Underpowered(false, 3, 0, 0.95, 1); w == "" {
-		t.Error("Underpowered(3 trials, 95%) = \"\", want a reason naming the minimum")
+	if err := Underpowered(false, 3, 0, 0.95, 1); err == nil || !strings.Contains(err.Error(), "load.trials to at least 4") {
+		t.Errorf("Underpowered(3 trials, 95%%) = %v, want an error naming load.trials and the minimum", err)
 	}
-	if w := Underpowered(true, 1, 2, 0.95, 1); w == "" {
-		t.Error("Underpowered(sweep, 2 estimates) = \"\", want a reason")
+	if err := Underpowered(true, 1, 2, 0.95, 1); err == nil || !strings.Contains(err.Error(), "load.estimates to at least 3") {
+		t.Errorf("Underpowered(sweep, 2 estimates) = %v, want an error naming load.estimates", err)
 	}
 }

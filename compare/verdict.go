@@ -109,7 +109,12 @@ type Downgrade struct {
 	ShiftPct float64 `json:"shift_pct,omitempty"`
 	// Tests is the size of the gate-wide family (ReasonGateWide).
 	Tests int `json:"tests,omitempty"`
-	// Why lists the invalid sides' causes (ReasonInvalidRun).
+	// Causes are why either side's run cannot be trusted, as notes
+	// (ReasonInvalidRun): NoteRunInterrupted, NoteRunInvalid,
+	// NoteNoValidTrials, NoteUnreadableTrial.
+	Causes []Note `json:"causes,omitempty"`
+	// Why is a caller's own cause in words (an A/B run that stopped
+	// early); in JSON, the words of Causes come first (report.NoteText).
 	Why []string `json:"why,omitempty"`
 
 	at []int // indexes of the metrics downgraded
@@ -295,8 +300,10 @@ func Worse(a, b Verdict) Verdict {
 // scenarioEvidence is what the scenario guards read beside the metrics:
 // facts about the two runs, gathered by compareScenario.
 type scenarioEvidence struct {
-	// invalid lists why either side's run cannot be trusted.
-	invalid []string
+	// invalid lists why either side's run cannot be trusted; why adds a
+	// caller's own words (Invalidate).
+	invalid []Note
+	why     []string
 	// busy: the host-busy measurements of each side (busyOf).
 	busy [2]busySide
 	// shift is the runner's speed shift in percent (positive slower) and
@@ -381,14 +388,14 @@ func applyDowngrade(sc *ScenarioComparison, d Downgrade) {
 		}
 	}
 	sc.Downgrades = append(sc.Downgrades, d)
-	sc.Reason = scenarioReason(sc, d)
+	sc.Guard, sc.Reason = d.Code, "" // report says it from d
 }
 
 // Invalidate applies the invalid-run guard to a scenario from outside a
 // comparison (an A/B run that stopped early): every metric and the
 // scenario inconclusive, never used to pass or fail, for the reason why.
 func Invalidate(sc *ScenarioComparison, why string) {
-	applyDowngrade(sc, *invalidGuard(sc, &scenarioEvidence{invalid: []string{why}}))
+	applyDowngrade(sc, *invalidGuard(sc, &scenarioEvidence{why: []string{why}}))
 }
 
 // HoldBusy applies the demo's stricter host-busy rule to a scenario: a

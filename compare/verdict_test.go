@@ -189,7 +189,7 @@ func TestInvalidGuard(t *testing.T) {
 		wantMetrics []Verdict
 	}{
 		{"valid", scenarioEvidence{}, Unchanged, []Verdict{Unchanged, Unchanged}},
-		{"invalid: every metric, whatever its verdict", scenarioEvidence{invalid: []string{"candidate run was interrupted"}}, Inconclusive, []Verdict{Inconclusive, Inconclusive}},
+		{"invalid: every metric, whatever its verdict", scenarioEvidence{invalid: []Note{{Code: NoteRunInterrupted, Side: "candidate"}}}, Inconclusive, []Verdict{Inconclusive, Inconclusive}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,7 +217,7 @@ func TestGuardOrder(t *testing.T) {
 		t.Errorf("scenario guards (-want +got):\n%s", d)
 	}
 	sc := ScenarioComparison{Metrics: []Metric{gatedMetric(MetricP99, Regressed)}}
-	guardScenario(&sc, &scenarioEvidence{busy: [2]busySide{{of: 5}, {trials: 1, of: 5}}, invalid: []string{"baseline run was interrupted"}})
+	guardScenario(&sc, &scenarioEvidence{busy: [2]busySide{{of: 5}, {trials: 1, of: 5}}, invalid: []Note{{Code: NoteRunInterrupted, Side: "baseline"}}})
 	var codes []ReasonCode
 	for _, d := range sc.Downgrades {
 		codes = append(codes, d.Code)
@@ -225,8 +225,8 @@ func TestGuardOrder(t *testing.T) {
 	if d := cmp.Diff([]ReasonCode{ReasonHostBusy, ReasonInvalidRun}, codes); d != "" {
 		t.Errorf("downgrades (-want +got):\n%s", d)
 	}
-	if sc.Verdict != Inconclusive || !sc.Invalid || !sc.HostBusy || sc.Reason != "baseline run was interrupted: never used to pass or fail" {
-		t.Errorf("got %s invalid %v busy %v reason %q, want inconclusive, both flags, the invalid run's reason", sc.Verdict, sc.Invalid, sc.HostBusy, sc.Reason)
+	if sc.Verdict != Inconclusive || !sc.Invalid || !sc.HostBusy || sc.Guard != ReasonInvalidRun || sc.Reason != "" {
+		t.Errorf("got %s invalid %v busy %v guard %q reason %q, want inconclusive, both flags, the invalid run's guard as the reason", sc.Verdict, sc.Invalid, sc.HostBusy, sc.Guard, sc.Reason)
 	}
 	if sc.Metrics[0].Guard != ReasonInvalidRun {
 		t.Errorf("metric guard %q, want the last guard's %q", sc.Metrics[0].Guard, ReasonInvalidRun)

@@ -176,8 +176,8 @@ func CheckPower(cfg *config.Config, names []string) error {
 		if s.Protocol == "openai" {
 			tests = 3 // P99, TTFT P99 and TPOT P99 share α (Holm)
 		}
-		if why := compare.Underpowered(s.Load.Mode == "sweep", s.Load.Trials, s.Load.Estimates, cfg.Gate.Confidence, tests); why != "" {
-			errs = append(errs, fmt.Errorf("%s: scenarios[%d] (%s): %s", cfg.Path, i, s.Name, why))
+		if err := compare.Underpowered(s.Load.Mode == "sweep", s.Load.Trials, s.Load.Estimates, cfg.Gate.Confidence, tests); err != nil {
+			errs = append(errs, fmt.Errorf("%s: scenarios[%d] (%s): %w", cfg.Path, i, s.Name, err))
 		}
 	}
 	if len(errs) > 0 {
@@ -254,12 +254,13 @@ func withhold(c *compare.Comparison, scenario string, d *sizing.Diff) string {
 	if c == nil {
 		return ""
 	}
-	for _, sc := range c.Scenarios {
+	for i := range c.Scenarios {
+		sc := &c.Scenarios[i]
 		if sc.Scenario != scenario {
 			continue
 		}
 		if sc.Invalid {
-			return "a side's run is invalid (" + sc.Reason + "): the change of plan is not shown"
+			return "a side's run is invalid (" + report.ScenarioReason(sc) + "): the change of plan is not shown"
 		}
 		for _, m := range sc.Metrics {
 			if m.Metric != compare.MetricMaxQPS {

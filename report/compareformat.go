@@ -28,7 +28,19 @@ func RenderComparison(w io.Writer, c *compare.Comparison, f Format) error {
 func ComparisonJSON(w io.Writer, c *compare.Comparison) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(c)
+	return enc.Encode(spoken(c))
+}
+
+// DecodeComparison reads a perfgate.comparison/v1 document written by
+// ComparisonJSON. Its warnings that are its notes' words are left to the
+// notes (the reports compose them again), so that nothing is said twice.
+func DecodeComparison(rd io.Reader) (*compare.Comparison, error) {
+	var c compare.Comparison
+	if err := json.NewDecoder(rd).Decode(&c); err != nil {
+		return nil, fmt.Errorf("decoding comparison JSON: %w", err)
+	}
+	unspoken(&c)
+	return &c, nil
 }
 
 // values formats a metric's two values, the censored side's (a knee

@@ -24,7 +24,7 @@ func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 	switch s.kind {
 	case secHeadline:
 		fmt.Fprintf(bw, "### perfgate compare: **%s**\n\n%s\n\n", strings.ToUpper(string(c.Verdict)), esc(reasonWithAdvice(c)))
-		for _, w := range c.Warnings {
+		for _, w := range comparisonWarnings(c) {
 			fmt.Fprintf(bw, "> [!WARNING]\n> %s\n\n", esc(w))
 		}
 		fmt.Fprintf(bw, "%s\n\n", esc(settingsLine(c)))
@@ -38,8 +38,8 @@ func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 			head += " (" + esc(sc.Layer) + ")"
 		}
 		fmt.Fprintf(bw, "#### %s: %s, %d vs %d trials\n\n", head, bold(sc.Verdict), sc.BaseTrials, sc.CandTrials)
-		if sc.Reason != "" {
-			fmt.Fprintf(bw, "%s\n\n", esc(sc.Reason))
+		if why := ScenarioReason(sc); why != "" {
+			fmt.Fprintf(bw, "%s\n\n", esc(why))
 		}
 		if len(s.rows) > 0 {
 			fmt.Fprintln(bw, "| metric | baseline | candidate | delta | interval | p | n | verdict |")
@@ -53,7 +53,7 @@ func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 			}
 			fmt.Fprintln(bw)
 		}
-		mdWarnings(bw, sc.Warnings)
+		mdWarnings(bw, scenarioWarnings(sc))
 	case secLayers:
 		fmt.Fprintf(bw, "#### %s\n\n", capitalize(s.title))
 		fmt.Fprintln(bw, "| layer | p99 | max qps | scenarios |")
@@ -74,7 +74,7 @@ func comparisonMarkdownSection(bw io.Writer, c *compare.Comparison, s section) {
 		}
 		fmt.Fprintf(bw, "| **whole** %s → %s | | %s | %s |\n\n", esc(la.Whole.From), esc(la.Whole.To), change(&la.Whole.P99, false), change(la.Whole.MaxQPS, false))
 		fmt.Fprintf(bw, "%s.\n\n", esc(ladderNote(la)))
-		mdWarnings(bw, la.Warnings)
+		mdWarnings(bw, ladderWarnings(la))
 	case secLegend:
 		fmt.Fprintf(bw, "<sub>%s</sub>\n", esc(legend))
 	}

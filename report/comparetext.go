@@ -34,7 +34,7 @@ func comparisonTextSection(bw io.Writer, c *compare.Comparison, s section) {
 		if e := c.Environment; e != nil {
 			fmt.Fprintf(bw, "environment: baseline %s; candidate %s\n", plain(e.Baseline), plain(e.Candidate))
 		}
-		for _, w := range c.Warnings {
+		for _, w := range comparisonWarnings(c) {
 			fmt.Fprintf(bw, "WARNING: %s\n", plain(w))
 		}
 	case secScenario:
@@ -44,8 +44,8 @@ func comparisonTextSection(bw io.Writer, c *compare.Comparison, s section) {
 			head += " (" + plain(sc.Layer) + ")"
 		}
 		fmt.Fprintf(bw, "%s: %s, %d vs %d trials\n", head, strings.ToUpper(string(sc.Verdict)), sc.BaseTrials, sc.CandTrials)
-		if sc.Reason != "" {
-			fmt.Fprintf(bw, "  %s\n", plain(sc.Reason))
+		if why := ScenarioReason(sc); why != "" {
+			fmt.Fprintf(bw, "  %s\n", plain(why))
 		}
 		if len(s.rows) > 0 {
 			width := len("metric")
@@ -63,7 +63,7 @@ func comparisonTextSection(bw io.Writer, c *compare.Comparison, s section) {
 			}
 			tw.Flush()
 		}
-		for _, w := range sc.Warnings {
+		for _, w := range scenarioWarnings(sc) {
 			fmt.Fprintf(bw, "  warning: %s\n", plain(w))
 		}
 	case secLayers:
@@ -87,7 +87,7 @@ func comparisonTextSection(bw io.Writer, c *compare.Comparison, s section) {
 		fmt.Fprintf(tw, "  whole %s → %s\t\t%s\t%s\n", plainCell(la.Whole.From), plainCell(la.Whole.To), change(&la.Whole.P99, false), change(la.Whole.MaxQPS, false))
 		tw.Flush()
 		fmt.Fprintf(bw, "  %s\n", ladderNote(la))
-		for _, w := range la.Warnings {
+		for _, w := range ladderWarnings(la) {
 			fmt.Fprintf(bw, "  warning: %s\n", plain(w))
 		}
 	case secLegend:

@@ -123,8 +123,8 @@ func (r *Report) htmlRow(s compare.ScenarioComparison, anchor string) htmlRow {
 func (r *Report) htmlScenario(s compare.ScenarioComparison, anchor string) htmlScenario {
 	sd := sides{base: find(r.Baseline, s.Scenario), cand: find(r.Candidate, s.Scenario)}
 	sec := htmlScenario{Anchor: anchor, Name: s.Scenario, Layer: s.Layer, Verdict: string(s.Verdict)}
-	if s.Reason != "" {
-		sec.Notes = append(sec.Notes, s.Reason)
+	if why := ScenarioReason(&s); why != "" {
+		sec.Notes = append(sec.Notes, why)
 	}
 	if s.Simulated {
 		sec.Notes = append(sec.Notes, "simulated: the target computed nothing real")

@@ -26,6 +26,69 @@ func LeverAdvice(l compare.Lever) string {
 	return string(l)
 }
 
+// ScenarioReason says why a scenario is inconclusive or has no baseline:
+// its Reason where one is set (compare's own, or a decoded document's),
+// else the words for the guard whose downgrade is its reason
+// (ScenarioComparison.Guard), composed from that downgrade's numbers.
+func ScenarioReason(sc *compare.ScenarioComparison) string {
+	if sc.Reason != "" || sc.Guard == "" {
+		return sc.Reason
+	}
+	return guardReason(sc)
+}
+
+// guardReason states the last downgrade of sc's Guard in words, from its
+// numbers and the metrics it took the verdict from.
+func guardReason(sc *compare.ScenarioComparison) string {
+	var d *compare.Downgrade
+	for i := range sc.Downgrades {
+		if sc.Downgrades[i].Code == sc.Guard {
+			d = &sc.Downgrades[i]
+		}
+	}
+	if d == nil {
+		return string(sc.Guard)
+	}
+	switch d.Code {
+	case compare.ReasonInvalidRun:
+		return strings.Join(joinWarnings(d.Causes, d.Why), "; ") + ": never used to pass or fail"
+	case compare.ReasonHostBusy:
+		if len(d.Busy) == 0 {
+			return "inconclusive (host busy): measured while other work used the host; rerun on a quiet machine"
+		}
+		what := "the regression"
+		if d.From == compare.Improved {
+			what = "the improvement"
+		}
+		var busy []string
+		for _, b := range d.Busy {
+			busy = append(busy, fmt.Sprintf("%d of %d %s %s (%s)", b.Busy, b.Total, b.Side, b.Of, b.Why))
+		}
+		return "inconclusive (host busy): " + what + " rests on trials measured while other work used the host: " +
+			strings.Join(busy, "; ") + "; rerun on a quiet runner"
+	case compare.ReasonRunnerShift:
+		word, what := "faster", "improvement"
+		if d.ShiftPct > 0 {
+			word, what = "slower", "regression"
+		}
+		return fmt.Sprintf("inconclusive (runner %s): the runner itself ran a fixed compute probe %+.0f%% per step during the candidate's run against the baseline's "+
+			"(measured while no load ran); a machine that much %s, not the change, may explain the %s of %s",
+			word, d.ShiftPct, word, what, strings.Join(d.Metrics, ", "))
+	case compare.ReasonGateWide:
+		var what []string
+		for _, name := range d.Metrics {
+			for _, m := range sc.Metrics {
+				if m.Metric == name && m.PHolm != nil && m.PGate != nil {
+					what = append(what, fmt.Sprintf("%s %+.1f%% (p %.3g alone, %.3g across the gate's %d tests)", m.Metric, m.DeltaPct, *m.PHolm, *m.PGate, d.Tests))
+				}
+			}
+		}
+		return "inconclusive across the gate: " + strings.Join(what, "; ") +
+			": significant for this scenario alone, not after Holm's correction over every gated test of the comparison; rerun, or add trials (processes, knee estimates)"
+	}
+	return string(d.Code)
+}
+
 // Advice is the comparison's levers as one sentence ("" when none): what
 // would decide its undecided scenarios or narrow what it detects.
 func Advice(c *compare.Comparison) string {

@@ -79,7 +79,9 @@ func JSON(w io.Writer, r *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(jsonReport{Schema: Schema, Report: r})
+	out := *r
+	out.Comparison = spoken(r.Comparison)
+	return enc.Encode(jsonReport{Schema: Schema, Report: &out})
 }
 
 // verdictRank orders scenario verdicts from most to least severe, so that
@@ -196,9 +198,10 @@ func (r *Report) warnings() []string {
 		}
 	}
 	add("", r.Warnings)
-	add("", r.Comparison.Warnings)
-	for _, s := range r.Comparison.Scenarios {
-		add(s.Scenario, s.Warnings)
+	add("", comparisonWarnings(r.Comparison))
+	for i := range r.Comparison.Scenarios {
+		s := &r.Comparison.Scenarios[i]
+		add(s.Scenario, scenarioWarnings(s))
 	}
 	for _, p := range r.Plans {
 		if p.Diff != nil {
@@ -233,5 +236,6 @@ func Decode(rd io.Reader) (*Report, error) {
 	if doc.Comparison == nil {
 		return nil, errors.New("report has no comparison")
 	}
+	unspoken(doc.Comparison)
 	return &doc.Report, nil
 }
