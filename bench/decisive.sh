@@ -199,6 +199,16 @@ if [[ " $PHASES " == *" ab "* ]]; then
 	for i in $(seq 1 "$AB_30"); do ab "r30-$i" "${AB_COST_30:-3.5ms}"; done
 	for i in $(seq 1 "$AB_SLOW"); do ab "slow-$i" 12ms; done
 fi
+demo_verdicts() { # demo_verdicts COMPARISON.json: per pair, its verdict and the metrics that decided it
+	python3 - "$1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+for s in c.get("scenarios", []):
+    ms = [m for m in s.get("metrics", []) if m.get("gated") and m.get("verdict") == s["verdict"]] or [m for m in s.get("metrics", []) if m.get("gated")][:1]
+    why = "; ".join(f"{m['metric']} {m['delta_pct']:+.1f}% [{m['ci_pct'][0]:+.1f}, {m['ci_pct'][1]:+.1f}]" for m in ms[:2] if m.get("ci_pct"))
+    print(f"    {s['scenario']}: {s['verdict']} ({why})")
+PY
+}
 if [[ " $PHASES " == *" demo "* ]]; then
 	say "# demo: ${DEMO_RUNS:-5} runs of perfgate demo$([ -n "$hog" ] && echo ', beside a CPU hog')"
 	for i in $(seq 1 "${DEMO_RUNS:-5}"); do
@@ -209,7 +219,7 @@ if [[ " $PHASES " == *" demo "* ]]; then
 		secs=$(($(date +%s) - t0))
 		say "  demo $i: exit $rc, $secs s"
 		for c in "$d/comparison.json" "$d/planted/comparison.json"; do
-			if [ -f "$c" ]; then say "    $(verdicts "$c")"; else say "    no $c"; fi
+			if [ -f "$c" ]; then say "$(demo_verdicts "$c")"; else say "    no $c"; fi
 		done
 	done
 	python3 - "$work" "${DEMO_RUNS:-5}" <<'PY' | tee -a "$RESULTS"
