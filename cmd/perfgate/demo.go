@@ -151,18 +151,19 @@ func demoOutcomes(cfg *config.Config, run demo.Run) []suite.Outcome {
 }
 
 // demoPlanted shows the gate catching the planted regression
-// (demo.MeasurePlanted): the service layer's candidate against the same
-// server with a slowed batcher, measured by the engine that measured the
-// layer pairs, its report (the verdict, the instance counts of both) and
-// where its results went (out/planted, never among the baselines). It
-// runs when the selection holds the planted scenario (all, by default).
+// (demo.MeasurePlanted): the service layer's batched variant at a fixed
+// rate against the same server with a slowed batcher, measured by the
+// engine that measured the layer pairs, its report (the verdict and the
+// metric that decided) and where its results went (out/planted, never
+// among the baselines). It runs when the selection holds the planted
+// scenario (all, by default; --quick too, though it leaves the ladder out).
 func demoPlanted(ctx context.Context, dl demoLog, cfg *config.Config, out string, only []string) error {
 	e := dl.e
 	if ctx.Err() != nil || (len(only) > 0 && !slices.Contains(only, demo.PlantedScenario)) {
 		return nil
 	}
 	dir := filepath.Join(out, "planted")
-	fmt.Fprintf(e.stdout, "\nthe planted regression: %s against the same server with `fixture serve --batch-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
+	fmt.Fprintf(e.stdout, "\nthe planted regression: %s (batching on, a fixed rate) against the same server with `fixture serve --batch-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
 		demo.PlantedScenario, demo.PlantedOverhead)
 	prog := dl.progress()
 	so := e.suiteOptions(cfg, filepath.Join(dir, "results"), prog, nil)

@@ -40,8 +40,9 @@
 // ladder): each declared pair (pairs:) by the engine of gate --ab,
 // interleaved in ABBA order with fresh processes every block and compared
 // pair by pair until decided. Then it plants a regression (the service
-// layer's candidate against the same server with --batch-overhead 1ms, a
-// slower batcher) and measures it the same way. It sizes capacity, prints
+// layer's batched variant at a fixed 200 req/s against the same server
+// with --batch-overhead 2ms, a slower batcher) and measures it the same
+// way: the gate must call it regressed. It sizes capacity, prints
 // the reports, and stores the run as a baseline folder with the command
 // that gates against it. About three minutes; --quick (about two and a half) shortens
 // the knee searches and leaves the ladder out.

@@ -51,7 +51,7 @@ func Planned(cfg *config.Config, only []string) time.Duration {
 			d += suite.PlannedDuration(s, StartCost)
 		}
 	}
-	if s := cfg.ScenarioNamed(PlantedScenario); s != nil && (len(only) == 0 || slices.Contains(only, PlantedScenario)) {
+	if s := plantedScenario(cfg); s != nil && (len(only) == 0 || slices.Contains(only, PlantedScenario)) {
 		d += PairPlanned(cfg, s) // the planted regression
 	}
 	return d
@@ -85,7 +85,7 @@ func Shrink(cfg *config.Config) {
 	for _, s := range cfg.Scenarios {
 		l := &s.Load
 		if l.Mode == "sweep" {
-			l.Duration, l.Warmup, l.Budget = config.Duration(300*time.Millisecond), config.Duration(100*time.Millisecond), config.Duration(4*time.Second)
+			l.Duration, l.Warmup, l.Budget = config.Duration(300*time.Millisecond), config.Duration(100*time.Millisecond), config.Duration(3*time.Second)
 		}
 	}
 	rung := func(name string) bool { return slices.Contains(cfg.Ladder, name) }

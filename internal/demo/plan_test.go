@@ -1,12 +1,15 @@
 package demo
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/gate"
+	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/suite"
 )
 
@@ -109,6 +112,45 @@ func TestShrink(t *testing.T) {
 		}
 		if s.Load.Duration != want {
 			t.Errorf("%s: window %v, want %v", s.Name, s.Load.Duration.D(), want.D())
+		}
+	}
+}
+
+// TestPairTrialsAreUnits: every trial of an open-loop layer pair holds the
+// requests a P99 needs, so that each pair is a unit of the paired test and
+// the first look rests on as many units as pairs (a trial of fewer merges
+// pairs into units: the LLM pairs' 42 requests a trial left five units
+// after twelve pairs, and they stopped undecided). A seeded Poisson
+// schedule sends the same requests every trial: they are counted here.
+func TestPairTrialsAreUnits(t *testing.T) {
+	cfg, err := Config(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, _, err := Planted(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := compare.RequestsForQuantile(99)
+	for _, p := range append(slices.Clone(cfg.Pairs), pc.Pairs...) {
+		s := pc.ScenarioNamed(p.Base)
+		if s == nil {
+			s = cfg.ScenarioNamed(p.Base)
+		}
+		l := s.Load
+		if l.Mode != "rate" {
+			continue
+		}
+		sent := int(l.Rate * l.Duration.D().Seconds())
+		if l.Arrival == "poisson" {
+			sched, n := harness.NewPoissonSchedule(l.Rate, l.Seed), 0
+			for off, _, _ := sched.Next(); off < l.Duration.D(); off, _, _ = sched.Next() {
+				n++
+			}
+			sent = n
+		}
+		if sent < need {
+			t.Errorf("pair %s: a %v trial at %v/s (%s) sends %d requests, want at least %d", p.Name, l.Duration.D(), l.Rate, cmp.Or(l.Arrival, "constant"), sent, need)
 		}
 	}
 }

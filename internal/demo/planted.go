@@ -11,27 +11,44 @@ import (
 	"github.com/perfgate/perfgate/suite"
 )
 
-// The planted regression: the service layer's candidate (dynamic batching
-// on) against the same server whose batcher spends PlantedOverhead of CPU
-// on every batch (`perfgate fixture serve --batch-overhead`, inert when
-// batching is off, so the other layers' variants are untouched). The demo
-// measures the clean and the slowed server by the engine that measures its
-// layer pairs, and the gate must call it regressed, with the instance
-// count recomputed from the slowed knee.
+// The planted regression: the service layer's batched variant at a fixed
+// 200 requests/s (the ladder's last rung: int8, dynamic batching on)
+// against the same server whose batcher spends PlantedOverhead of CPU on
+// every batch (`perfgate fixture serve --batch-overhead`, inert when
+// batching is off, so the other layers' variants are untouched). Every
+// request pays it, so the latency at a fixed rate moves about one to one
+// with it and P50 decides in a few pairs, where the batched knee moves
+// between rounds by more than the change. The demo measures the clean and
+// the slowed server by the engine that measures its layer pairs, and the
+// gate must call it regressed.
 const (
 	// PlantedScenario is the scenario slowed.
-	PlantedScenario = "service-batch32"
+	PlantedScenario = "ladder-int8-batched"
 	// PlantedOverhead is the batcher's planted CPU time per batch.
-	PlantedOverhead = "1ms"
+	PlantedOverhead = "2ms"
 )
+
+// plantedScenario is cfg's PlantedScenario, else the full demo config's:
+// --quick leaves the ladder out of the layers' run, not out of the
+// planted regression.
+func plantedScenario(cfg *config.Config) *config.Scenario {
+	if s := cfg.ScenarioNamed(PlantedScenario); s != nil {
+		return s
+	}
+	if cfg.Path == Source {
+		if full, err := Config(false); err == nil {
+			return full.ScenarioNamed(PlantedScenario)
+		}
+	}
+	return nil
+}
 
 // Planted returns a config of two scenarios, PlantedScenario and a copy
 // of it whose server runs with --batch-overhead PlantedOverhead, and the
-// pair clean → slowed. cfg is not changed. An error when cfg has no
-// scenario PlantedScenario (a --scenario selection without it: nothing
-// to plant).
+// pair clean → slowed. cfg is not changed. An error when neither cfg nor
+// the embedded demo config it came from has scenario PlantedScenario.
 func Planted(cfg *config.Config) (*config.Config, config.Pair, error) {
-	clean := cfg.ScenarioNamed(PlantedScenario)
+	clean := plantedScenario(cfg)
 	if clean == nil {
 		return nil, config.Pair{}, fmt.Errorf("the planted regression: no scenario %q", PlantedScenario)
 	}

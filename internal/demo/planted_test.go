@@ -13,34 +13,41 @@ import (
 	"github.com/perfgate/perfgate/suite"
 )
 
-// TestPlanted: the planted regression is the service layer's candidate
-// against the same scenario with the batcher slowed, a pair the config
-// accepts (same load), and the demo's config is left as it was.
+// TestPlanted: the planted regression is the service layer's batched
+// variant at a fixed rate against the same scenario with the batcher
+// slowed, a pair the config accepts (same load), in the quick demo too
+// (which leaves the ladder out), and the demo's config is left as it was.
 func TestPlanted(t *testing.T) {
-	cfg, err := Config(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := len(cfg.Scenarios)
-	pc, p, err := Planted(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clean, slowed := pc.ScenarioNamed(p.Base), pc.ScenarioNamed(p.Head)
-	if clean == nil || slowed == nil || clean.Name != PlantedScenario {
-		t.Fatalf("pair %+v: scenarios %v and %v, want %s and its slowed copy", p, clean, slowed, PlantedScenario)
-	}
-	if want := append(slices.Clone(clean.Args), "--batch-overhead", PlantedOverhead); !slices.Equal(slowed.Args, want) {
-		t.Errorf("slowed args %q, want %q", slowed.Args, want)
-	}
-	if !reflect.DeepEqual(clean.Load, slowed.Load) || slowed.Layer != "service" {
-		t.Errorf("slowed load %+v layer %s, want the clean one's (%+v) in the service layer", slowed.Load, slowed.Layer, clean.Load)
-	}
-	if _, err := config.Compile(pc); err != nil {
-		t.Errorf("the planted config does not compile: %v", err)
-	}
-	if len(cfg.Scenarios) != before || cfg.ScenarioNamed(p.Head) != nil || len(clean.Args) != 4 {
-		t.Errorf("Planted changed the demo's config: %d scenarios (was %d), clean args %q", len(cfg.Scenarios), before, clean.Args)
+	for _, quick := range []bool{false, true} {
+		cfg, err := Config(quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, args := len(cfg.Scenarios), []string(nil)
+		if s := cfg.ScenarioNamed(PlantedScenario); s != nil {
+			args = slices.Clone(s.Args)
+		}
+		pc, p, err := Planted(cfg)
+		if err != nil {
+			t.Fatalf("quick %v: %v", quick, err)
+		}
+		clean, slowed := pc.ScenarioNamed(p.Base), pc.ScenarioNamed(p.Head)
+		if clean == nil || slowed == nil || clean.Name != PlantedScenario {
+			t.Fatalf("quick %v: pair %+v: scenarios %v and %v, want %s and its slowed copy", quick, p, clean, slowed, PlantedScenario)
+		}
+		if want := append(slices.Clone(clean.Args), "--batch-overhead", PlantedOverhead); !slices.Equal(slowed.Args, want) {
+			t.Errorf("quick %v: slowed args %q, want %q", quick, slowed.Args, want)
+		}
+		// A fixed rate (P50 decides), batching on (else the knob is inert).
+		if !reflect.DeepEqual(clean.Load, slowed.Load) || slowed.Layer != "service" || clean.Load.Mode != "rate" || !slices.Contains(clean.Args, "--max-batch") {
+			t.Errorf("quick %v: slowed load %+v layer %s, want the clean one's (%+v: a fixed rate, batching on) in the service layer", quick, slowed.Load, slowed.Layer, clean.Load)
+		}
+		if _, err := config.Compile(pc); err != nil {
+			t.Errorf("quick %v: the planted config does not compile: %v", quick, err)
+		}
+		if s := cfg.ScenarioNamed(PlantedScenario); len(cfg.Scenarios) != before || cfg.ScenarioNamed(p.Head) != nil || (s != nil && !slices.Equal(s.Args, args)) {
+			t.Errorf("quick %v: Planted changed the demo's config: %d scenarios (was %d)", quick, len(cfg.Scenarios), before)
+		}
 	}
 	if _, _, err := Planted(&config.Config{}); err == nil {
 		t.Errorf("Planted of a config without %s: no error", PlantedScenario)
