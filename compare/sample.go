@@ -87,19 +87,24 @@ func (s *quantSet) quantile(w []int, pct float64) float64 {
 // side is one result prepared for comparison: its valid trials' values,
 // histograms decoded once.
 type side struct {
-	res      *result.Result
-	lat      []*hdrhistogram.Histogram // per valid trial with requests
-	latProc  []int                     // the target process of each lat (1 when unknown)
-	ttft     []*hdrhistogram.Histogram // nil unless every valid trial has one
-	tpot     []*hdrhistogram.Histogram
-	errs     []int64 // per valid trial
-	reqs     []int64
-	tokens   []float64 // output tokens/s per valid trial, when streaming
-	goodput  []float64
-	strProc  []int // the target process of each streaming trial (tokens, ttft, tpot)
-	trials   int   // valid trials
-	warnings []string
-	broken   string // why the result cannot be compared at all
+	res     *result.Result
+	lat     []*hdrhistogram.Histogram // per valid trial with requests
+	latProc []int                     // the target process of each lat (1 when unknown)
+	ttft    []*hdrhistogram.Histogram // nil unless every valid trial has one
+	tpot    []*hdrhistogram.Histogram
+	errs    []int64 // per valid trial
+	reqs    []int64
+	tokens  []float64 // output tokens/s per valid trial, when streaming
+	goodput []float64
+	strProc []int // the target process of each streaming trial (tokens, ttft, tpot)
+	// compute is the server's mean compute time per request of each valid
+	// trial (Telemetry.ServerMs.Compute), computeProc its target process;
+	// nil unless every valid trial has it.
+	compute     []float64
+	computeProc []int
+	trials      int // valid trials
+	warnings    []string
+	broken      string // why the result cannot be compared at all
 }
 
 // leftOut reports whether trial t is left out of every comparison: the
@@ -131,6 +136,12 @@ func prepare(r *result.Result, who string) *side {
 			s.warnings = append(s.warnings, fmt.Sprintf("%s trial %d kept though flagged: %s", who, n, why))
 		}
 		s.trials++
+		if c := serverComputeOf(&t); c > 0 && (s.compute != nil || s.trials == 1) {
+			s.compute = append(s.compute, c)
+			s.computeProc = append(s.computeProc, max(t.Process, 1))
+		} else {
+			s.compute, s.computeProc = nil, nil
+		}
 		s.errs = append(s.errs, t.Errors)
 		s.reqs = append(s.reqs, t.Requests)
 		if h, err := result.DecodeHistogram(t.Histogram); err != nil {
