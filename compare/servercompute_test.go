@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/perfgate/perfgate/compare/comparetest"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -179,5 +180,26 @@ func TestComparePairedServerCompute(t *testing.T) {
 				t.Errorf("decided_by (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// With 4 trials a side the family of P99, P50 and server_compute_ms
+// could not reject at all where P99 alone can: the location metrics are
+// reported, not gated, and P99 still fails the gate (settleMedians).
+func TestServerComputeLeftOutWhenTrialsTooFew(t *testing.T) {
+	for _, tt := range []struct {
+		trials    int
+		wantGated bool
+	}{{4, false}, {5, true}} {
+		b, c := pair(t, 5, 1.3, func(sp *comparetest.Spec) { sp.Trials = tt.trials })
+		withCompute(b, 2, false)
+		withCompute(c, 2.6, false)
+		got := mustCompare(t, one(b), one(c), withinRun())
+		if m := metric(t, got, MetricServerCompute); m.Gated != tt.wantGated {
+			t.Errorf("%d trials: server_compute_ms gated %v, want %v", tt.trials, m.Gated, tt.wantGated)
+		}
+		if got.Verdict != Fail {
+			t.Errorf("%d trials: verdict %s (%s), want fail", tt.trials, got.Verdict, got.Reason)
+		}
 	}
 }
