@@ -117,6 +117,7 @@ func (t *targetSide) trial(ctx context.Context, o suite.Options) (*result.Trial,
 	if t.client == nil {
 		return nil, errors.New("no process running")
 	}
+	o.Metrics = t.cur.Metrics // each trial records the server's own time per request
 	r, err := suite.MeasureTrial(ctx, t.cfg, t.s, t.client, t.cur.PGID, o)
 	if err != nil && (r == nil || !errors.Is(err, harness.ErrAllFailed)) {
 		return nil, err

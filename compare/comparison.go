@@ -27,6 +27,10 @@ const (
 	MetricTPOTP99    = "tpot_p99_ms"
 	MetricTokensPerS = "output_tokens_per_s"
 	MetricGoodput    = "goodput_rps"
+	// MetricServerCompute is the server's own mean compute time per
+	// request, from its Prometheus counters (result.ServerMs.Compute):
+	// compared only where every trial of both sides has it.
+	MetricServerCompute = "server_compute_ms"
 )
 
 // Methods by which a metric was compared.

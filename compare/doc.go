@@ -90,8 +90,9 @@
 // (Lever); package report says it in words, with the commands.
 //
 // Gated metrics (P50 and P99, max QPS, error rate, and TTFT and TPOT P50
-// and P99 for streaming; the medians at Settings.P50Regression, unless 0)
-// decide the scenario's and the gate's verdict; P999,
+// and P99 for streaming; the medians at Settings.P50Regression, unless 0;
+// the server's own compute time per request, server_compute_ms, at
+// Settings.ServerComputeRegression where every trial has it) decide the scenario's and the gate's verdict; P999,
 // output tokens/s and goodput are reported with verdicts of their own (on
 // the raw p-value) but never fail the gate. The error rate is compared in
 // percentage points, not relative percent, because a baseline of zero

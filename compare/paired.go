@@ -25,6 +25,10 @@ type pairedSpec struct {
 	absolute bool // a difference in points (error rate), not a log ratio
 	betterIs string
 	thr      float64 // the threshold, as a fraction (0: P99Regression)
+	// optional marks a metric only some servers report (the server's own
+	// compute time): compared only when every trial of both sides has a
+	// value, else left out without a word.
+	optional bool
 	value    func(t *result.Trial) (float64, bool)
 	// merged reads the metric from a merged latency summary (nil: the
 	// metric is not a quantile of the trial's latency histogram).
@@ -49,7 +53,8 @@ func (sp pairedSpec) thresholdPct(s Settings) float64 {
 
 // pairedSpecs are the metrics a paired comparison reads: the same gated
 // set as Compare under s (P50 and P99, error rate, TTFT and TPOT P50 and
-// P99 for streams; the medians only reported when s does not gate them).
+// P99 for streams, the server's compute time where it reports one; the
+// medians only reported when s does not gate them).
 func pairedSpecs(s Settings) []pairedSpec {
 	med, medThr := medianGated(s)
 	lat := func(f func(l result.Latency) float64) func(t *result.Trial) (float64, bool) {
@@ -91,6 +96,9 @@ func pairedSpecs(s Settings) []pairedSpec {
 				return l.TPOT.P50
 			})})
 	}
+	on, thr := serverComputeThreshold(s)
+	specs = append(specs, pairedSpec{name: MetricServerCompute, gated: on, thr: thr, optional: true, betterIs: LowerIsBetter,
+		value: func(t *result.Trial) (float64, bool) { v := serverComputeOf(t); return v, v > 0 }})
 	return specs
 }
 
@@ -146,6 +154,9 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	conf := 1 - level
 	untestable := map[int]bool{}
 	for _, sp := range pairedSpecs(s) {
+		if sp.optional && !everyTrialHas(sp, p.Base[:n], p.Head[:n]) {
+			continue
+		}
 		var d, bv, hv []float64
 		skipped := 0
 		for _, u := range units {
@@ -216,6 +227,19 @@ func PairedComparison(scs []ScenarioComparison, s Settings) *Comparison {
 	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
 	setTop(c, &EnvCheck{Match: true}, len(scs), s, true)
 	return c
+}
+
+// everyTrialHas reports whether every trial of both sides that is not
+// left out (leftOut) has a value of sp.
+func everyTrialHas(sp pairedSpec, sides ...[]result.Trial) bool {
+	for _, side := range sides {
+		for i := range side {
+			if _, ok := sp.value(&side[i]); !ok && !leftOut(&side[i]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func allZero(d []float64) bool {

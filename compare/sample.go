@@ -97,9 +97,14 @@ type side struct {
 	tokens  []float64 // output tokens/s per valid trial, when streaming
 	goodput []float64
 	strProc []int // the target process of each streaming trial (tokens, ttft, tpot)
-	trials  int   // valid trials
-	notes   []Note
-	broken  string // why the result cannot be compared at all
+	// compute is the server's mean compute time per request of each valid
+	// trial (Telemetry.ServerMs.Compute), computeProc its target process;
+	// nil unless every valid trial has it.
+	compute     []float64
+	computeProc []int
+	trials      int // valid trials
+	notes       []Note
+	broken      string // why the result cannot be compared at all
 }
 
 // leftOut reports whether trial t is left out of every comparison: the
@@ -132,6 +137,12 @@ func prepare(r *result.Result, who, rung string) *side {
 			s.notes = append(s.notes, Note{Code: NoteTrialFlagged, Side: who, Scenario: rung, Trial: n, Text: why})
 		}
 		s.trials++
+		if c := serverComputeOf(&t); c > 0 && (s.compute != nil || s.trials == 1) {
+			s.compute = append(s.compute, c)
+			s.computeProc = append(s.computeProc, max(t.Process, 1))
+		} else {
+			s.compute, s.computeProc = nil, nil
+		}
 		s.errs = append(s.errs, t.Errors)
 		s.reqs = append(s.reqs, t.Requests)
 		if h, err := result.DecodeHistogram(t.Histogram); err != nil {

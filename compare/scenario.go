@@ -188,6 +188,11 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 			}
 		}
 	}
+	// The server's own compute time per request, where its counters gave
+	// it for every trial: gated beside the medians, in the same family.
+	if m, ok := serverCompute(bs, cs, s, !sweep, rv, noise.latDF, rs); ok {
+		sc.Metrics = append(sc.Metrics, m)
+	}
 	// A noise floor is in the tests over processes and knee estimates as
 	// a variance: pooled from the suite or learned from a history, or, from
 	// the floor itself, P99's and max QPS's (runFloorVar). It raises the
@@ -301,7 +306,15 @@ func isMedian(name string) bool {
 	return name == MetricP50 || name == MetricTTFTP50 || name == MetricTPOTP50
 }
 
-// settleMedians reports the medians without gating them when, tested
+// isLocation reports whether a metric is a location metric gated beside
+// P99 (a median, or the server's compute time): those settleMedians
+// reports without gating when they would silence the scenario.
+func isLocation(name string) bool {
+	return isMedian(name) || name == MetricServerCompute
+}
+
+// settleMedians reports the medians (and the server's compute time:
+// isLocation) without gating them when, tested
 // over nb vs nc trials, they would leave the scenario's family unable to
 // reject at all though it could without them: a scenario of 4 trials a
 // side can call a P99 regression alone (smallest p 0.029 < 0.05) but not
@@ -315,7 +328,7 @@ func (out *scenarioOut) settleMedians(s Settings, nb, nc int) {
 			continue
 		}
 		all++
-		if isMedian(m.Metric) {
+		if isLocation(m.Metric) {
 			meds++
 		}
 	}
@@ -328,7 +341,7 @@ func (out *scenarioOut) settleMedians(s Settings, nb, nc int) {
 	}
 	var names []string
 	for i := range sc.Metrics {
-		if m := &sc.Metrics[i]; m.Gated && isMedian(m.Metric) && m.Method == MethodTrials {
+		if m := &sc.Metrics[i]; m.Gated && isLocation(m.Metric) && m.Method == MethodTrials {
 			m.Gated = false
 			names = append(names, m.Metric)
 		}

@@ -18,6 +18,13 @@ type Settings struct {
 	// where the tail carries the host's scheduling noise. 0 reports the
 	// medians without gating them (at P99Regression's threshold).
 	P50Regression float64 `json:"p50_regression"`
+	// ServerComputeRegression is the threshold for the server's own mean
+	// compute time per request (server_compute_ms, from its Prometheus
+	// counters, where every trial of both sides has it), as a fraction: a
+	// code regression in the model moves it about one to one, with none
+	// of the client's or the network's noise. 0 reports it without gating
+	// it (at P99Regression's threshold).
+	ServerComputeRegression float64 `json:"server_compute_regression"`
 	// MaxQPSRegression is the threshold for throughput metrics (max QPS,
 	// output tokens/s, goodput), as a fraction.
 	MaxQPSRegression float64 `json:"max_qps_regression"`
@@ -85,18 +92,23 @@ func (s Settings) runVar(measured bool) float64 {
 // can decide.
 const DefaultP50Regression = 0.05
 
+// DefaultServerComputeRegression is Settings.ServerComputeRegression's
+// default: 5%, the medians'.
+const DefaultServerComputeRegression = 0.05
+
 // DefaultSettings returns the gate's defaults: 5% P50 and P99, 5% max QPS, 0.1 point
 // error rate, 95% confidence, 2000 resamples, seed 1.
 func DefaultSettings() Settings {
 	return Settings{
-		P99Regression:     0.05,
-		P50Regression:     DefaultP50Regression,
-		MaxQPSRegression:  0.05,
-		ErrorRateIncrease: 0.001,
-		Confidence:        0.95,
-		Resamples:         2000,
-		Seed:              1,
-		RunToRun:          DefaultRunToRun,
+		P99Regression:           0.05,
+		P50Regression:           DefaultP50Regression,
+		ServerComputeRegression: DefaultServerComputeRegression,
+		MaxQPSRegression:        0.05,
+		ErrorRateIncrease:       0.001,
+		Confidence:              0.95,
+		Resamples:               2000,
+		Seed:                    1,
+		RunToRun:                DefaultRunToRun,
 	}
 }
 
@@ -108,6 +120,9 @@ func (s Settings) Validate() error {
 	}
 	if !(s.P50Regression >= 0 && s.P50Regression < 1) {
 		errs = append(errs, fmt.Errorf("p50 regression threshold %v: want a fraction in [0, 1) (0: not gated)", s.P50Regression))
+	}
+	if !(s.ServerComputeRegression >= 0 && s.ServerComputeRegression < 1) {
+		errs = append(errs, fmt.Errorf("server compute regression threshold %v: want a fraction in [0, 1) (0: not gated)", s.ServerComputeRegression))
 	}
 	if !(s.MaxQPSRegression > 0 && s.MaxQPSRegression < 1) {
 		errs = append(errs, fmt.Errorf("max qps regression threshold %v: want a fraction in (0, 1)", s.MaxQPSRegression))

@@ -104,9 +104,14 @@ type Gate struct {
 	// P50Regression (default 5%) gates the median latency (P50, and TTFT
 	// and TPOT P50 for streams) beside P99 with its own threshold; 0%
 	// reports the medians without gating them.
-	P50Regression    Percent `yaml:"p50_regression,omitempty"`
-	MaxQPSRegression Percent `yaml:"max_qps_regression,omitempty"`
-	Confidence       float64 `yaml:"confidence,omitempty"`
+	P50Regression Percent `yaml:"p50_regression,omitempty"`
+	// ServerComputeRegression (default 5%) gates the server's own mean
+	// compute time per request (server_compute_ms, from its Prometheus
+	// counters: Triton's nv_inference_*, vLLM's vllm:*) where every trial
+	// of both sides has it; 0% reports it without gating it.
+	ServerComputeRegression Percent `yaml:"server_compute_regression,omitempty"`
+	MaxQPSRegression        Percent `yaml:"max_qps_regression,omitempty"`
+	Confidence              float64 `yaml:"confidence,omitempty"`
 	// RunToRun is the between-run noise the gate assumes for a baseline
 	// measured in one run (no noise floor), as a standard deviation on the
 	// log scale (default 15%): the spread of one run's processes misses how

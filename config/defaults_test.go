@@ -16,6 +16,7 @@ func TestDefaultsInStep(t *testing.T) {
 	}{
 		{"p99 regression", d.P99Regression, s.P99Regression},
 		{"p50 regression", d.P50Regression, s.P50Regression},
+		{"server compute regression", d.ServerComputeRegression, s.ServerComputeRegression},
 		{"max qps regression", d.MaxQPSRegression, s.MaxQPSRegression},
 		{"confidence", d.Confidence, s.Confidence},
 		{"run-to-run noise", d.RunToRun, s.RunToRun},

@@ -56,6 +56,13 @@ func TestDefaults(t *testing.T) {
 	if c.Capacity.Headroom != 1.3 || float64(c.Gate.P99Regression) != 0.05 || c.Gate.Confidence != 0.95 || c.Baselines != "perfgate/baselines" {
 		t.Errorf("top-level defaults = %+v %+v %q", c.Capacity, c.Gate, c.Baselines)
 	}
+	if float64(c.Gate.ServerComputeRegression) != 0.05 {
+		t.Errorf("gate.server_compute_regression default = %v, want 5%%", c.Gate.ServerComputeRegression)
+	}
+	c0, err := Parse("p.yaml", []byte("version: 1\ngate: {server_compute_regression: 0%}\nscenarios:\n  - {name: a, layer: model, url: 'http://127.0.0.1:1/', load: {mode: rate, rate: 5}}\n"))
+	if err != nil || c0.Gate.ServerComputeRegression != 0 {
+		t.Errorf("gate.server_compute_regression: 0%% = %v (%v), want 0: reported, not gated", c0.Gate.ServerComputeRegression, err)
+	}
 	if c.Scenarios[0].Protocol != "http" {
 		t.Errorf("protocol default = %q", c.Scenarios[0].Protocol)
 	}

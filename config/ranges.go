@@ -169,6 +169,7 @@ func Bounds() []Bound {
 		{Key: "capacity.scale_in_after", Flag: "scale-in-after", Range: dur(0, false), Zero: "sizing's default"},
 		{Key: "gate.p99_regression", Range: Range{Min: 0, Max: 10, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},
 		{Key: "gate.p50_regression", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "the medians reported, not gated"},
+		{Key: "gate.server_compute_regression", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "the server's compute time reported, not gated"},
 		{Key: "gate.max_qps_regression", Range: Range{Min: 0, Max: 1, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},
 		{Key: "gate.run_to_run", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "no run-to-run noise assumed"},
 		{Key: "gate.confidence", Range: Range{Min: 0.5, Max: 0.999, MinOpen: true}, Zero: "the default, 0.95"},

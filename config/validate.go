@@ -21,22 +21,24 @@ const DefaultFile = "perfgate.yaml"
 
 // DefaultValues are the values of fields left out of the file.
 type DefaultValues struct {
-	MaxErrorRate     float64
-	Headroom         float64
-	P99Regression    float64
-	P50Regression    float64
-	MaxQPSRegression float64
-	Confidence       float64
-	RunToRun         float64
-	Baselines        string
-	ReadyTimeout     time.Duration
-	Protocol         string
-	Duration         time.Duration
-	Warmup           time.Duration
-	Trials           int
-	SweepDuration    time.Duration
-	SweepWarmup      time.Duration
-	Speed            float64
+	MaxErrorRate  float64
+	Headroom      float64
+	P99Regression float64
+	P50Regression float64
+	// ServerComputeRegression is gate.server_compute_regression's default.
+	ServerComputeRegression float64
+	MaxQPSRegression        float64
+	Confidence              float64
+	RunToRun                float64
+	Baselines               string
+	ReadyTimeout            time.Duration
+	Protocol                string
+	Duration                time.Duration
+	Warmup                  time.Duration
+	Trials                  int
+	SweepDuration           time.Duration
+	SweepWarmup             time.Duration
+	Speed                   float64
 	// Restarts is for targets perfgate starts; a url: runs in one process.
 	Restarts  int
 	Estimates int
@@ -52,24 +54,25 @@ type DefaultValues struct {
 // The command line's defaults are these too.
 func Defaults() DefaultValues {
 	return DefaultValues{
-		MaxErrorRate:     0.001,
-		Headroom:         defaults.Headroom,
-		P99Regression:    0.05,
-		P50Regression:    0.05,
-		MaxQPSRegression: 0.05,
-		Confidence:       0.95,
-		RunToRun:         0.15,
-		Baselines:        "perfgate/baselines",
-		ReadyTimeout:     defaults.ReadyTimeout,
-		Protocol:         "http",
-		Duration:         30 * time.Second,
-		Warmup:           5 * time.Second,
-		Trials:           5,
-		SweepDuration:    5 * time.Second,
-		SweepWarmup:      1 * time.Second,
-		Speed:            1,
-		Restarts:         5,
-		Estimates:        5,
+		MaxErrorRate:            0.001,
+		Headroom:                defaults.Headroom,
+		P99Regression:           0.05,
+		P50Regression:           0.05,
+		ServerComputeRegression: 0.05,
+		MaxQPSRegression:        0.05,
+		Confidence:              0.95,
+		RunToRun:                0.15,
+		Baselines:               "perfgate/baselines",
+		ReadyTimeout:            defaults.ReadyTimeout,
+		Protocol:                "http",
+		Duration:                30 * time.Second,
+		Warmup:                  5 * time.Second,
+		Trials:                  5,
+		SweepDuration:           5 * time.Second,
+		SweepWarmup:             1 * time.Second,
+		Speed:                   1,
+		Restarts:                5,
+		Estimates:               5,
 	}
 }
 
@@ -104,6 +107,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Gate.P50Regression == 0 && !c.has("gate.p50_regression") {
 		c.Gate.P50Regression = Percent(Defaults().P50Regression)
+	}
+	if c.Gate.ServerComputeRegression == 0 && !c.has("gate.server_compute_regression") {
+		c.Gate.ServerComputeRegression = Percent(Defaults().ServerComputeRegression)
 	}
 	if c.Gate.MaxQPSRegression == 0 && !c.has("gate.max_qps_regression") {
 		c.Gate.MaxQPSRegression = Percent(Defaults().MaxQPSRegression)

@@ -21,6 +21,7 @@ func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
 	s := compare.DefaultSettings()
 	s.P99Regression = float64(cfg.Gate.P99Regression)
 	s.P50Regression = float64(cfg.Gate.P50Regression)
+	s.ServerComputeRegression = float64(cfg.Gate.ServerComputeRegression)
 	s.MaxQPSRegression = float64(cfg.Gate.MaxQPSRegression)
 	s.Confidence = cfg.Gate.Confidence
 	s.RunToRun = float64(cfg.Gate.RunToRun)

@@ -108,3 +108,43 @@ func TestSimTiming(t *testing.T) {
 		})
 	}
 }
+
+// TestComputeCountersFollowCPU: with --sim-cpu the Triton compute counter
+// (nv_inference_compute_infer_duration_us over nv_inference_request_success,
+// as perfgate's telemetry reads it into server_ms.compute) is the time the
+// server really spent computing: a model of twice the CPU a request shows
+// about twice the compute time per request. The two servers' requests
+// alternate, so a busy host slows both alike.
+func TestComputeCountersFollowCPU(t *testing.T) {
+	costs := []time.Duration{2 * time.Millisecond, 4 * time.Millisecond}
+	var urls []string
+	for _, c := range costs {
+		_, hs := newTestServer(t, Options{Model: ModelSim, SimCPU: true, SimFixed: c, SimPerItem: time.Microsecond})
+		urls = append(urls, hs.URL)
+	}
+	c := http.DefaultClient
+	const n = 10
+	for i := range n {
+		for _, u := range urls {
+			inferHTTP(t, c, u, "mlp", inferRequest(uint64(i), 1, 64))
+		}
+	}
+	l := []string{"model", NameSim, "version", "1"}
+	perReq := make([]float64, len(urls)) // ms
+	for k, u := range urls {
+		mf := scrape(t, u)
+		ok := metricValue(t, mf, "nv_inference_request_success", l...)
+		if ok != n {
+			t.Fatalf("%v model: %v successes, want %d", costs[k], ok, n)
+		}
+		perReq[k] = metricValue(t, mf, "nv_inference_compute_infer_duration_us", l...) / ok / 1000
+		if want := 0.8 * float64(costs[k]) / float64(time.Millisecond); perReq[k] < want {
+			t.Errorf("%v model: compute %.3g ms a request, want at least %.3g", costs[k], perReq[k], want)
+		}
+	}
+	ratio := perReq[1] / perReq[0]
+	t.Logf("compute per request: %.3g ms and %.3g ms (×%.2f)", perReq[0], perReq[1], ratio)
+	if ratio < 1.4 || ratio > 3 {
+		t.Errorf("twice the CPU a request moved the compute counter ×%.2f (%.3g → %.3g ms), want about ×2", ratio, perReq[0], perReq[1])
+	}
+}

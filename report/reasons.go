@@ -123,6 +123,39 @@ func medianThreshold(s compare.Settings) string {
 	return fmt.Sprintf(" (P50 %.3g%%)", 100*s.P50Regression)
 }
 
+// serverComputeGated reports whether c gated the server's own compute
+// time (server_compute_ms) in any scenario: only then do the settings
+// name its threshold, so a comparison of servers without such metrics
+// reads as before.
+func serverComputeGated(c *compare.Comparison) bool {
+	for _, sc := range c.Scenarios {
+		for _, m := range sc.Metrics {
+			if m.Metric == compare.MetricServerCompute && m.Gated {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// serverComputeThreshold says server_compute_ms's threshold ("" when no
+// scenario gated it).
+func serverComputeThreshold(c *compare.Comparison) string {
+	if !serverComputeGated(c) {
+		return ""
+	}
+	return fmt.Sprintf(", server compute %.3g%%", 100*c.Settings.ServerComputeRegression)
+}
+
+// serverComputeGate is server_compute_ms's gate in words ("" when no
+// scenario gated it).
+func serverComputeGate(c *compare.Comparison) string {
+	if !serverComputeGated(c) {
+		return ""
+	}
+	return ", the server's own compute time per request (server_compute_ms, from its metrics) worse by more than " + pctOf(c.Settings.ServerComputeRegression)
+}
+
 // medianGate is the medians' gate in words ("" when they are not gated).
 func medianGate(s compare.Settings) string {
 	if s.P50Regression <= 0 {

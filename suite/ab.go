@@ -62,11 +62,20 @@ func NewClient(ctx context.Context, cfg *config.Plan, s *config.Scenario, base s
 // MeasureTrial runs one trial of scenario s's fixed load (rate,
 // concurrency or replay) against client, after the scenario's warm-up.
 // The trial carries the host's load from outside perfgate and the target's
-// process group pgid (result.Trial.Host), as a suite run's trials do.
+// process group pgid (result.Trial.Host), as a suite run's trials do, and,
+// when o.Metrics names the target's Prometheus endpoint, the server's own
+// time per request over the trial (its Telemetry: ServerMs, the target's
+// CPU; no GPU sampling).
 func MeasureTrial(ctx context.Context, cfg *config.Plan, s *config.Scenario, client harness.Client, pgid int, o Options) (*result.Result, error) {
 	one := *s
 	one.Load.Trials = 1
-	hs := harness.NewHostSampler(nil, pgid).WithPeerGroup(o.PeerPGID)
+	var obs harness.TrialObserver
+	if o.Metrics != "" {
+		var closeObs func()
+		obs, closeObs = newObserver(ctx, false, pgid, o.Metrics)
+		defer closeObs()
+	}
+	hs := harness.NewHostSampler(obs, pgid).WithPeerGroup(o.PeerPGID)
 	res, err := fixedLoad(ctx, cfg, &one, client, hs, o, 1)
 	if res != nil {
 		stampHostLoad(res, hs)

@@ -77,6 +77,11 @@ type Options struct {
 	// each trial's host load counts it as perfgate's own work, not as a
 	// neighbour's (harness.HostSampler.WithPeerGroup).
 	PeerPGID int
+	// Metrics, if set, is the started target's Prometheus endpoint
+	// (Started.Metrics) for MeasureTrial: each trial records the server's
+	// own time per request from its counters (Telemetry.ServerMs), which
+	// the A/B comparison gates as server_compute_ms.
+	Metrics string
 }
 
 // Outcome is one scenario's result or failure.

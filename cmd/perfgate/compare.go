@@ -82,6 +82,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		}
 		s.RunToRun = g.RunToRun
 		s.P50Regression = g.P50Regression
+		s.ServerComputeRegression = g.ServerComputeRegression
 		if !set["ignore-host-load"] {
 			s.IgnoreHostLoad = g.IgnoreHostLoad
 		}
