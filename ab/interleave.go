@@ -98,6 +98,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 	}
 	looks := looker{p: p}
 	var pending [2]*result.Trial
+	var headFirst []bool // per pair: its head trial ran before its base trial
 	for b := 0; ; b++ {
 		blockStart := clock()
 		want := min(2, p.Design.MaxPairs-out.Pairs.Len())
@@ -131,6 +132,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 				out.Pairs.Base = append(out.Pairs.Base, *pending[0])
 				out.Pairs.Head = append(out.Pairs.Head, *pending[1])
 				pending = [2]*result.Trial{}
+				headFirst = append(headFirst, i == 0)
 				p.logf("a/b: %s: pair %d of at most %d (%s): P99 base %.2f ms, head %.2f ms",
 					p.Scenario, out.Pairs.Len(), p.Design.MaxPairs, order.String()[order.Len()-2:],
 					out.Pairs.Base[out.Pairs.Len()-1].Latency.P99, out.Pairs.Head[out.Pairs.Len()-1].Latency.P99)
@@ -155,7 +157,18 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		}
 	}
 	p.finish(out, order.String(), clock(), aTimes, aP99)
+	run.OrderEffect = compare.EstimateOrderEffect(out.Pairs, headFirst, p.Settings.Confidence)
+	if oe := run.OrderEffect; oe != nil {
+		p.logf("a/b: %s: %s", p.Scenario, orderEffectLine(oe))
+	}
 	return out, nil
+}
+
+// orderEffectLine says how much slower the side measured first in a pair
+// was, over the blocks measured, and that the ABBA order cancelled it.
+func orderEffectLine(oe *compare.OrderEffect) string {
+	return fmt.Sprintf("order effect (first-measured side against second, over %d ABBA blocks; cancelled in the paired estimate): P50 %+.1f%% [%+.1f%%, %+.1f%%], P99 %+.1f%% [%+.1f%%, %+.1f%%]",
+		oe.Blocks, oe.P50Pct, oe.P50CIPct[0], oe.P50CIPct[1], oe.P99Pct, oe.P99CIPct[0], oe.P99CIPct[1])
 }
 
 // looker is a scenario's sequential looks: when to look at the paired

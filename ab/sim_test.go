@@ -170,6 +170,11 @@ type cpuSide struct {
 	scale float64
 	// proc is the running process's own speed factor.
 	proc float64
+	// measured, shared by both sides, counts the trials measured; the
+	// first trial of each pair (an even count) has firstSigma added to
+	// its σ: a first-measured side whose tail is slower (its P50 is not).
+	measured   *int
+	firstSigma float64
 }
 
 func (s *cpuSide) Start(context.Context) error {
@@ -180,8 +185,15 @@ func (s *cpuSide) Start(context.Context) error {
 func (s *cpuSide) Stop() {}
 func (s *cpuSide) Trial(context.Context) (*result.Trial, error) {
 	s.clock.now += 4 * time.Second
+	sigma := 0.15
+	if s.measured != nil {
+		if *s.measured%2 == 0 {
+			sigma += s.firstSigma
+		}
+		*s.measured++
+	}
 	r := comparetest.Result(comparetest.Spec{Scenario: "cpu", Layer: "service", Trials: 1, Requests: 300,
-		MedianMs: 2.4, Sigma: 0.15, Scale: s.scale * s.proc, Noise: 0.02}, s.rng)
+		MedianMs: 2.4, Sigma: sigma, Scale: s.scale * s.proc, Noise: 0.02}, s.rng)
 	return &r.Trials[0], nil
 }
 
@@ -307,5 +319,81 @@ func TestInterleaveProgress(t *testing.T) {
 	}
 	if got := strings.Count(all, ": look "); got != out.Run.Looks {
 		t.Errorf("%d look lines, %d looks", got, out.Run.Looks)
+	}
+}
+
+// TestSimulatedOrderEffect plants a first-measured penalty in the seeded
+// simulation of a CPU-bound service: in each pair the trial measured
+// first has its P99 11% higher (σ of log latency raised so that its P50
+// is unchanged), the order effect measured on a real runner. Over 40 A/A
+// runs the paired estimate stays unbiased (ABBA gives the penalty to each
+// side equally: a regression or an improvement at most once in 40 each,
+// the mean P99 change within ±2%), while the recorded order effect finds
+// the penalty: its mean P99 within 8%..14%, its P50 within ±2%, and each
+// run's P99 interval above zero in most runs.
+func TestSimulatedOrderEffect(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped in -short and -race runs (single goroutine, deterministic)")
+	}
+	const runs = 40
+	// P99 of a lognormal is median·exp(2.326σ): +11% is σ + ln(1.11)/2.326.
+	penalty := math.Log(1.11) / 2.326
+	got := map[compare.Verdict]int{}
+	var delta, oe50, oe99 float64
+	found, recorded := 0, 0
+	for i := range runs {
+		clock := &simClock{}
+		rng := rand.New(rand.NewPCG(44*1000+uint64(i), 0x44))
+		var measured int
+		p := Plan{Scenario: "cpu", Layer: "service", Settings: compare.DefaultSettings(),
+			Design: compare.Sequential{Alpha: 0.05, MaxPairs: simMaxPairs},
+			Clock:  func() time.Duration { return clock.now }}
+		side := func() *cpuSide {
+			return &cpuSide{clock: clock, rng: rng, scale: 1, measured: &measured, firstSigma: penalty}
+		}
+		out, err := Interleave(context.Background(), p, side(), side())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[p99Verdict(out.Comparison)]++
+		for _, m := range out.Comparison.Metrics {
+			if m.Metric == compare.MetricP99 {
+				delta += m.DeltaPct
+			}
+		}
+		oe := out.Run.OrderEffect
+		if oe == nil {
+			t.Errorf("run %d (%d pairs, order %s): no order effect recorded", i, out.Run.Pairs, out.Run.Order)
+			continue
+		}
+		recorded++
+		oe50 += oe.P50Pct
+		oe99 += oe.P99Pct
+		if oe.P99CIPct[0] > 0 {
+			found++
+		}
+	}
+	if recorded == 0 {
+		t.Fatal("no run recorded an order effect")
+	}
+	delta /= runs
+	oe50 /= float64(recorded)
+	oe99 /= float64(recorded)
+	t.Logf("A/A with an 11%% first-measured P99 penalty: P99 verdicts %v of %d, mean paired P99 change %+.2f%%; order effect recorded: mean P50 %+.2f%%, P99 %+.2f%%, P99 interval above zero in %d of %d",
+		got, runs, delta, oe50, oe99, found, recorded)
+	if got[compare.Regressed] > 1 || got[compare.Improved] > 1 {
+		t.Errorf("P99 verdicts %v: want regressed and improved at most once each in %d (α)", got, runs)
+	}
+	if math.Abs(delta) > 2 {
+		t.Errorf("mean paired P99 change %+.2f%%: want within ±2%% (the order effect cancelled)", delta)
+	}
+	if oe99 < 8 || oe99 > 14 {
+		t.Errorf("mean recorded P99 order effect %+.2f%%: want the planted +11%% (8..14)", oe99)
+	}
+	if math.Abs(oe50) > 2 {
+		t.Errorf("mean recorded P50 order effect %+.2f%%: want about 0 (the penalty is in the tail)", oe50)
+	}
+	if found < recorded/2 {
+		t.Errorf("P99 order effect's interval above zero in %d of %d runs: want most", found, recorded)
 	}
 }
