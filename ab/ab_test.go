@@ -96,6 +96,12 @@ func serve() {
 		case <-r.Context().Done():
 		}
 	})
+	// start_delay_ms, when its revision has one, is how long the service
+	// takes to become ready (a model server loading its weights).
+	if b, err := os.ReadFile("start_delay_ms"); err == nil {
+		ms, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
 	srv := &http.Server{Addr: "127.0.0.1:" + os.Args[len(os.Args)-1], ReadHeaderTimeout: 5 * time.Second}
 	if err := srv.ListenAndServe(); err != nil {
 		fmt.Fprintln(os.Stderr, "test service:", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/compare"
@@ -85,16 +86,23 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		run.Processes[i]++
 		return nil
 	}
-	starts := 0                            // times both sides were started together, for startOrder
-	var startCost, blockTime time.Duration // the slower side's first start; the first block
-	if !p.ResidentOne {
-		for _, i := range startOrder(starts) {
-			t0 := clock()
-			if err := start(i); err != nil {
-				return out, err
+	starts := 0 // times both sides were started together, for startOrder
+	both := func() error {
+		ok, err := startBoth(starts, func(i int) error { return sides[i].Start(ctx) })
+		for i := range ok {
+			if ok[i] {
+				run.Processes[i]++
 			}
-			startCost = max(startCost, clock()-t0)
 		}
+		return err
+	}
+	var startCost, blockTime time.Duration // both sides' first start; the first block
+	if !p.ResidentOne {
+		t0 := clock()
+		if err := both(); err != nil {
+			return out, err
+		}
+		startCost = clock() - t0
 	}
 	looks := looker{p: p}
 	var pending [2]*result.Trial
@@ -149,10 +157,8 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		}
 		if !p.ResidentOne && b%restartEvery(startCost, blockTime) == 0 {
 			starts++
-			for _, i := range startOrder(starts) {
-				if err := start(i); err != nil {
-					return out, err
-				}
+			if err := both(); err != nil {
+				return out, err
 			}
 		}
 	}
@@ -238,8 +244,8 @@ func (p Plan) finish(out *Measured, order string, elapsed time.Duration, aTimes,
 func sideName(i int) string { return [2]string{"base", "head"}[i] }
 
 // restartEvery is how many ABBA blocks both sides' processes serve: one
-// (fresh processes after every block) when starting one costs at most a
-// tenth of a block's time, else two.
+// (fresh processes after every block) when starting both (at once:
+// startBoth) costs at most a tenth of a block's time, else two.
 //
 // Pairs measured in the same two processes share those processes' own
 // offsets, so their log ratios are not independent, and the paired t-test,
@@ -255,6 +261,35 @@ func restartEvery(startCost, blockTime time.Duration) int {
 		return 1
 	}
 	return 2
+}
+
+// startBoth gives both sides fresh processes at once, at the k-th start
+// of a scenario: launch(i) starts side i, each in its own goroutine, so
+// that a block waits for the slower side's start rather than for both
+// one after the other (a model server loading weights for a minute makes
+// that a minute a block). The side startOrder(k) names first enters
+// launch first: the second goroutine is let go once the first runs. It
+// waits for both and returns which started and the first error met
+// (named by side); the caller stops both sides on an error.
+func startBoth(k int, launch func(i int) error) (started [2]bool, err error) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, i := range startOrder(k) {
+		running := make(chan struct{})
+		wg.Go(func() {
+			close(running)
+			e := launch(i)
+			mu.Lock()
+			defer mu.Unlock()
+			started[i] = e == nil
+			if e != nil && err == nil {
+				err = fmt.Errorf("%s side: %w", sideName(i), e)
+			}
+		})
+		<-running
+	}
+	wg.Wait()
+	return started, err
 }
 
 // startOrder is the order in which both sides' processes start at the
