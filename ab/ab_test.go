@@ -315,6 +315,9 @@ func TestABLoopback(t *testing.T) {
 	if !strings.HasPrefix(ab.Order, "ABBAABBA") {
 		t.Errorf("order %q, want ABBA blocks", ab.Order)
 	}
+	if oe := ab.OrderEffect; oe == nil || oe.Blocks != ab.Pairs/2 {
+		t.Errorf("order effect %+v after %d pairs: want one over every ABBA block", oe, ab.Pairs)
+	}
 	if len(res.Base) != 1 || len(res.Head) != 1 || len(res.Head[0].Trials) != ab.Pairs {
 		t.Errorf("results: %d base, %d head, want one each with %d trials", len(res.Base), len(res.Head), ab.Pairs)
 	}
