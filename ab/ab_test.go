@@ -96,6 +96,12 @@ func serve() {
 		case <-r.Context().Done():
 		}
 	})
+	// start_delay_ms, when its revision has one, is how long the service
+	// takes to become ready (a model server loading its weights).
+	if b, err := os.ReadFile("start_delay_ms"); err == nil {
+		ms, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
 	srv := &http.Server{Addr: "127.0.0.1:" + os.Args[len(os.Args)-1], ReadHeaderTimeout: 5 * time.Second}
 	if err := srv.ListenAndServe(); err != nil {
 		fmt.Fprintln(os.Stderr, "test service:", err)
@@ -308,6 +314,9 @@ func TestABLoopback(t *testing.T) {
 	}
 	if !strings.HasPrefix(ab.Order, "ABBAABBA") {
 		t.Errorf("order %q, want ABBA blocks", ab.Order)
+	}
+	if oe := ab.OrderEffect; oe == nil || oe.Blocks != ab.Pairs/2 {
+		t.Errorf("order effect %+v after %d pairs: want one over every ABBA block", oe, ab.Pairs)
 	}
 	if len(res.Base) != 1 || len(res.Head) != 1 || len(res.Head[0].Trials) != ab.Pairs {
 		t.Errorf("results: %d base, %d head, want one each with %d trials", len(res.Base), len(res.Head), ab.Pairs)

@@ -71,22 +71,20 @@ func Duet(ctx context.Context, p Plan, base, head DuetSide) (*Measured, error) {
 	defer base.Stop()
 	defer head.Stop()
 	starts := 0
-	// startBoth gives both sides fresh processes: at the k-th start the
-	// base side on half k mod 2 and the head on the other.
-	startBoth := func() (time.Duration, error) {
-		var cost time.Duration
-		for _, i := range startOrder(starts) {
-			t0 := clock()
-			if err := sides[i].StartOn(ctx, p.CPUHalves[(i+starts)%2]); err != nil {
-				return cost, fmt.Errorf("%s side: %w", sideName(i), err)
+	// both gives both sides fresh processes at once (startBoth): at the
+	// k-th start the base side on half k mod 2 and the head on the other.
+	both := func() (time.Duration, error) {
+		t0 := clock()
+		ok, err := startBoth(starts, func(i int) error { return sides[i].StartOn(ctx, p.CPUHalves[(i+starts)%2]) })
+		for i := range ok {
+			if ok[i] {
+				run.Processes[i]++
 			}
-			cost = max(cost, clock()-t0)
-			run.Processes[i]++
 		}
 		starts++
-		return cost, nil
+		return clock() - t0, err
 	}
-	startCost, err := startBoth()
+	startCost, err := both()
 	if err != nil {
 		return out, err
 	}
@@ -129,7 +127,7 @@ func Duet(ctx context.Context, p Plan, base, head DuetSide) (*Measured, error) {
 			blockTime = clock() - blockStart
 		}
 		if b%restartEvery(startCost, blockTime) == 0 {
-			if _, err := startBoth(); err != nil {
+			if _, err := both(); err != nil {
 				return out, err
 			}
 		}

@@ -88,6 +88,9 @@ func TestDuetLoopback(t *testing.T) {
 			if run.Order != strings.Repeat("=", run.Pairs) || run.Trials != 2*run.Pairs {
 				t.Errorf("order %q, trials %d for %d pairs: want one = per pair, both sides each", run.Order, run.Trials, run.Pairs)
 			}
+			if run.OrderEffect != nil {
+				t.Errorf("order effect %+v: the concurrent design measures no side first", run.OrderEffect)
+			}
 			checkArrivals(t, arrivals, run)
 			if sc.Verdict != tt.want && sc.Verdict != compare.Undecided {
 				t.Fatalf("verdict %s (%s), want %s: a false decision\n%s", sc.Verdict, sc.Reason, tt.want, log)

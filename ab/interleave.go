@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfgate/perfgate/compare"
@@ -85,19 +86,27 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		run.Processes[i]++
 		return nil
 	}
-	starts := 0                            // times both sides were started together, for startOrder
-	var startCost, blockTime time.Duration // the slower side's first start; the first block
-	if !p.ResidentOne {
-		for _, i := range startOrder(starts) {
-			t0 := clock()
-			if err := start(i); err != nil {
-				return out, err
+	starts := 0 // times both sides were started together, for startOrder
+	both := func() error {
+		ok, err := startBoth(starts, func(i int) error { return sides[i].Start(ctx) })
+		for i := range ok {
+			if ok[i] {
+				run.Processes[i]++
 			}
-			startCost = max(startCost, clock()-t0)
 		}
+		return err
+	}
+	var startCost, blockTime time.Duration // both sides' first start; the first block
+	if !p.ResidentOne {
+		t0 := clock()
+		if err := both(); err != nil {
+			return out, err
+		}
+		startCost = clock() - t0
 	}
 	looks := looker{p: p}
 	var pending [2]*result.Trial
+	var headFirst []bool // per pair: its head trial ran before its base trial
 	for b := 0; ; b++ {
 		blockStart := clock()
 		want := min(2, p.Design.MaxPairs-out.Pairs.Len())
@@ -131,6 +140,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 				out.Pairs.Base = append(out.Pairs.Base, *pending[0])
 				out.Pairs.Head = append(out.Pairs.Head, *pending[1])
 				pending = [2]*result.Trial{}
+				headFirst = append(headFirst, i == 0)
 				p.logf("a/b: %s: pair %d of at most %d (%s): P99 base %.2f ms, head %.2f ms",
 					p.Scenario, out.Pairs.Len(), p.Design.MaxPairs, order.String()[order.Len()-2:],
 					out.Pairs.Base[out.Pairs.Len()-1].Latency.P99, out.Pairs.Head[out.Pairs.Len()-1].Latency.P99)
@@ -147,15 +157,24 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		}
 		if !p.ResidentOne && b%restartEvery(startCost, blockTime) == 0 {
 			starts++
-			for _, i := range startOrder(starts) {
-				if err := start(i); err != nil {
-					return out, err
-				}
+			if err := both(); err != nil {
+				return out, err
 			}
 		}
 	}
 	p.finish(out, order.String(), clock(), aTimes, aP99)
+	run.OrderEffect = compare.EstimateOrderEffect(out.Pairs, headFirst, p.Settings.Confidence)
+	if oe := run.OrderEffect; oe != nil {
+		p.logf("a/b: %s: %s", p.Scenario, orderEffectLine(oe))
+	}
 	return out, nil
+}
+
+// orderEffectLine says how much slower the side measured first in a pair
+// was, over the blocks measured, and that the ABBA order cancelled it.
+func orderEffectLine(oe *compare.OrderEffect) string {
+	return fmt.Sprintf("order effect (first-measured side against second, over %d ABBA blocks; cancelled in the paired estimate): P50 %+.1f%% [%+.1f%%, %+.1f%%], P99 %+.1f%% [%+.1f%%, %+.1f%%]",
+		oe.Blocks, oe.P50Pct, oe.P50CIPct[0], oe.P50CIPct[1], oe.P99Pct, oe.P99CIPct[0], oe.P99CIPct[1])
 }
 
 // looker is a scenario's sequential looks: when to look at the paired
@@ -225,8 +244,8 @@ func (p Plan) finish(out *Measured, order string, elapsed time.Duration, aTimes,
 func sideName(i int) string { return [2]string{"base", "head"}[i] }
 
 // restartEvery is how many ABBA blocks both sides' processes serve: one
-// (fresh processes after every block) when starting one costs at most a
-// tenth of a block's time, else two.
+// (fresh processes after every block) when starting both (at once:
+// startBoth) costs at most a tenth of a block's time, else two.
 //
 // Pairs measured in the same two processes share those processes' own
 // offsets, so their log ratios are not independent, and the paired t-test,
@@ -242,6 +261,35 @@ func restartEvery(startCost, blockTime time.Duration) int {
 		return 1
 	}
 	return 2
+}
+
+// startBoth gives both sides fresh processes at once, at the k-th start
+// of a scenario: launch(i) starts side i, each in its own goroutine, so
+// that a block waits for the slower side's start rather than for both
+// one after the other (a model server loading weights for a minute makes
+// that a minute a block). The side startOrder(k) names first enters
+// launch first: the second goroutine is let go once the first runs. It
+// waits for both and returns which started and the first error met
+// (named by side); the caller stops both sides on an error.
+func startBoth(k int, launch func(i int) error) (started [2]bool, err error) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, i := range startOrder(k) {
+		running := make(chan struct{})
+		wg.Go(func() {
+			close(running)
+			e := launch(i)
+			mu.Lock()
+			defer mu.Unlock()
+			started[i] = e == nil
+			if e != nil && err == nil {
+				err = fmt.Errorf("%s side: %w", sideName(i), e)
+			}
+		})
+		<-running
+	}
+	wg.Wait()
+	return started, err
 }
 
 // startOrder is the order in which both sides' processes start at the

@@ -176,6 +176,13 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 		o.logf("a/b: %s: %v", name, why)
 		duet = false
 	}
+	// Both sides' processes start at once (startBoth), and in the
+	// concurrent design their trials run at once too: their log lines and
+	// progress reach one writer in turn.
+	var mu sync.Mutex
+	for _, t := range []*targetSide{base, head} {
+		t.o.Log, t.o.Progress = lockedLog(&mu, t.o.Log), lockedProgress(&mu, t.o.Progress)
+	}
 	if s.Load.Mode == harness.ModeSweep {
 		return sweepAB(ctx, cfg, name, layer, base, head, o)
 	}
@@ -184,8 +191,8 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 		Design:      compare.Sequential{Alpha: 1 - o.Settings.Confidence, MaxPairs: maxPairs},
 		Budget:      cfg.AB.Budget.D(),
 		ResidentOne: cfg.AB.Resident == "one"}
-	if o.Suite.Log != nil {
-		p.Log = func(line string) { fmt.Fprintln(o.Suite.Log, line) }
+	if log := lockedLog(&mu, o.Suite.Log); log != nil {
+		p.Log = func(line string) { fmt.Fprintln(log, line) }
 	}
 	var res *Measured
 	var err error
@@ -201,16 +208,7 @@ func measure(ctx context.Context, cfg *config.Plan, name, layer string, sc [2]*c
 		if whyNot != "" {
 			o.logf("a/b: %s: %s", name, whyNot)
 		}
-		// Both sides' trials run at once: their log lines and progress
-		// reach one writer in turn.
-		var mu sync.Mutex
-		for _, t := range []*targetSide{base, head} {
-			t.o.Log, t.o.Progress = lockedLog(&mu, t.o.Log), lockedProgress(&mu, t.o.Progress)
-		}
 		base.peer, head.peer = head, base
-		if log := lockedLog(&mu, o.Suite.Log); log != nil {
-			p.Log = func(line string) { fmt.Fprintln(log, line) }
-		}
 		res, err = Duet(ctx, p, base, head)
 	} else {
 		res, err = Interleave(ctx, p, base, head)

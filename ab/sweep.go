@@ -184,6 +184,18 @@ func busyWhy(pts [2]result.Point) string {
 	return ""
 }
 
+// startBoth gives both sides fresh processes at once (startBoth), at
+// the p.starts-th start, and counts them.
+func (p *pairedProbes) startBoth(ctx context.Context) error {
+	ok, err := startBoth(p.starts, func(k int) error { return p.sides[k].Start(ctx) })
+	for k := range ok {
+		if ok[k] {
+			p.processes[k]++
+		}
+	}
+	return err
+}
+
 // fresh starts fresh processes before a confirmation round: both sides'
 // when both are resident, else none (the next probe starts its side's).
 func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) error {
@@ -195,14 +207,9 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 			p.active = -1
 			return nil
 		}
-		for _, k := range startOrder(p.starts) {
-			if err := p.sides[k].Start(ctx); err != nil {
-				return fmt.Errorf("%s side: %w", sideName(k), err)
-			}
-			run.Processes[k]++
-		}
+		err := p.startBoth(ctx)
 		p.starts++
-		return nil
+		return err
 	}
 }
 
@@ -251,15 +258,12 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	}
 	var caps [2]*result.Capacity
 	for i := range 2 {
-		// Fresh processes for each side's search.
-		for _, k := range startOrder(p.starts) {
-			if p.residentOne {
-				break // started probe by probe
+		// Fresh processes for each side's search (with one resident,
+		// started probe by probe).
+		if !p.residentOne {
+			if err := p.startBoth(ctx); err != nil {
+				return nil, run, nil, nil, err
 			}
-			if err := p.sides[k].Start(ctx); err != nil {
-				return nil, run, nil, nil, fmt.Errorf("%s side: %w", sideName(k), err)
-			}
-			run.Processes[k]++
 		}
 		p.starts++
 		c, err := knee.Search(ctx, p.probe(i), ko)

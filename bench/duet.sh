@@ -18,10 +18,15 @@
 #   - runner time per decided verdict: the median runner_s of the decided
 #     runs, and the runner time of all runs over the decided ones (the
 #     comparison's runner_s_per_decided, summed: undecided runs charged);
-#   - the median wall time of a run, starts and builds included.
+#   - the median wall time of a run, starts and builds included;
+#   - the interleaved design's order effect (ab.md#the-order-effect): how
+#     much slower the side measured first in a pair was, P50 and P99, each
+#     run's on its line and the A/A runs' mean per state (DESIGNS=interleaved
+#     CASES=aa measures it alone: quietly, and beside the hog).
 #
 # Not part of CI (about an hour at the defaults). Settings (environment):
-# RUNS (5: A/A and +10% runs per design and state), DESIGNS
+# RUNS (5: A/A and +10% runs per design and state), CASES ("aa r10":
+# A/A and +10%), DESIGNS
 # ("interleaved concurrent"), STATES ("quiet hog"), COST_10 (2.2ms),
 # MAX_TRIALS (20: ab.max_trials), DURATION (3s: the window), PIN (empty;
 # 1: the target on CPU 1 and perfgate on CPU 0, bench/lib.sh; split: the
@@ -35,6 +40,7 @@ root=$(pwd)
 RUNS=${RUNS:-5}
 DESIGNS=${DESIGNS:-interleaved concurrent}
 STATES=${STATES:-quiet hog}
+CASES=${CASES:-aa r10}
 COST_10=${COST_10:-2.2ms}
 MAX_TRIALS=${MAX_TRIALS:-20}
 DURATION=${DURATION:-3s}
@@ -59,7 +65,7 @@ if [ -z "${PERFGATE:-}" ]; then
 fi
 pg=$PERFGATE
 say() { echo "$*" | tee -a "$RESULTS"; }
-say "# bench/duet.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) runs $RUNS designs '$DESIGNS' states '$STATES' +10% cost $COST_10 max_trials $MAX_TRIALS window $DURATION pinned ${PIN:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "# bench/duet.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) runs $RUNS designs '$DESIGNS' states '$STATES' cases '$CASES' +10% cost $COST_10 max_trials $MAX_TRIALS window $DURATION pinned ${PIN:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 . "$root/bench/lib.sh"
 d=$work/repo
@@ -97,10 +103,16 @@ except (OSError, KeyError, IndexError, ValueError) as e:
     sys.exit(0)
 ms = [f"{m['metric']} {m['delta_pct']:+.1f}% [{m['ci_pct'][0]:+.1f}, {m['ci_pct'][1]:+.1f}] {m['verdict']}"
       for m in s["metrics"] if m.get("gated") and m["metric"] in ("p50_ms", "p99_ms")]
+oe = ab.get("order_effect")
+oe_text, oe50, oe99 = "no order effect", "", ""
+if oe:
+    oe_text = (f"order effect (first measured) P50 {oe['p50_pct']:+.1f}% [{oe['p50_ci_pct'][0]:+.1f}, {oe['p50_ci_pct'][1]:+.1f}], "
+               f"P99 {oe['p99_pct']:+.1f}% [{oe['p99_ci_pct'][0]:+.1f}, {oe['p99_ci_pct'][1]:+.1f}] over {oe['blocks']} blocks")
+    oe50, oe99 = oe["p50_pct"], oe["p99_pct"]
 print(f"  {state} {design} {case}: exit {rc}, {secs} s: {s['verdict']} after {ab['pairs']} pairs "
-      f"({ab.get('design', 'interleaved')}, stopped {ab['stopped']}), runner {ab['runner_s']:.0f} s; {'; '.join(ms)}")
+      f"({ab.get('design', 'interleaved')}, stopped {ab['stopped']}), runner {ab['runner_s']:.0f} s; {'; '.join(ms)}; {oe_text}")
 with open(runs, "a") as f:
-    f.write(f"{state}\t{design}\t{case}\t{s['verdict']}\t{ab['runner_s']}\t{secs}\t{ab.get('design', '')}\n")
+    f.write(f"{state}\t{design}\t{case}\t{s['verdict']}\t{ab['runner_s']}\t{secs}\t{ab.get('design', '')}\t{oe50}\t{oe99}\n")
 PY
 }
 
@@ -118,8 +130,16 @@ for i in $(seq 1 "$RUNS"); do
 			;;
 		esac
 		for design in $DESIGNS; do
-			ab "$state" "$design" aa "$i" 2ms
-			ab "$state" "$design" r10 "$i" "$COST_10"
+			for case in $CASES; do
+				case $case in
+				aa) ab "$state" "$design" aa "$i" 2ms ;;
+				r10) ab "$state" "$design" r10 "$i" "$COST_10" ;;
+				*)
+					echo "bench/duet.sh: unknown case $case (aa or r10)" >&2
+					exit 2
+					;;
+				esac
+			done
 		done
 		stop_hog
 	done
@@ -129,8 +149,11 @@ python3 - "$runs" <<'PY' | tee -a "$RESULTS"
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 cells = {}
-for state, design, case, verdict, runner, wall, measured in rows:
+oes = {}
+for state, design, case, verdict, runner, wall, measured, oe50, oe99 in rows:
     cells.setdefault((state, design), []).append((case, verdict, float(runner), float(wall)))
+    if case == "aa" and oe99 != "":
+        oes.setdefault((state, design), []).append((float(oe50), float(oe99)))
 print("# per design and host state: A/A decided unchanged, +10% caught, false decisions; runner time per decided verdict (median over decided runs | all runs' runner time over the decided); median wall time a run")
 print(f"{'state':6} {'design':12} {'A/A unchanged':>14} {'+10% regressed':>15} {'false':>6} {'s/decided (median)':>19} {'s/decided (total)':>18} {'wall (median)':>14}")
 for (state, design), rs in sorted(cells.items()):
@@ -144,5 +167,11 @@ for (state, design), rs in sorted(cells.items()):
     total = sum(r[2] for r in rs) / len(decided) if decided else float("nan")
     wall = statistics.median(r[3] for r in rs)
     print(f"{state:6} {design:12} {aa_ok:>6} of {len(aa):<5} {r10_ok:>7} of {len(r10):<5} {false:>6} {med:>19.0f} {total:>18.0f} {wall:>14.0f}")
+if oes:
+    print("# order effect of the A/A runs (the first-measured side against the second; ABBA cancels it in the verdict): mean over runs, and the runs whose P99 figure was positive")
+    for (state, design), xs in sorted(oes.items()):
+        n = len(xs)
+        print(f"{state:6} {design:12} P50 {statistics.fmean(x[0] for x in xs):+.1f}%  P99 {statistics.fmean(x[1] for x in xs):+.1f}%  "
+              f"(P99 positive in {sum(x[1] > 0 for x in xs)} of {n} runs)")
 PY
 say "# done $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"

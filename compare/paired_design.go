@@ -206,6 +206,12 @@ type ABScenario struct {
 	// (the ratio of the sides' geometric means) would report, beside the
 	// paired one in the scenario's metrics.
 	UnpairedDeltaPct float64 `json:"unpaired_delta_pct"`
+	// OrderEffect is how much slower the side measured first in a pair
+	// was than the side measured second (EstimateOrderEffect): the ABBA
+	// order cancels it in the paired estimate, and this says how big it
+	// was. Absent in the concurrent design (no side is first), for a knee
+	// search and with fewer than two ABBA blocks.
+	OrderEffect *OrderEffect `json:"order_effect,omitempty"`
 }
 
 // ABBuild is one build step of an A/B run.

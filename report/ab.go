@@ -10,7 +10,8 @@ import (
 
 // abLines describes a same-runner A/B run (`gate --ab`) for the reports:
 // which mode ran, the pairs measured, the stopping, the runner time beside
-// the fixed design's, and the drift the pairing cancelled. Text and
+// the fixed design's, the drift the pairing cancelled and the order effect
+// the ABBA order cancelled. Text and
 // markdown share it; cell escapes the untrusted parts (the ref).
 func abLines(ab *compare.ABRun, cell func(string) string, code func(string) string) (head string, rows [][]string) {
 	how := fmt.Sprintf("measured interleaved on this runner (ABBA order, %s resident)", cell(ab.Resident))
@@ -44,13 +45,27 @@ func abLines(ab *compare.ABRun, cell func(string) string, code func(string) stri
 		rows = append(rows, []string{cell(s.Scenario), fmt.Sprintf("%d pairs (%s)", s.Pairs, cell(abbrevOrder(s.Order))),
 			fmt.Sprintf("%s after %s, last level %.3g", cell(s.Stopped), plural(s.Looks, "look"), s.Level),
 			fmt.Sprintf("%d trials, %s (fixed design: %d trials, ~%s)", s.Trials, seconds(s.RunnerS), s.FixedTrials, seconds(s.FixedRunnerS)),
-			pct(s.BaseDriftPct, false), pct(s.UnpairedDeltaPct, false), fmt.Sprintf("%d / %d", s.Processes[0], s.Processes[1])})
+			pct(s.BaseDriftPct, false), pct(s.UnpairedDeltaPct, false), fmt.Sprintf("%d / %d", s.Processes[0], s.Processes[1]),
+			orderEffect(s.OrderEffect)})
 	}
 	return head, rows
 }
 
 // abColumns are the columns of abLines' rows.
-var abColumns = []string{"scenario", "pairs (order)", "stopped", "runner time", "base drift cancelled", "unpaired Δ P99", "processes base / head"}
+var abColumns = []string{"scenario", "pairs (order)", "stopped", "runner time", "base drift cancelled", "unpaired Δ P99", "processes base / head",
+	"order effect cancelled (first measured against second)"}
+
+// orderEffect is the order effect's cell: how much slower the side measured
+// first in a pair was, P50 and P99 with their intervals ("-" where none was
+// estimated: both sides at once, a knee search, under two ABBA blocks).
+func orderEffect(oe *compare.OrderEffect) string {
+	if oe == nil {
+		return "-"
+	}
+	return fmt.Sprintf("P50 %s [%s, %s], P99 %s [%s, %s] over %s",
+		pct(oe.P50Pct, false), pct(oe.P50CIPct[0], false), pct(oe.P50CIPct[1], false),
+		pct(oe.P99Pct, false), pct(oe.P99CIPct[0], false), pct(oe.P99CIPct[1], false), plural(oe.Blocks, "block"))
+}
 
 // mdAB is the markdown A/B section, empty when the run was not A/B.
 func (r *Report) mdAB() string {

@@ -61,7 +61,8 @@ func writeCLIFixtures(t *testing.T) {
 	c := compare.PairedComparison([]compare.ScenarioComparison{sc}, s)
 	c.AB = &compare.ABRun{Ref: "main", BaseSHA: "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", HeadSHA: "4f2c1e0d9b8a7f6e5d4c3b2a1908f7e6d5c4b3a2",
 		Resident: "both", MaxTrials: 20, Scenarios: []compare.ABScenario{{Scenario: "api", Order: "ABBAABBAABBAABBA", Pairs: 8, Trials: 16,
-			Looks: 1, Level: alpha, Stopped: "decided", RunnerS: 95, FixedTrials: 40, FixedRunnerS: 237, Processes: [2]int{3, 3}}}}
+			Looks: 1, Level: alpha, Stopped: "decided", RunnerS: 95, FixedTrials: 40, FixedRunnerS: 237, Processes: [2]int{3, 3},
+			OrderEffect: &compare.OrderEffect{Blocks: 4, P50Pct: -0.2, P50CIPct: [2]float64{-1.5, 1.1}, P99Pct: 11, P99CIPct: [2]float64{4.2, 18.3}}}}}
 	c.AB.Tally(c.Scenarios)
 	writeFixtureJSON(t, "ab.comparison.json", c)
 

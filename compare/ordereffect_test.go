@@ -1,0 +1,50 @@
+package compare
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// TestEstimateOrderEffect checks the order effect on hand-made pairs: a
+// base-first pair (head 10% faster) and a head-first pair (head 10%
+// slower) per block, so the change is nil and the first-measured side is
+// slower by exp((ln 1.1 − ln 0.9)/2) − 1 at P99 and by nothing at P50.
+func TestEstimateOrderEffect(t *testing.T) {
+	tr := func(p50, p99 float64) result.Trial {
+		return result.Trial{Latency: result.Latency{P50: p50, P99: p99}}
+	}
+	var p Pairs
+	var headFirst []bool
+	for range 3 { // ABBA: base first, then head first
+		p.Base = append(p.Base, tr(5, 10), tr(5, 10))
+		p.Head = append(p.Head, tr(5, 9), tr(5, 11))
+		headFirst = append(headFirst, false, true)
+	}
+	want := 100 * (math.Exp((math.Log(1.1)-math.Log(0.9))/2) - 1)
+	tests := []struct {
+		name      string
+		p         Pairs
+		headFirst []bool
+		want      *OrderEffect
+	}{
+		{name: "three blocks", p: p, headFirst: headFirst,
+			want: &OrderEffect{Blocks: 3, P99Pct: want, P99CIPct: [2]float64{want, want}}},
+		{name: "one block: no interval", p: Pairs{Base: p.Base[:2], Head: p.Head[:2]}, headFirst: headFirst[:2]},
+		{name: "pairs in one order form no block", p: p, headFirst: []bool{true, true, false, false, true, true}},
+		{name: "a trial without a P99", p: Pairs{Base: append(append([]result.Trial{}, p.Base[:5]...), tr(5, 0)), Head: p.Head},
+			headFirst: headFirst},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := EstimateOrderEffect(tt.p, tt.headFirst, 0.95)
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("order effect (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
