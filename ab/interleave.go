@@ -141,6 +141,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 				out.Pairs.Head = append(out.Pairs.Head, *pending[1])
 				pending = [2]*result.Trial{}
 				headFirst = append(headFirst, i == 0)
+				out.Pairs.HeadFirst = headFirst
 				p.logf("a/b: %s: pair %d of at most %d (%s): P99 base %.2f ms, head %.2f ms",
 					p.Scenario, out.Pairs.Len(), p.Design.MaxPairs, order.String()[order.Len()-2:],
 					out.Pairs.Base[out.Pairs.Len()-1].Latency.P99, out.Pairs.Head[out.Pairs.Len()-1].Latency.P99)

@@ -363,7 +363,11 @@ func TestInterleaveProgress(t *testing.T) {
 // side equally: a regression or an improvement at most once in 40 each,
 // the mean P99 change within ±2%), while the recorded order effect finds
 // the penalty: its mean P99 within 8%..14%, its P50 within ±2%, and each
-// run's P99 interval above zero in most runs.
+// run's P99 interval above zero in most runs. And the paired test takes
+// the penalty out of its variance (the order as a covariate,
+// compare.orderAdjustedT), so the A/A runs still decide: unchanged in at
+// least 30 of 40, where the plain paired test, which carries ±θ in its
+// variance, decided 4.
 func TestSimulatedOrderEffect(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs (single goroutine, deterministic)")
@@ -419,6 +423,9 @@ func TestSimulatedOrderEffect(t *testing.T) {
 	}
 	if math.Abs(delta) > 2 {
 		t.Errorf("mean paired P99 change %+.2f%%: want within ±2%% (the order effect cancelled)", delta)
+	}
+	if got[compare.Unchanged] < 30 {
+		t.Errorf("P99 unchanged in %d of %d A/A runs: want at least 30 (the order effect taken out of the paired test's variance)", got[compare.Unchanged], runs)
 	}
 	if oe99 < 8 || oe99 > 14 {
 		t.Errorf("mean recorded P99 order effect %+.2f%%: want the planted +11%% (8..14)", oe99)

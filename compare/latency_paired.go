@@ -19,8 +19,11 @@ const MethodPaired = "paired-blocks-t"
 // number of pairs behind the units.
 type pairedDiffs struct {
 	d, base, head []float64
-	absolute      bool
-	pairs         int
+	// order is each unit's order covariate (pairedUnit.order), nil when
+	// the order is not known.
+	order    []float64
+	absolute bool
+	pairs    int
 }
 
 // pairedBlocks compares a metric of an interleaved A/B run over its
@@ -28,7 +31,9 @@ type pairedDiffs struct {
 // when absolute) with Student's t interval mean ± t(1 − α/2, n−1) · s/√n,
 // and the p-value is the paired t-test's of mean d = 0; the point values
 // are the geometric means of each side's unit values (their means when
-// absolute). It applies to paired units only, and to one or more of them.
+// absolute). When the order each unit ran in is known, the change and its
+// test come from orderAdjustedT instead. It applies to paired units only,
+// and to one or more of them.
 type pairedBlocks struct{}
 
 func (pairedBlocks) method() string { return MethodPaired }
@@ -45,8 +50,11 @@ func (pairedBlocks) estimate(in latencyInput) (Estimate, bool) {
 		stat = func(x float64) float64 { return 100 * x }
 		base, cand = mean(u.base), mean(u.head)
 	}
-	t := pairedT(u.d, in.conf)
-	eq := pairedT(u.d, in.eqConf)
+	t, eq := pairedT(u.d, in.conf), pairedT(u.d, in.eqConf)
+	if adj, ok := orderAdjustedT(u.d, u.order, in.conf); ok {
+		t = adj
+		eq, _ = orderAdjustedT(u.d, u.order, in.eqConf)
+	}
 	return Estimate{Base: base, Cand: cand, DeltaPct: stat(t.mid),
 		CIPct: [2]float64{stat(t.lo), stat(t.hi)}, EquivCIPct: &[2]float64{stat(eq.lo), stat(eq.hi)}, P: t.p,
 		NBase: n, NCand: n, NBaseTrials: u.pairs, NCandTrials: u.pairs}, true
@@ -73,4 +81,67 @@ func pairedT(d []float64, conf float64) meanTest {
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}
 	q := t.Quantile((1 + conf) / 2)
 	return meanTest{math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se}
+}
+
+// MinOrderAdjustedUnits is the fewest units with which the paired test
+// takes the order effect out (orderAdjustedT): it costs a degree of
+// freedom, and with fewer units the t quantile it adds outweighs it.
+const MinOrderAdjustedUnits = 4
+
+// orderAdjustedT is the paired test with the order each unit ran in as a
+// covariate: d = δ + θ·s + e, s being the unit's order (+1 head first, −1
+// base first, between for a unit of both), fitted by least squares; δ,
+// the change at no order, is tested on n − 2 degrees of freedom. ABBA
+// alternates s, so a constant order effect θ (the side measured first
+// slower, a process's age or warm-up) adds +θ and −θ to the pairs: it
+// leaves the plain mean unbiased but enters its variance, where it makes
+// an A/A run undecidable (TestSimulatedOrderEffect). ok is false with
+// fewer than MinOrderAdjustedUnits units or no spread of s.
+func orderAdjustedT(d, s []float64, conf float64) (meanTest, bool) {
+	n := len(d)
+	if n < MinOrderAdjustedUnits || len(s) != n {
+		return meanTest{}, false
+	}
+	var ms, md float64
+	for i := range d {
+		ms += s[i]
+		md += d[i]
+	}
+	ms /= float64(n)
+	md /= float64(n)
+	var sxx, sxy float64
+	for i := range d {
+		sxx += (s[i] - ms) * (s[i] - ms)
+		sxy += (s[i] - ms) * (d[i] - md)
+	}
+	if !(sxx > 1e-12) {
+		return meanTest{}, false
+	}
+	slope := sxy / sxx
+	mid := md - slope*ms
+	var rss float64
+	for i := range d {
+		r := d[i] - mid - slope*s[i]
+		rss += r * r
+	}
+	df := float64(n - 2)
+	se := math.Sqrt(rss / df * (1/float64(n) + ms*ms/sxx))
+	if se == 0 || math.IsNaN(se) {
+		if mid == 0 {
+			return meanTest{1, mid, mid, mid}, true
+		}
+		return meanTest{0, mid, mid, mid}, true
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	q := t.Quantile((1 + conf) / 2)
+	return meanTest{math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se}, true
+}
+
+// orderIfKnown is the units' order covariates when every pair's order is
+// known, else nil.
+func orderIfKnown(order []float64, known bool) []float64 {
+	if !known {
+		return nil
+	}
+	return order
 }

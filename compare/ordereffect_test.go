@@ -48,3 +48,44 @@ func TestEstimateOrderEffect(t *testing.T) {
 		})
 	}
 }
+
+// The paired test with the order as a covariate: an order effect that
+// ABBA alternates (+θ head first, −θ base first) leaves the change where
+// it was and its interval as narrow as the noise without the effect,
+// where the plain paired test's interval carries θ.
+func TestOrderAdjustedT(t *testing.T) {
+	const delta, theta = 0.05, 0.10
+	noise := []float64{0.004, -0.006, 0.003, -0.002, 0.005, -0.004, 0.001, -0.001}
+	var d, s []float64
+	for i, e := range noise {
+		sign := []float64{-1, 1}[i%2] // AB, BA, AB, BA: ABBA blocks
+		d = append(d, delta+theta*sign+e)
+		s = append(s, sign)
+	}
+	plain := pairedT(d, 0.95)
+	adj, ok := orderAdjustedT(d, s, 0.95)
+	if !ok {
+		t.Fatal("orderAdjustedT did not apply to 8 units of both orders")
+	}
+	if math.Abs(adj.mid-delta) > 0.005 {
+		t.Errorf("adjusted change %.4f, want %.2f", adj.mid, delta)
+	}
+	if w, pw := adj.hi-adj.lo, plain.hi-plain.lo; w > pw/5 {
+		t.Errorf("adjusted interval %.4f wide, plain %.4f: want the order effect out of it", w, pw)
+	}
+	if adj.p > 1e-4 || plain.p < 0.01 {
+		t.Errorf("p adjusted %.2g, plain %.2g: want the change significant only once the order is out", adj.p, plain.p)
+	}
+	for _, c := range []struct {
+		name string
+		d, s []float64
+	}{
+		{"three units", d[:3], s[:3]},
+		{"order unknown", d, nil},
+		{"one order only", d, make([]float64, len(d))},
+	} {
+		if _, ok := orderAdjustedT(c.d, c.s, 0.95); ok {
+			t.Errorf("%s: orderAdjustedT applied, want the plain paired test", c.name)
+		}
+	}
+}

@@ -12,6 +12,11 @@ import (
 // the runner between pairs (clocks, temperature, neighbours) moved both.
 type Pairs struct {
 	Base, Head []result.Trial
+	// HeadFirst says, per pair, whether its head trial ran before its
+	// base trial; nil when not known or when both ran at once. With it,
+	// the paired test takes the order effect out of its variance
+	// (orderAdjustedT).
+	HeadFirst []bool
 }
 
 // Len is the number of complete pairs.
@@ -157,7 +162,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		if sp.optional && !everyTrialHas(sp, p.Base[:n], p.Head[:n]) {
 			continue
 		}
-		var d, bv, hv []float64
+		var d, bv, hv, order []float64
 		skipped := 0
 		for _, u := range units {
 			b, okb := unitValue(sp, u.base)
@@ -167,6 +172,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 				continue
 			}
 			bv, hv = append(bv, b), append(hv, h)
+			order = append(order, u.order)
 			if sp.absolute {
 				d = append(d, h-b)
 			} else {
@@ -180,7 +186,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 			sc.Notes = append(sc.Notes, Note{Code: NotePairedLeftOut, Metric: sp.name, Count: skipped, Total: len(units)})
 		}
 		e, _ := estimateLatency(latencyInput{conf: conf, eqConf: math.Max(0, 1-2*eqLevel),
-			paired: &pairedDiffs{d: d, base: bv, head: hv, absolute: sp.absolute, pairs: n}}) // pairedBlocks applies to any d
+			paired: &pairedDiffs{d: d, base: bv, head: hv, order: orderIfKnown(order, len(p.HeadFirst) >= n), absolute: sp.absolute, pairs: n}}) // pairedBlocks applies to any d
 		m := latencyMetric(e, sp.name)
 		m.Gated, m.BetterIs, m.Absolute, m.ThresholdPct = sp.gated, sp.betterIs, sp.absolute, sp.thresholdPct(s)
 		if allZero(d) {

@@ -14,6 +14,9 @@ const PairsPerBlock = 2
 // consecutive pairs, per side.
 type pairedUnit struct {
 	base, head []result.Trial
+	// order is the mean over the unit's pairs of +1 (head ran first) or
+	// −1 (base ran first); 0 when Pairs.HeadFirst is not known.
+	order float64
 }
 
 // pairedUnits groups the pairs into the units a paired comparison tests:
@@ -35,13 +38,25 @@ func pairedUnits(p Pairs, minRequests int64) []pairedUnit {
 	var units []pairedUnit
 	var cur pairedUnit
 	var nb, nh int64
+	var signs float64 // the sum of the current unit's pairs' ±1
+	sign := func(i int) float64 {
+		switch {
+		case i >= len(p.HeadFirst):
+			return 0
+		case p.HeadFirst[i]:
+			return 1
+		}
+		return -1
+	}
 	flush := func() {
+		cur.order = signs / float64(len(cur.base))
 		units = append(units, cur)
-		cur, nb, nh = pairedUnit{}, 0, 0
+		cur, nb, nh, signs = pairedUnit{}, 0, 0, 0
 	}
 	for i := 0; i < n; i++ {
 		cur.base = append(cur.base, p.Base[i])
 		cur.head = append(cur.head, p.Head[i])
+		signs += sign(i)
 		nb += p.Base[i].Requests
 		nh += p.Head[i].Requests
 		if nb >= minRequests && nh >= minRequests {
@@ -51,9 +66,12 @@ func pairedUnits(p Pairs, minRequests int64) []pairedUnit {
 	if len(cur.base) > 0 {
 		if len(units) > 0 {
 			last := &units[len(units)-1]
+			k := float64(len(last.base))
+			last.order = (last.order*k + signs) / (k + float64(len(cur.base)))
 			last.base = append(last.base, cur.base...)
 			last.head = append(last.head, cur.head...)
 		} else {
+			cur.order = signs / float64(len(cur.base))
 			units = append(units, cur)
 		}
 	}
