@@ -56,11 +56,7 @@ func Duet(ctx context.Context, p Plan, base, head DuetSide) (*Measured, error) {
 	if err := p.Design.Validate(); err != nil {
 		return nil, err
 	}
-	clock := p.Clock
-	if clock == nil {
-		start := time.Now()
-		clock = func() time.Duration { return time.Since(start) }
-	}
+	clock := p.clock()
 	sides := [2]DuetSide{base, head}
 	out := &Measured{Run: compare.ABScenario{Scenario: p.Scenario, Design: config.DesignConcurrent,
 		FixedTrials: 2 * p.Design.MaxPairs}}

@@ -66,11 +66,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 	if err := p.Design.Validate(); err != nil {
 		return nil, err
 	}
-	clock := p.Clock
-	if clock == nil {
-		start := time.Now()
-		clock = func() time.Duration { return time.Since(start) }
-	}
+	clock := p.clock()
 	sides := [2]Side{base, head}
 	out := &Measured{Run: compare.ABScenario{Scenario: p.Scenario, Design: config.DesignInterleaved, FixedTrials: 2 * p.Design.MaxPairs}}
 	run := &out.Run
@@ -240,6 +236,15 @@ func (p Plan) finish(out *Measured, order string, elapsed time.Duration, aTimes,
 			"each side ran in fewer than two processes (base %d, head %d): one unlucky process could read as the change; raise ab.max_trials",
 			run.Processes[0], run.Processes[1]))
 	}
+}
+
+// clock is the plan's clock, or the wall clock from now.
+func (p Plan) clock() func() time.Duration {
+	if p.Clock != nil {
+		return p.Clock
+	}
+	start := time.Now()
+	return func() time.Duration { return time.Since(start) }
 }
 
 func sideName(i int) string { return [2]string{"base", "head"}[i] }
