@@ -102,7 +102,6 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 	}
 	looks := looker{p: p}
 	var pending [2]*result.Trial
-	var headFirst []bool // per pair: its head trial ran before its base trial
 	for b := 0; ; b++ {
 		blockStart := clock()
 		want := min(2, p.Design.MaxPairs-out.Pairs.Len())
@@ -136,8 +135,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 				out.Pairs.Base = append(out.Pairs.Base, *pending[0])
 				out.Pairs.Head = append(out.Pairs.Head, *pending[1])
 				pending = [2]*result.Trial{}
-				headFirst = append(headFirst, i == 0)
-				out.Pairs.HeadFirst = headFirst
+				out.Pairs.HeadFirst = append(out.Pairs.HeadFirst, i == 0) // the head ran first when the base completed the pair
 				p.logf("a/b: %s: pair %d of at most %d (%s): P99 base %.2f ms, head %.2f ms",
 					p.Scenario, out.Pairs.Len(), p.Design.MaxPairs, order.String()[order.Len()-2:],
 					out.Pairs.Base[out.Pairs.Len()-1].Latency.P99, out.Pairs.Head[out.Pairs.Len()-1].Latency.P99)
@@ -160,7 +158,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 		}
 	}
 	p.finish(out, order.String(), clock(), aTimes, aP99)
-	run.OrderEffect = compare.EstimateOrderEffect(out.Pairs, headFirst, p.Settings.Confidence)
+	run.OrderEffect = compare.EstimateOrderEffect(out.Pairs, p.Settings.Confidence)
 	if oe := run.OrderEffect; oe != nil {
 		p.logf("a/b: %s: %s", p.Scenario, orderEffectLine(oe))
 	}

@@ -71,14 +71,21 @@ type meanTest struct {
 func pairedT(d []float64, conf float64) meanTest {
 	mid, v := meanVar(d)
 	n := float64(len(d))
-	se := math.Sqrt(v / n)
+	return meanT(mid, math.Sqrt(v/n), n-1, conf)
+}
+
+// meanT is Student's test of an estimate mid with standard error se on
+// df degrees of freedom: the two-sided p-value of 0 and the interval at
+// conf. With no spread the interval is the point, and p is 1 at zero and
+// 0 elsewhere.
+func meanT(mid, se, df, conf float64) meanTest {
 	if se == 0 || math.IsNaN(se) {
 		if mid == 0 {
 			return meanTest{1, mid, mid, mid}
 		}
 		return meanTest{0, mid, mid, mid}
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 	q := t.Quantile((1 + conf) / 2)
 	return meanTest{math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se}
 }
@@ -125,16 +132,7 @@ func orderAdjustedT(d, s []float64, conf float64) (meanTest, bool) {
 		rss += r * r
 	}
 	df := float64(n - 2)
-	se := math.Sqrt(rss / df * (1/float64(n) + ms*ms/sxx))
-	if se == 0 || math.IsNaN(se) {
-		if mid == 0 {
-			return meanTest{1, mid, mid, mid}, true
-		}
-		return meanTest{0, mid, mid, mid}, true
-	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	q := t.Quantile((1 + conf) / 2)
-	return meanTest{math.Min(1, 2*t.Survival(math.Abs(mid)/se)), mid - q*se, mid, mid + q*se}, true
+	return meanT(mid, math.Sqrt(rss/df*(1/float64(n)+ms*ms/sxx)), df, conf), true
 }
 
 // orderIfKnown is the units' order covariates when every pair's order is

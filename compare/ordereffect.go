@@ -28,11 +28,12 @@ type OrderEffect struct {
 }
 
 // EstimateOrderEffect estimates the order effect of an interleaved run's
-// pairs; headFirst[i] says whether pair i's head trial was measured
-// before its base trial. Consecutive pairs (0 and 1, 2 and 3, …) whose
-// orders differ form a block; others are left out. It returns nil with
+// pairs from the order each ran in (Pairs.HeadFirst). Consecutive pairs
+// (0 and 1, 2 and 3, …) whose orders differ form a block; others are
+// left out. It returns nil with
 // fewer than two blocks (no interval) or where a trial lacks a P50 or P99.
-func EstimateOrderEffect(p Pairs, headFirst []bool, conf float64) *OrderEffect {
+func EstimateOrderEffect(p Pairs, conf float64) *OrderEffect {
+	headFirst := p.HeadFirst
 	var d50, d99 []float64
 	for i := 0; i+1 < min(p.Len(), len(headFirst)); i += 2 {
 		if headFirst[i] == headFirst[i+1] {

@@ -41,7 +41,9 @@ func TestEstimateOrderEffect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := EstimateOrderEffect(tt.p, tt.headFirst, 0.95)
+			p := tt.p
+			p.HeadFirst = tt.headFirst
+			got := EstimateOrderEffect(p, 0.95)
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 				t.Errorf("order effect (-want +got):\n%s", diff)
 			}
