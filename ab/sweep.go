@@ -76,8 +76,9 @@ type pairedProbes struct {
 // A/B knee comparison runs, whatever the scenario's load.estimates: max
 // QPS is tested over the rounds, paired, on rounds − 1 degrees of
 // freedom, and two rounds (estimates: 3) leave one, where Student's t at
-// 95% needs a ratio 12.7 standard errors from 1 (a −21.4% and a −22.2%
-// round of a 25% capacity loss went undecided).
+// 95% needs a ratio 12.7 standard errors from 1: two rounds that agree
+// on a 25% capacity loss stay undecided (TestBusyProbeNoVeto replays
+// such a pair).
 const MinPairedKneeRounds = 4
 
 // maxBusyRounds bounds the confirmation rounds of one sweep measured
@@ -322,8 +323,8 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 // A busy probe vetoes only the evidence it is part of: when the test
 // rests on rounds none of whose probes ran on a busy host (quietOnly),
 // the searches' busy probes (whose estimates are left out) and the busy
-// rounds left out have no say in it. Before, one busy probe among 18 of
-// the searches vetoed a −21.4%/−22.2% regression the rounds decided.
+// rounds left out have no say in it: a busy probe never vetoes what the
+// quiet rounds decide (TestBusyProbeNoVeto).
 func compareKnees(name, layer string, rs [2]*result.Result, paired [2][]float64, quietOnly bool, settings compare.Settings) (*compare.Comparison, error) {
 	if len(paired[0]) >= 2 {
 		for i := range 2 {

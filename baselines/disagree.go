@@ -42,9 +42,8 @@ func (d Disagreement) String() string {
 // returns every metric decided regressed or improved: two runs of one
 // configuration that would fail each other's gate. Combined into one
 // baseline, such runs would store a level neither measured and a noise
-// floor that hides real changes (two runs of a newcomer's service that
-// disagreed by 163% on P99 were stored silently). Each metric is tested
-// with its own noise: P50's spread is not P99's.
+// floor that hides real changes (TestBaselineUpdateRunsDisagree). Each
+// metric is tested with its own noise: P50's spread is not P99's.
 func CheckRuns(dirs []string, s compare.Settings) ([]Disagreement, error) {
 	if len(dirs) < 2 {
 		return nil, nil

@@ -28,11 +28,10 @@ type pairedUnit struct {
 // none.
 //
 // Why not whole ABBA blocks, though a block cancels a linear drift exactly:
-// on the seeded simulation of a CPU-bound service (ab's
-// TestSimulatedABDecides) blocks halve the units and the t-test's degrees
-// of freedom, and an A/A run decided unchanged in 19 of 40 runs against 30
-// of 40 with pairs; the drift within a pair alternates in sign over ABBA
-// and costs less than that.
+// blocks halve the units and the t-test's degrees of freedom, which costs
+// more A/A decisions than the drift within a pair, alternating in sign
+// over ABBA, does (docs/ab.md's table of designs, from ab's
+// TestSimulatedABDecides).
 func pairedUnits(p Pairs, minRequests int64) []pairedUnit {
 	n := p.Len()
 	var units []pairedUnit
