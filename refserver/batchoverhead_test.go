@@ -33,7 +33,11 @@ func TestBatchOverhead(t *testing.T) {
 				inferHTTP(t, c, hs.URL, "mlp", inferRequest(uint64(i), 1, 64))
 				best = min(best, time.Since(start))
 			}
-			if got := best >= overhead; got != tt.slowed {
+			// spinFor spends about the overhead (its rate is calibrated on
+			// the fastest of five samples, so it may run a little short):
+			// slowed is most of it, where an unslowed request takes
+			// microseconds.
+			if got := best >= overhead*3/4; got != tt.slowed {
 				t.Errorf("max batch %d, overhead %v: fastest request took %v; slowed %v, want %v", tt.maxBatch, overhead, best, got, tt.slowed)
 			}
 		})
