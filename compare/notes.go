@@ -99,6 +99,7 @@ const (
 	NoteSparseInconclusive NoteCode = "sparse-inconclusive"  // Metric, Count (fewest requests), Need
 	NoteSparseStands       NoteCode = "sparse-stands"        // Metric, Count, Need, Verdict
 	NoteMediansNotGated    NoteCode = "medians-not-gated"    // Names, NBase, NCand, P, Tests (with), Count (without)
+	NoteComputeYields      NoteCode = "compute-yields"       // Metric (inconclusive), Names (the median it yields to), Verdict (the median's)
 
 	// How max QPS was compared.
 	NoteKneeOneSweep  NoteCode = "knee-one-sweep" // only one side ran a sweep

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -52,8 +53,9 @@ func (v Verdict) Decided() bool { return v == Regressed || v == Improved || v ==
 //     (one knee a side).
 //  3. Scenario guards (scenarioGuards), each downgrading the metrics it
 //     cannot stand behind and recomputing the scenario's verdict (the
-//     worst of its gated metrics): a sparse quantile, a busy host, a
-//     runner shift, an invalid run.
+//     worst of its gated metrics, but a server compute time left
+//     inconclusive beside a median that decided: computeYields): a sparse
+//     quantile, a busy host, a runner shift, an invalid run.
 //  4. The gate-wide family (gateWideGuard): a regression or improvement
 //     not significant after Holm's correction over every gated test of
 //     the comparison.
@@ -215,6 +217,7 @@ func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64
 		decideMetric(m, p, level)
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
+	noteComputeYield(sc)
 }
 
 // nothingCompared marks a comparison with no scenario compared, saying
@@ -258,7 +261,7 @@ var metricGuards = []metricGuard{
 func scenarioVerdict(ms []Metric) Verdict {
 	v, any := Unchanged, false
 	for _, m := range ms {
-		if !m.Gated {
+		if !m.Gated || computeYields(ms, m) != "" {
 			continue
 		}
 		any = true
@@ -268,6 +271,47 @@ func scenarioVerdict(ms []Metric) Verdict {
 		return Inconclusive
 	}
 	return v
+}
+
+// computeYields is the gated median that m, the server's compute time
+// left inconclusive, yields to: one of the same scenario decided improved
+// or regressed ("" when m does not yield). The compute time is gated to
+// decide the location changes that the median's noise hides; once the
+// median, which holds the compute time, has decided one, the compute
+// time's own undecided interval does not hold the scenario's verdict. A
+// compute time decided regressed still fails the scenario.
+func computeYields(ms []Metric, m Metric) string {
+	if m.Metric != MetricServerCompute || !m.Gated || m.Verdict != Inconclusive {
+		return ""
+	}
+	for _, o := range ms {
+		if o.Gated && isMedian(o.Metric) && (o.Verdict == Improved || o.Verdict == Regressed) {
+			return o.Metric
+		}
+	}
+	return ""
+}
+
+// noteComputeYield states, as the scenario's note, which median its
+// compute time yielded to (computeYields), replacing an earlier one: a
+// guard may since have taken the median's decision away.
+func noteComputeYield(sc *ScenarioComparison) {
+	sc.Notes = slices.DeleteFunc(sc.Notes, func(n Note) bool { return n.Code == NoteComputeYields })
+	for _, m := range sc.Metrics {
+		if med := computeYields(sc.Metrics, m); med != "" {
+			sc.Notes = append(sc.Notes, Note{Code: NoteComputeYields, Metric: m.Metric, Names: []string{med}, Verdict: metricVerdict(sc.Metrics, med)})
+		}
+	}
+}
+
+// metricVerdict is the verdict of the metric named name in ms.
+func metricVerdict(ms []Metric, name string) Verdict {
+	for _, m := range ms {
+		if m.Metric == name {
+			return m.Verdict
+		}
+	}
+	return ""
 }
 
 // Worse is the worse of two metric or scenario verdicts: Regressed before
@@ -342,6 +386,7 @@ func guardScenario(sc *ScenarioComparison, ev *scenarioEvidence) {
 		d.Code = g.code
 		applyDowngrade(sc, *d)
 	}
+	noteComputeYield(sc)
 	for _, m := range sc.Metrics {
 		if m.Gated && m.Guard == ReasonNoiseFloor {
 			sc.Levers = addLevers(sc.Levers, LeverAgreeingBaseline, LeverSameRunnerAB)
@@ -360,6 +405,7 @@ func applyDowngrade(sc *ScenarioComparison, d Downgrade) {
 	}
 	before := sc.Verdict
 	sc.Verdict = scenarioVerdict(sc.Metrics)
+	noteComputeYield(sc)
 	switch d.Code {
 	case ReasonInvalidRun:
 		sc.Verdict, sc.Invalid = Inconclusive, true

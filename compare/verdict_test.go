@@ -238,3 +238,49 @@ func TestDecideNaN(t *testing.T) {
 		t.Errorf("Decide(NaN) = %s, want inconclusive", got)
 	}
 }
+
+// TestComputeYields: the server's compute time left inconclusive does not
+// hold a scenario whose median decided a change (the demo's JSON → gRPC
+// pair: P50 −97%, compute −50% [−84, +54]); it still holds one whose
+// median is unchanged or undecided, and decided regressed it fails the
+// scenario. The note follows the final state: a guard that takes the
+// median's decision away takes the note with it.
+func TestComputeYields(t *testing.T) {
+	tests := []struct {
+		name           string
+		p50, p99, comp Verdict
+		want           Verdict
+		yields         bool
+	}{
+		{"median improved", Improved, Improved, Inconclusive, Improved, true},
+		{"median regressed", Regressed, Inconclusive, Inconclusive, Regressed, true},
+		{"median unchanged", Unchanged, Unchanged, Inconclusive, Inconclusive, false},
+		{"median undecided", Inconclusive, Improved, Inconclusive, Inconclusive, false},
+		{"compute regressed beside an improved median", Improved, Improved, Regressed, Regressed, false},
+		{"compute decided", Improved, Improved, Improved, Improved, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := ScenarioComparison{Metrics: []Metric{gatedMetric(MetricP50, tt.p50), gatedMetric(MetricP99, tt.p99), gatedMetric(MetricServerCompute, tt.comp)}}
+			guardScenario(&sc, &scenarioEvidence{})
+			if sc.Verdict != tt.want {
+				t.Errorf("scenario verdict %s, want %s", sc.Verdict, tt.want)
+			}
+			var notes []Note
+			if tt.yields {
+				notes = []Note{{Code: NoteComputeYields, Metric: MetricServerCompute, Names: []string{MetricP50}, Verdict: tt.p50}}
+			}
+			if d := cmp.Diff(notes, sc.Notes); d != "" {
+				t.Errorf("notes (-want +got):\n%s", d)
+			}
+		})
+	}
+	t.Run("a guard takes the median's decision away", func(t *testing.T) {
+		sc := ScenarioComparison{Metrics: []Metric{gatedMetric(MetricP50, Improved), gatedMetric(MetricServerCompute, Inconclusive)}}
+		guardScenario(&sc, &scenarioEvidence{})
+		applyDowngrade(&sc, Downgrade{Code: ReasonHostBusy, at: []int{0}})
+		if sc.Verdict != Inconclusive || len(sc.Notes) != 0 {
+			t.Errorf("verdict %s, notes %v: want inconclusive and no note", sc.Verdict, sc.Notes)
+		}
+	})
+}

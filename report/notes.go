@@ -108,6 +108,10 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 			strings.Join(n.Names, ", "), n.NBase, n.NCand, n.P, n.Tests, n.Count)
 	},
 
+	compare.NoteComputeYields: func(n compare.Note) string {
+		return fmt.Sprintf("%s: undecided, so %s, which holds it, decides (%s)", n.Metric, strings.Join(n.Names, ", "), n.Verdict)
+	},
+
 	compare.NoteKneeOneSweep: func(compare.Note) string { return "max_qps: only one side ran a sweep: not compared" },
 	compare.NoteKneeNoPass: func(compare.Note) string {
 		return "max_qps: the baseline's sweep found no passing rate: not compared"
