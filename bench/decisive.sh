@@ -20,6 +20,9 @@
 #           with a head of 12 ms a request, slower than the 10 ms SLO at
 #           any rate: its knee search meets the SLO nowhere, and max QPS is
 #           compared with its lowest failing rate as a bound.
+#   llm     `gate --ab` of an LLM stream scenario (the reference server's
+#           sim-llm, 20 requests/s, 16 tokens each): LLM_AA (2) A/A runs,
+#           then LLM_10 (2) whose decode step costs 10% more (TPOT +10%).
 #   demo    DEMO_RUNS runs of `perfgate demo` (its layer pairs and ladder
 #           steps measured interleaved and paired, then the planted
 #           regression: the service layer's batched variant at 200 req/s
@@ -198,6 +201,56 @@ if [[ " $PHASES " == *" ab "* ]]; then
 	for i in $(seq 1 "$AB_10"); do ab "r10-$i" "${AB_COST_10:-2.5ms}"; done
 	for i in $(seq 1 "$AB_30"); do ab "r30-$i" "${AB_COST_30:-3.5ms}"; done
 	for i in $(seq 1 "$AB_SLOW"); do ab "slow-$i" 12ms; done
+fi
+if [[ " $PHASES " == *" llm "* ]]; then
+	# An LLM stream scenario under `gate --ab`: the reference server's
+	# sim-llm (a vLLM-style continuous-batching scheduler whose decode step
+	# costs the step read from step.txt), streamed over the OpenAI API at
+	# 20 requests/s, 16 tokens each; A/A, then a head whose step costs 10%
+	# more (TPOT about +10%).
+	d=$work/llm
+	mkdir -p "$d"
+	git -C "$d" init -q
+	cat >"$d/perfgate.yaml" <<EOF
+version: 1
+gate:
+  p99_regression: 5%
+  confidence: 0.95
+  on_inconclusive: pass
+targets:
+  llm:
+    command: ["sh", "-c", 'exec $pg fixture serve --addr 127.0.0.1:\$0 --model sim --llm-step \$(cat step.txt)', "{port}"]
+    ready: "http://127.0.0.1:{port}/v2/health/ready"
+    dir: .
+scenarios:
+  - name: llm-stream
+    layer: model
+    target: llm
+    protocol: openai
+    model: sim-llm
+    endpoint: completions
+    prompt_tokens: 8
+    max_tokens: 16
+    load: {mode: rate, rate: 20, arrival: poisson, seed: 5, warmup: 500ms, duration: 5s, trials: 5}
+EOF
+	echo 4ms >"$d/step.txt"
+	git -C "$d" add -A
+	git -C "$d" -c user.name=bench -c user.email=bench@localhost commit -qm base
+	llm() { # llm LABEL HEADSTEP
+		echo "$2" >"$d/step.txt"
+		local t0 rc=0
+		t0=$(date +%s)
+		(cd "$d" && "$pg" gate --config perfgate.yaml --ab HEAD --out "$d/out-$1" >"$d/$1.log" 2>&1) || rc=$?
+		local secs=$(($(date +%s) - t0))
+		if [ -f "$d/out-$1/comparison.json" ]; then
+			say "  llm $1 (head step $2): exit $rc, $secs s: $(verdicts "$d/out-$1/comparison.json")"
+		else
+			say "  llm $1 (head step $2): exit $rc, $secs s, no comparison: $(tail -n 2 "$d/$1.log" | tr '\n' ' ')"
+		fi
+		echo 4ms >"$d/step.txt"
+	}
+	for i in $(seq 1 "${LLM_AA:-2}"); do llm "aa-$i" 4ms; done
+	for i in $(seq 1 "${LLM_10:-2}"); do llm "r10-$i" 4.4ms; done
 fi
 demo_verdicts() { # demo_verdicts COMPARISON.json: per pair, its verdict and the metrics that decided it
 	python3 - "$1" <<'PY'
