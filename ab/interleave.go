@@ -3,6 +3,7 @@ package ab
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -209,8 +210,16 @@ func (l *looker) after(out *Measured, blocks int, elapsed time.Duration) bool {
 			run.Stopped = "max_trials"
 		case final:
 			run.Stopped = "budget"
+		case !p.Design.NoFutility:
+			look := compare.Look{Pairs: n, EndPairs: int(math.Round(float64(n) / t)), Level: level,
+				AlphaLeft: p.Design.Spent(1) - p.Design.Spent(t), EqAlphaLeft: p.Design.EquivSpent(1) - p.Design.EquivSpent(t)}
+			if f, ok := compare.Futile(out.Comparison, look); ok {
+				run.Stopped = "futile"
+				out.Comparison.Notes = append(out.Comparison.Notes, compare.Note{Code: compare.NoteFutile,
+					Metric: f.Metric, Count: f.Pairs, Need: f.PairsNeeded, Pct: 100 * f.Power})
+			}
 		}
-		p.logLook(out.Comparison, run.Looks, n, level, eqLevel, elapsed)
+		p.logLook(out.Comparison, run.Looks, n, level, eqLevel, elapsed, run.Stopped)
 	}
 	return run.Stopped != ""
 }
@@ -319,7 +328,7 @@ func (p Plan) logf(format string, a ...any) {
 // logLook logs a look: the pairs, the level, each gated metric's running
 // estimate and verdict, and the time left at most (to max_trials or the
 // budget, whichever comes first, at this run's pace).
-func (p Plan) logLook(sc compare.ScenarioComparison, look, pairs int, level, eqLevel float64, elapsed time.Duration) {
+func (p Plan) logLook(sc compare.ScenarioComparison, look, pairs int, level, eqLevel float64, elapsed time.Duration, stopped string) {
 	if p.Log == nil {
 		return
 	}
@@ -330,7 +339,9 @@ func (p Plan) logLook(sc compare.ScenarioComparison, look, pairs int, level, eqL
 		}
 	}
 	eta := "done"
-	if !compare.Decided(sc) && pairs < p.Design.MaxPairs {
+	if stopped == "futile" {
+		eta = "stopped: the pairs left could hardly decide it"
+	} else if !compare.Decided(sc) && pairs < p.Design.MaxPairs {
 		left := time.Duration(float64(elapsed) / float64(pairs) * float64(p.Design.MaxPairs-pairs))
 		if p.Budget > 0 {
 			left = min(left, max(p.Budget-elapsed, 0))

@@ -200,6 +200,9 @@ type cpuSide struct {
 	// its σ: a first-measured side whose tail is slower (its P50 is not).
 	measured   *int
 	firstSigma float64
+	// tailSigma, when set, adds tailSigma·|N(0,1)| to each trial's σ: a
+	// host whose scheduling stalls move each trial's tail, not its median.
+	tailSigma float64
 }
 
 // Start starts a process whose speed factor its first trial draws: the
@@ -218,6 +221,9 @@ func (s *cpuSide) Trial(context.Context) (*result.Trial, error) {
 	}
 	s.clock.now += 4 * time.Second
 	sigma := 0.15
+	if s.tailSigma > 0 {
+		sigma += s.tailSigma * math.Abs(s.rng.NormFloat64())
+	}
 	if s.measured != nil {
 		if *s.measured%2 == 0 {
 			sigma += s.firstSigma
@@ -284,7 +290,7 @@ func TestSimulatedABDecides(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				v := p99Verdict(out.Comparison)
+				v := scenarioVerdict(out.Comparison)
 				got[v]++
 				pairs = append(pairs, out.Run.Pairs)
 				runner += out.Run.RunnerS
@@ -298,7 +304,7 @@ func TestSimulatedABDecides(t *testing.T) {
 			if decided > 0 {
 				perDecided = runner / float64(decided)
 			}
-			t.Logf("%s: P99 verdicts %v of %d; median %d pairs of %d; runner time per decided verdict %.0f s (sequential) vs %.0f s per run of the fixed design (%d pairs)",
+			t.Logf("%s: verdicts %v of %d; median %d pairs of %d; runner time per decided verdict %.0f s (sequential) vs %.0f s per run of the fixed design (%d pairs)",
 				tt.name, got, runs, pairs[len(pairs)/2], simMaxPairs, perDecided, fixed/runs, simMaxPairs)
 			if tt.want != "" && got[tt.want] < tt.min {
 				t.Errorf("%s: %s in %d of %d runs, want at least %d", tt.name, tt.want, got[tt.want], runs, tt.min)
@@ -310,6 +316,128 @@ func TestSimulatedABDecides(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSimulatedABFutility runs the seeded CPU-bound service on a runner
+// as noisy as this project's 2-core VM (each trial's tail moved by the
+// host, tailSigma: one pair's P99 log ratio spreads about 0.14, where
+// 20 pairs cannot call an A/A P99 unchanged within ±5%), each seed twice:
+// stopping at a look that finds the scenario futile (compare.Futile) and
+// measuring to max_trials. Futility must cost no verdict a run to the end
+// would reach beyond one in 40 per case, call no A/A run regressed or
+// improved, and stop the A/A runs, which mostly cannot decide, earlier:
+// at least 5% less runner time in all. It logs each case's verdicts, median
+// pairs and runner time per decided verdict both ways.
+func TestSimulatedABFutility(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped in -short and -race runs (single goroutine, deterministic)")
+	}
+	const runs = 40
+	tests := []struct {
+		name  string
+		scale float64
+		seed  uint64
+	}{
+		{"A/A", 1, 61},
+		{"+6%", 1.06, 62},
+		{"+10%", 1.10, 63},
+	}
+	type tally struct {
+		got     map[compare.Verdict]int
+		pairs   []int
+		runner  float64
+		decided int
+	}
+	run := func(seed uint64, i int, scale float64, noFutility bool) *Measured {
+		clock := &simClock{}
+		rng := rand.New(rand.NewPCG(seed*1000+uint64(i), 0x61))
+		p := Plan{Scenario: "cpu", Layer: "service", Settings: compare.DefaultSettings(),
+			Design: compare.Sequential{Alpha: 0.05, MaxPairs: simMaxPairs, NoFutility: noFutility},
+			Clock:  func() time.Duration { return clock.now }}
+		out, err := Interleave(context.Background(), p, &cpuSide{clock: clock, rng: rng, scale: 1, tailSigma: 0.06},
+			&cpuSide{clock: clock, rng: rng, scale: scale, tailSigma: 0.06})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var spread []float64
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var with, without tally
+			with.got, without.got = map[compare.Verdict]int{}, map[compare.Verdict]int{}
+			lost := 0
+			for i := range runs {
+				var vs [2]compare.Verdict
+				for k, tl := range []*tally{&with, &without} {
+					out := run(tt.seed, i, tt.scale, k == 1)
+					v := scenarioVerdict(out.Comparison)
+					vs[k] = v
+					tl.got[v]++
+					tl.pairs = append(tl.pairs, out.Run.Pairs)
+					tl.runner += out.Run.RunnerS
+					if v != compare.Inconclusive {
+						tl.decided++
+					}
+					if k == 1 && tt.scale == 1 {
+						spread = append(spread, p99PairSpread(out.Pairs))
+					}
+				}
+				if vs[1] != compare.Inconclusive && vs[0] != vs[1] {
+					lost++
+				}
+			}
+			for k, tl := range []*tally{&with, &without} {
+				slices.Sort(tl.pairs)
+				per := math.Inf(1)
+				if tl.decided > 0 {
+					per = tl.runner / float64(tl.decided)
+				}
+				t.Logf("%s, %s: verdicts %v of %d; median %d pairs of %d; runner time %.0f s a run, %.0f s per decided verdict",
+					tt.name, [2]string{"futile runs stopped", "measured to max_trials"}[k], tl.got, runs, tl.pairs[len(tl.pairs)/2], simMaxPairs, tl.runner/runs, per)
+			}
+			if lost > 1 {
+				t.Errorf("%s: stopping futile runs lost %d verdicts of %d that measuring on reached", tt.name, lost, runs)
+			}
+			if tt.scale == 1 {
+				if n := with.got[compare.Regressed] + with.got[compare.Improved]; n > 1 {
+					t.Errorf("A/A: %d false regressions or improvements in %d runs", n, runs)
+				}
+				if with.runner >= without.runner*0.95 {
+					t.Errorf("A/A: runner time %.0f s with futility against %.0f s without: want at least 5%% less", with.runner, without.runner)
+				}
+			}
+		})
+	}
+	if len(spread) > 0 {
+		slices.Sort(spread)
+		t.Logf("A/A: one pair's P99 log ratio spread %.3f (median over runs)", spread[len(spread)/2])
+	}
+}
+
+// scenarioVerdict is a paired comparison's verdict.
+func scenarioVerdict(sc compare.ScenarioComparison) compare.Verdict {
+	if sc.Verdict == "" {
+		return compare.Inconclusive
+	}
+	return sc.Verdict
+}
+
+// p99PairSpread is the standard deviation of the pairs' P99 log ratios.
+func p99PairSpread(p compare.Pairs) float64 {
+	var d []float64
+	for i := range p.Len() {
+		d = append(d, math.Log(p.Head[i].Latency.P99/p.Base[i].Latency.P99))
+	}
+	var m, v float64
+	for _, x := range d {
+		m += x
+	}
+	m /= float64(len(d))
+	for _, x := range d {
+		v += (x - m) * (x - m)
+	}
+	return math.Sqrt(v / float64(len(d)-1))
 }
 
 // p99Verdict is the P99 metric's verdict of a paired comparison.

@@ -113,6 +113,7 @@ const (
 	// A same-runner A/B run.
 	NotePairedFlagged NoteCode = "paired-flagged"  // Side (base, head), Count, Total, Text
 	NotePairedLeftOut NoteCode = "paired-left-out" // Metric, Count, Total
+	NoteFutile        NoteCode = "futile"          // Metric, Count (pairs), Need (pairs it would need; 0: none known), Pct (the chance to decide)
 
 	// Why a run cannot be trusted (Downgrade.Causes).
 	NoteRunInterrupted  NoteCode = "run-interrupted"  // Side

@@ -205,13 +205,20 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	return sc
 }
 
-// Decided reports whether every gated metric of a paired scenario is
-// decided: regressed or improved beyond its threshold, or unchanged inside
-// it. A sequential A/B run stops measuring a scenario once it is.
+// Decided reports whether a paired scenario is decided: regressed (a
+// gated metric regressed beyond its threshold, significant at the look's
+// level), or every gated metric decided: regressed or improved beyond its
+// threshold, or unchanged inside it (a compute time that yields to a
+// decided median aside: computeYields). A sequential A/B run stops
+// measuring a scenario once it is: a look's rejection is what its level
+// was spent on, and measuring on would only settle the other metrics.
 func Decided(sc ScenarioComparison) bool {
+	if sc.Verdict == Regressed {
+		return true
+	}
 	any := false
 	for _, m := range sc.Metrics {
-		if !m.Gated {
+		if !m.Gated || computeYields(sc.Metrics, m) != "" {
 			continue
 		}
 		any = true

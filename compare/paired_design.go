@@ -33,6 +33,10 @@ type Sequential struct {
 	// MinPairs is the first look's number of pairs; zero means
 	// FirstLook's choice.
 	MinPairs int
+	// NoFutility measures on to the design's end though a look finds the
+	// scenario futile (Futile): the fixed design's behaviour, for
+	// comparing the two.
+	NoFutility bool
 }
 
 // Spent is α(t), the level spent by information fraction t.

@@ -149,6 +149,14 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 		return fmt.Sprintf("%s: %d of %d units left out (an invalid trial or no value on one side)", n.Metric, n.Count, n.Total)
 	},
 
+	compare.NoteFutile: func(n compare.Note) string {
+		need := "no number of pairs would at this estimate"
+		if n.Need > 0 {
+			need = fmt.Sprintf("about %d would", n.Need)
+		}
+		return fmt.Sprintf("%s: stopped after %d pairs: the pairs left had a %.0f%% chance to decide it (%s; raise ab.max_trials for more)", n.Metric, n.Count, n.Pct, need)
+	},
+
 	compare.NoteRunInterrupted: func(n compare.Note) string { return n.Side + " run was interrupted" },
 	compare.NoteRunInvalid: func(n compare.Note) string {
 		return n.Side + " run is invalid (the load generator could not hold its schedule or every trial was invalid)"
