@@ -36,7 +36,7 @@
 # Not part of CI (tens of minutes). Prints one line per gate and a table
 # per mode; RESULTS names the output file (default
 # bench/decisive-<date>.txt). Settings (environment): PHASES ("stored ab"),
-# RUNS_A (10), RUNS_B (6), STORED_COST_1 and STORED_COST_2 (the B builds'
+# AB_SCENARIOS ("fixed knee": the ab phase's scenarios), RUNS_A (10), RUNS_B (6), STORED_COST_1 and STORED_COST_2 (the B builds'
 # costs: 2.2ms and 2.5ms; 2.6ms is the newcomer's +30%), AB_AA (3), AB_10 (3), AB_30 (2), AB_SLOW (0),
 # DEMO_RUNS (5; the demo phase runs only when PHASES names it),
 # HOG (empty;
@@ -181,7 +181,7 @@ if [[ " $PHASES " == *" ab "* ]]; then
 	d=$work/ab
 	mkdir -p "$d"
 	git -C "$d" init -q
-	config "$d/perfgate.yaml" knee
+	svc_config "$d/perfgate.yaml" "$pg" ${AB_SCENARIOS:-fixed knee}
 	echo 2ms >"$d/cost.txt"
 	git -C "$d" add -A
 	git -C "$d" -c user.name=bench -c user.email=bench@localhost commit -qm base
