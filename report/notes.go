@@ -144,6 +144,12 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 	compare.NotePairedLeftOut: func(n compare.Note) string {
 		return fmt.Sprintf("%s: %d of %d units left out (an invalid trial or no value on one side)", n.Metric, n.Count, n.Total)
 	},
+	compare.NotePairedTooFewUnits: func(n compare.Note) string {
+		return fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n.Total, n.Count, n.Need)
+	},
+	compare.NotePairedNoGated: func(n compare.Note) string {
+		return fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", n.Count, n.Total)
+	},
 
 	compare.NoteRunInterrupted: func(n compare.Note) string { return n.Side + " run was interrupted" },
 	compare.NoteRunInvalid: func(n compare.Note) string {
@@ -246,6 +252,7 @@ func spoken(c *compare.Comparison) *compare.Comparison {
 		return nil
 	}
 	out := *c
+	out.Reason, out.Detects = Reason(c), Detects(c)
 	out.Warnings = comparisonWarnings(c)
 	out.Scenarios = make([]compare.ScenarioComparison, len(c.Scenarios))
 	for i := range c.Scenarios {
@@ -292,12 +299,16 @@ func unspoken(c *compare.Comparison) {
 			d := &sc.Downgrades[j]
 			d.Why = dropSpoken(d.Causes, d.Why)
 		}
-		if sc.Guard != "" && sc.Reason == guardReason(sc) {
+		if sc.Reason != "" && sc.Reason == scenarioReason(sc) {
 			sc.Reason = ""
 		}
 	}
 	if c.Ladder != nil {
 		c.Ladder.Warnings = dropSpoken(c.Ladder.Notes, c.Ladder.Warnings)
+	}
+	// Last: the comparison's reason is composed from its scenarios'.
+	if c.Reason != "" && c.Reason == comparisonReason(c) {
+		c.Reason = ""
 	}
 }
 

@@ -1,0 +1,217 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/perfgate/perfgate/compare"
+)
+
+// Reason says why the comparison's verdict is what it is: its Reason
+// where one is set (a decoded document's, in words this version may not
+// compose), else comparisonReason's words from its data. It is composed
+// when the report renders, from c.Verdict as it is then: a verdict the
+// gate changed after Compare (compare-with: both) reads right.
+func Reason(c *compare.Comparison) string {
+	if c.Reason != "" {
+		return c.Reason
+	}
+	return comparisonReason(c)
+}
+
+// comparisonReason composes the comparison's reason from its verdict, its
+// scenarios (compare.StandingOf), the environment's differences and what
+// it could detect. An A/B comparison (c.AB) names the probes, not the
+// runs, where the host was busy.
+func comparisonReason(c *compare.Comparison) string {
+	paired := c.AB != nil
+	switch c.Verdict {
+	case compare.Incomparable:
+		var diffs []string
+		if e := c.Environment; e != nil {
+			diffs = e.Differences
+		}
+		return "the baseline was measured on a different environment (" +
+			strings.Join(diffs, "; ") + "); rerun the baseline on this hardware or allow the mismatch"
+	case compare.NoBaseline:
+		if paired && len(c.Scenarios) == 0 {
+			return "no scenario was measured on both sides"
+		}
+		return "no scenario has a baseline: nothing was compared"
+	}
+	ev := compare.StandingOf(c.Scenarios)
+	var regressed, invalid, inconclusive, undecided []string
+	for _, i := range ev.Invalid {
+		invalid = append(invalid, c.Scenarios[i].Scenario)
+	}
+	for _, i := range ev.Regressed {
+		sc := c.Scenarios[i]
+		var ms []string
+		for _, m := range sc.Metrics {
+			if m.Gated && m.Verdict == compare.Regressed {
+				ms = append(ms, fmt.Sprintf("%s %+.1f%%", m.Metric, m.DeltaPct))
+			}
+		}
+		regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
+	}
+	for _, i := range ev.Inconclusive {
+		sc := c.Scenarios[i]
+		if u := undecidedText(sc, paired); u != "" {
+			undecided = append(undecided, u)
+		} else {
+			inconclusive = append(inconclusive, intervalsText(sc))
+		}
+	}
+	withDetects := func(why string) string {
+		if d := Detects(c); d != "" {
+			why += "; " + d
+		}
+		return why
+	}
+	switch {
+	case c.Verdict == compare.Fail && len(regressed) == 0:
+		// The verdict was set beside this comparison (the gate's
+		// compare-with: both, whose warning says which failed).
+		return "failed, though no scenario here regressed: see the warnings"
+	case c.Verdict == compare.Fail:
+		return "regressed: " + strings.Join(regressed, "; ")
+	case c.Verdict == compare.Undecided && len(ev.Inconclusive) == 0 && len(invalid) > 0:
+		return "every compared result is invalid (" + strings.Join(invalid, ", ") + "), so nothing could be decided: fix the runs (see the warnings) and gate again"
+	case c.Verdict == compare.Undecided:
+		var parts []string
+		if len(undecided) > 0 {
+			parts = append(parts, "could not decide "+strings.Join(undecided, "; "))
+		}
+		if len(inconclusive) > 0 {
+			parts = append(parts, "not shown unchanged: "+strings.Join(inconclusive, "; "))
+		}
+		return withDetects(strings.Join(parts, "; "))
+	}
+	return withDetects("every gated metric unchanged or improved within its threshold")
+}
+
+// intervalsText quotes a scenario's gated metrics left inconclusive whose
+// interval leaves the threshold though the point change does not: what
+// kept the gate from saying unchanged.
+func intervalsText(sc compare.ScenarioComparison) string {
+	var ms []string
+	for _, m := range sc.Metrics {
+		if !m.Gated || m.Verdict != compare.Inconclusive {
+			continue
+		}
+		unit := "%"
+		if m.Absolute {
+			unit = " points"
+		}
+		t := fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, m.ThresholdPct, unit)
+		if m.CIOpenHigh {
+			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, ∞) leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.ThresholdPct, unit)
+		}
+		if c := m.ConfiguredThresholdPct; c > 0 && !m.Beyond() {
+			// Not a regression (inside the baseline's noise floor), and
+			// not unchanged either: the configured threshold is the one
+			// the interval left.
+			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s (inside the baseline's noise floor of %.3g%s: no regression is called there)",
+				m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, c, unit, m.ThresholdPct, unit)
+			ms = append(ms, t)
+			continue
+		}
+		switch {
+		case runNoiseBound(m):
+			t += fmt.Sprintf(" (run-to-run noise %.0f%% a run)", 100*math.Sqrt(m.RunToRunVar/2))
+		case m.MDEUnitsNeeded > 0:
+			t += fmt.Sprintf(": about %d %s a side would decide it", m.MDEUnitsNeeded, m.MDEUnit)
+		}
+		ms = append(ms, t)
+	}
+	if len(ms) == 0 {
+		if why := undecidableReason(sc); why != "" {
+			return sc.Scenario + " (" + why + ")"
+		}
+		return sc.Scenario
+	}
+	return sc.Scenario + " (" + strings.Join(ms, "; ") + ")"
+}
+
+// undecidableReason is why a scenario had nothing to decide from ("" when
+// it had evidence): a decoded document's reason where no guard's is.
+func undecidableReason(sc compare.ScenarioComparison) string {
+	switch {
+	case sc.Undecidable != nil:
+		return NoteText(*sc.Undecidable)
+	case sc.Guard == "" && sc.Verdict != compare.NoBaseline:
+		return sc.Reason
+	}
+	return ""
+}
+
+// undecidedText says what a scenario could not decide: its gated metrics
+// left inconclusive with a point change beyond their threshold, and how
+// many trials per side would likely decide them; or that a regression
+// rested on a busy host. Empty when nothing gated is beyond its threshold.
+// paired (an A/B run, which measured both sides under the same load)
+// names the probes that decide it rather than the run.
+func undecidedText(sc compare.ScenarioComparison, paired bool) string {
+	if sc.HostBusy && paired {
+		return sc.Scenario + " (host busy: other work used the cores while the probes that decide it ran)"
+	}
+	if sc.HostBusy {
+		return sc.Scenario + " (host busy: other work used the cores while it was measured)"
+	}
+	if sc.RunnerShifted && sc.RunnerShiftPct != nil {
+		return fmt.Sprintf("%s (runner %+.0f%% on its speed probe)", sc.Scenario, *sc.RunnerShiftPct)
+	}
+	var ms []string
+	for _, m := range sc.Metrics {
+		if !m.Gated || m.Verdict != compare.Inconclusive || !m.Beyond() {
+			continue
+		}
+		unit := "%"
+		if m.Absolute {
+			unit = " points"
+		}
+		what := "trials"
+		switch m.Method {
+		case compare.MethodProcesses:
+			what = "target processes"
+		case compare.MethodKneeEstimates, compare.MethodBracket, compare.MethodCensoredKnee:
+			what = "knee estimates"
+		case compare.MethodPairedKnees:
+			what = "rounds of knee estimates"
+		}
+		t := fmt.Sprintf("%s %+.1f%s beyond the %.3g%s threshold, not decided with %d vs %d %s",
+			m.Metric, m.DeltaPct, unit, m.ThresholdPct, unit, m.NBase, m.NCand, what)
+		if m.RequestsNeeded > 0 {
+			ms = append(ms, t+fmt.Sprintf(": a %s needs at least %d requests in each of those %s and one had %d (lengthen the window or raise the rate)",
+				strings.TrimSuffix(m.Metric, "_ms"), m.RequestsNeeded, what, m.MinRequests))
+			continue
+		}
+		switch {
+		case m.TrialsNeeded >= 100:
+			t += fmt.Sprintf(": 100 or more %s per side needed, or a quieter runner", what)
+		case m.TrialsNeeded > 0:
+			t += fmt.Sprintf(": about %d %s per side needed", m.TrialsNeeded, what)
+		}
+		ms = append(ms, t)
+	}
+	if len(ms) == 0 {
+		return ""
+	}
+	if sc.BusyTrials > 0 {
+		ms = append(ms, fmt.Sprintf("the host was busy with other work during %d of %d trials", sc.BusyTrials, sc.BaseTrials+sc.CandTrials))
+	}
+	return sc.Scenario + " (" + strings.Join(ms, "; ") + ")"
+}
+
+// runNoiseBound reports whether the run-to-run noise in m's test keeps
+// its MDE above the threshold whatever the units.
+func runNoiseBound(m compare.Metric) bool {
+	return m.MDELimit != "" && m.RunToRunVar > 0
+}
+
+// Detects is what the comparison could detect, in one line (its
+// Sensitivity).
+func Detects(c *compare.Comparison) string {
+	return c.Detects
+}
