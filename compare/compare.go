@@ -77,7 +77,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 		outs[i].sc = c.Scenarios[at[i]]
 	}
 	c.Layers = attributeLayers(outs, s)
-	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
+	c.Sensitivity = sensitivity(c.Scenarios, s)
 	setTop(c, env, compared, s, false)
 	return c, nil
 }

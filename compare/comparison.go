@@ -112,7 +112,9 @@ type Comparison struct {
 	// Levers name what would decide the undecided scenarios or narrow what
 	// the gate can detect (see Lever); the report says how.
 	Levers []Lever `json:"levers,omitempty"`
-	// Detects is Sensitivity in one line, as the headline shows it.
+	// Detects is Sensitivity in one line, as the reason ends with it.
+	// compare leaves it empty: report writes it (report.Detects), and
+	// into the JSON.
 	Detects string `json:"detects,omitempty"`
 	// AB describes the interleaved run when the comparison is a
 	// same-runner A/B (`gate --ab`), whose base side is a revision
@@ -290,11 +292,15 @@ type Metric struct {
 	MDEPct *float64 `json:"mde_pct,omitempty"`
 	// MDEUnitsNeeded is how many units a side (MDEUnit: target
 	// processes, trials, knee estimates or pairs) would bring MDEPct down
-	// to ThresholdPct, when more of them can; MDELimit says why they
-	// cannot (a run-to-run variance that more units do not shrink).
-	MDEUnitsNeeded int    `json:"mde_units_needed,omitempty"`
-	MDEUnit        string `json:"mde_unit,omitempty"`
-	MDELimit       string `json:"mde_limit,omitempty"`
+	// to ThresholdPct, when more of them can; MDEBound says why they
+	// cannot (a run-to-run variance that more units do not shrink, or
+	// more than MaxMDEUnits needed).
+	MDEUnitsNeeded int      `json:"mde_units_needed,omitempty"`
+	MDEUnit        string   `json:"mde_unit,omitempty"`
+	MDEBound       MDEBound `json:"mde_bound,omitempty"`
+	// MDELimit says MDEBound in words. compare leaves it empty: report
+	// writes it (report.MDELimit), and into the JSON.
+	MDELimit string `json:"mde_limit,omitempty"`
 	// Levers name what would narrow MDEPct when more units cannot (see
 	// Lever).
 	Levers []Lever `json:"levers,omitempty"`

@@ -226,10 +226,10 @@ func Decided(sc ScenarioComparison) bool {
 func PairedComparison(scs []ScenarioComparison, s Settings) *Comparison {
 	c := &Comparison{Schema: Schema, Settings: s, Scenarios: append([]ScenarioComparison{}, scs...)}
 	if len(scs) == 0 {
-		c.Verdict = NoBaseline // report says no scenario was measured on both sides (c.AB)
+		nothingCompared(c)
 		return c
 	}
-	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
+	c.Sensitivity = sensitivity(c.Scenarios, s)
 	setTop(c, &EnvCheck{Match: true}, len(scs), s, true)
 	return c
 }

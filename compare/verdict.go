@@ -214,6 +214,12 @@ func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64
 	sc.Verdict = scenarioVerdict(sc.Metrics)
 }
 
+// nothingCompared marks a comparison with no scenario compared (report
+// says why, from its scenarios and AB).
+func nothingCompared(c *Comparison) {
+	c.Verdict = NoBaseline
+}
+
 // undecidable marks a scenario that has no evidence to decide from
 // (too few units, no gated metric), with why as a note that report says
 // as its reason.

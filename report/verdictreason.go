@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/compare"
@@ -121,7 +122,7 @@ func intervalsText(sc compare.ScenarioComparison) string {
 		case runNoiseBound(m):
 			t += fmt.Sprintf(" (run-to-run noise %.0f%% a run)", 100*math.Sqrt(m.RunToRunVar/2))
 		case m.MDEUnitsNeeded > 0:
-			t += fmt.Sprintf(": about %d %s a side would decide it", m.MDEUnitsNeeded, m.MDEUnit)
+			t += fmt.Sprintf(": about %d %s a side would decide it", m.MDEUnitsNeeded, UnitWords(m.MDEUnit))
 		}
 		ms = append(ms, t)
 	}
@@ -204,14 +205,133 @@ func undecidedText(sc compare.ScenarioComparison, paired bool) string {
 	return sc.Scenario + " (" + strings.Join(ms, "; ") + ")"
 }
 
-// runNoiseBound reports whether the run-to-run noise in m's test keeps
-// its MDE above the threshold whatever the units.
+// runNoiseBound reports whether more units cannot bring m's MDE to its
+// threshold and its test holds run-to-run noise (a decoded document may
+// carry the words alone).
 func runNoiseBound(m compare.Metric) bool {
-	return m.MDELimit != "" && m.RunToRunVar > 0
+	return (m.MDEBound != "" || m.MDELimit != "") && m.RunToRunVar > 0
 }
 
-// Detects is what the comparison could detect, in one line (its
-// Sensitivity).
+// MDELimit says why more units cannot bring m's MDE to its threshold
+// (m.MDEBound): its MDELimit where set (a decoded document's), else the
+// words composed from its numbers; "" when more units can.
+func MDELimit(m compare.Metric) string {
+	if m.MDELimit != "" {
+		return m.MDELimit
+	}
+	return boundText(m.MDEBound, m.RunToRunVar, m.ThresholdPct, m.MDEUnit)
+}
+
+// boundText says an MDE bound in words: the run-to-run variance rrVar
+// (log scale, of the difference of two runs) that keeps the MDE above
+// thr whatever the units, or more than compare.MaxMDEUnits units a side.
+func boundText(b compare.MDEBound, rrVar, thr float64, unit string) string {
+	switch b {
+	case compare.MDEBoundRunToRun:
+		return fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s",
+			100*math.Sqrt(rrVar/2), thr, UnitWords(unit))
+	case compare.MDEBoundUnits:
+		return fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%", compare.MaxMDEUnits, UnitWords(unit), thr)
+	case "":
+		return ""
+	}
+	return string(b)
+}
+
+// UnitWords says a test's unit (compare's Metric.MDEUnit, a label) in a
+// sentence: "knee rounds" are rounds of knee estimates; the others read
+// as they are.
+func UnitWords(unit string) string {
+	if unit == "knee rounds" {
+		return "rounds of knee estimates"
+	}
+	return unit
+}
+
+// SensitivityLever says what would bring the worst scenario's MDE to the
+// threshold: its Lever where set (a decoded document's), else so many
+// units a side, or why units cannot.
+func SensitivityLever(s compare.Sensitivity) string {
+	if s.Lever != "" {
+		return s.Lever
+	}
+	return sensitivityLever(s)
+}
+
+// sensitivityLever composes s's lever from its numbers alone.
+func sensitivityLever(s compare.Sensitivity) string {
+	switch {
+	case s.Bound != "":
+		return boundText(s.Bound, s.RunToRunVar, s.ThresholdPct, s.Unit)
+	case s.UnitsNeeded > 0:
+		return fmt.Sprintf("about %d %s a side would make it %s", s.UnitsNeeded, UnitWords(s.Unit), detectPct(s.ThresholdPct, s.Absolute))
+	}
+	return ""
+}
+
+// Detects is what the comparison could detect, in one line: its Detects
+// where set (a decoded document's), else detectsText's.
 func Detects(c *compare.Comparison) string {
-	return c.Detects
+	if c.Detects != "" {
+		return c.Detects
+	}
+	return detectsText(c.Sensitivity)
+}
+
+// detectsText says ss in one line: per gated metric (the error rate aside:
+// its threshold is a tenth of a point) the change the gate would catch
+// with 80% power, then what would narrow it, then the run-to-run noise
+// that keeps it there whatever the units. "" when ss says nothing.
+func detectsText(ss []compare.Sensitivity) string {
+	var parts, levers []string
+	var limits []float64 // run-to-run noise (% a run) that keeps a metric above its threshold
+	for _, st := range ss {
+		if st.Metric == compare.MetricErrorRate {
+			continue
+		}
+		t := fmt.Sprintf("%s changes ≥ %s", st.Metric, detectPct(math.Max(st.MedianMDEPct, st.ThresholdPct), st.Absolute))
+		if st.Scenarios > 1 {
+			t += fmt.Sprintf(" (median of %d scenarios", st.Scenarios)
+			if st.MaxMDEPct > st.MedianMDEPct*1.05 && st.MaxMDEPct > st.ThresholdPct {
+				t += fmt.Sprintf("; %s in %s", detectPct(st.MaxMDEPct, st.Absolute), st.WorstScenario)
+			}
+			t += ")"
+		}
+		parts = append(parts, t)
+		switch lever := SensitivityLever(st); {
+		case st.MaxMDEPct <= st.ThresholdPct:
+		case st.Bound != "" && st.RunToRunVar > 0:
+			limits = append(limits, 100*math.Sqrt(st.RunToRunVar/2))
+		case lever != "":
+			levers = append(levers, st.Metric+": "+lever)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := "this gate would catch (80% power) " + strings.Join(parts, "; ")
+	if len(levers) > 0 {
+		line += "; to narrow it, " + strings.Join(levers, "; ")
+	}
+	if len(limits) > 0 {
+		lo, hi := slices.Min(limits), slices.Max(limits)
+		noise := fmt.Sprintf("%.0f%%", lo)
+		if hi-lo >= 1 {
+			noise = fmt.Sprintf("%.0f–%.0f%%", lo, hi)
+		}
+		line += fmt.Sprintf("; run-to-run noise of %s a run keeps it there whatever the units", noise)
+	}
+	return line
+}
+
+// detectPct writes a percent (points when absolute) for the sensitivity
+// line.
+func detectPct(v float64, absolute bool) string {
+	if absolute {
+		return fmt.Sprintf("%.2g points", v)
+	}
+	if v >= 10 {
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	return fmt.Sprintf("%.1f%%", v)
 }
