@@ -47,7 +47,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 		b := byName[r.Scenario]
 		if b == nil {
 			c.Scenarios = append(c.Scenarios, ScenarioComparison{Scenario: r.Scenario, Layer: r.Layer,
-				Verdict: NoBaseline, Reason: "no baseline for this scenario: nothing to compare with", Metrics: []Metric{},
+				Verdict: NoBaseline, Metrics: []Metric{},
 				CandTrials: len(r.Trials), Simulated: r.Simulated})
 			continue
 		}
@@ -77,7 +77,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 		outs[i].sc = c.Scenarios[at[i]]
 	}
 	c.Layers = attributeLayers(outs, s)
-	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
+	c.Sensitivity = sensitivity(c.Scenarios, s)
 	setTop(c, env, compared, s, false)
 	return c, nil
 }
@@ -158,170 +158,17 @@ func (d *envDiffs) fill(env *EnvCheck) {
 	}
 }
 
-// topReason says in words why the comparison's verdict v (topLevel) is
-// what it is, from the scenarios ev indexes, and adds the comparison-wide
-// warnings the verdict implies; paired says the sides were measured
-// interleaved on one runner (gate --ab).
-func topReason(c *Comparison, v Verdict, ev topEvidence, env *EnvCheck, paired bool) string {
+// topNotes adds the comparison-wide notes its verdict implies: the
+// allowed environment mismatch first, the invalid results last.
+func topNotes(c *Comparison, ev Standing, env *EnvCheck) {
 	if env.Allowed {
 		c.Notes = append([]Note{{Code: NoteEnvMismatchAllowed, Names: env.Differences}}, c.Notes...)
 	}
-	switch v {
-	case Incomparable:
-		return "the baseline was measured on a different environment (" +
-			strings.Join(env.Differences, "; ") + "); rerun the baseline on this hardware or allow the mismatch"
-	case NoBaseline:
-		return "no scenario has a baseline: nothing was compared"
-	}
-	var regressed, invalid, inconclusive, undecided []string
-	for _, i := range ev.invalid {
+	var invalid []string
+	for _, i := range ev.Invalid {
 		invalid = append(invalid, c.Scenarios[i].Scenario)
-	}
-	for _, i := range ev.regressed {
-		sc := c.Scenarios[i]
-		var ms []string
-		for _, m := range sc.Metrics {
-			if m.Gated && m.Verdict == Regressed {
-				ms = append(ms, fmt.Sprintf("%s %+.1f%%", m.Metric, m.DeltaPct))
-			}
-		}
-		regressed = append(regressed, sc.Scenario+" ("+strings.Join(ms, ", ")+")")
-	}
-	for _, i := range ev.inconclusive {
-		sc := c.Scenarios[i]
-		if u := undecidedText(sc, paired); u != "" {
-			undecided = append(undecided, u)
-		} else {
-			inconclusive = append(inconclusive, intervalsText(sc))
-		}
 	}
 	if len(invalid) > 0 {
 		c.Notes = append(c.Notes, Note{Code: NoteInvalidResults, Names: invalid})
 	}
-	if v == Fail {
-		return "regressed: " + strings.Join(regressed, "; ")
-	}
-	if len(ev.inconclusive) == 0 && len(invalid) > 0 && v == Undecided {
-		return "every compared result is invalid (" + strings.Join(invalid, ", ") + "), so nothing could be decided: fix the runs (see the warnings) and gate again"
-	}
-	if v == Undecided {
-		var parts []string
-		if len(undecided) > 0 {
-			parts = append(parts, "could not decide "+strings.Join(undecided, "; "))
-		}
-		if len(inconclusive) > 0 {
-			parts = append(parts, "not shown unchanged: "+strings.Join(inconclusive, "; "))
-		}
-		why := strings.Join(parts, "; ")
-		if c.Detects != "" {
-			why += "; " + c.Detects
-		}
-		return why
-	}
-	why := "every gated metric unchanged or improved within its threshold"
-	if c.Detects != "" {
-		why += "; " + c.Detects
-	}
-	return why
-}
-
-// intervalsText quotes a scenario's gated metrics left inconclusive whose
-// interval leaves the threshold though the point change does not: what
-// kept the gate from saying unchanged.
-func intervalsText(sc ScenarioComparison) string {
-	var ms []string
-	for _, m := range sc.Metrics {
-		if !m.Gated || m.Verdict != Inconclusive {
-			continue
-		}
-		unit := "%"
-		if m.Absolute {
-			unit = " points"
-		}
-		t := fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, m.ThresholdPct, unit)
-		if m.CIOpenHigh {
-			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, ∞) leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.ThresholdPct, unit)
-		}
-		if c := m.ConfiguredThresholdPct; c > 0 && !beyond(m) {
-			// Not a regression (inside the baseline's noise floor), and
-			// not unchanged either: the configured threshold is the one
-			// the interval left.
-			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s (inside the baseline's noise floor of %.3g%s: no regression is called there)",
-				m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, c, unit, m.ThresholdPct, unit)
-			ms = append(ms, t)
-			continue
-		}
-		switch {
-		case m.MDELimit != "" && m.RunToRunVar > 0:
-			t += fmt.Sprintf(" (run-to-run noise %.0f%% a run)", 100*math.Sqrt(m.RunToRunVar/2))
-		case m.MDEUnitsNeeded > 0:
-			t += fmt.Sprintf(": about %d %s a side would decide it", m.MDEUnitsNeeded, m.MDEUnit)
-		}
-		ms = append(ms, t)
-	}
-	if len(ms) == 0 {
-		if sc.Reason != "" {
-			return sc.Scenario + " (" + sc.Reason + ")"
-		}
-		return sc.Scenario
-	}
-	return sc.Scenario + " (" + strings.Join(ms, "; ") + ")"
-}
-
-// undecidedText says what a scenario could not decide: its gated metrics
-// left inconclusive with a point change beyond their threshold, and how
-// many trials per side would likely decide them; or that a regression
-// rested on a busy host. Empty when nothing gated is beyond its threshold.
-// paired (gate --ab, which already measured both sides under the same
-// load) leaves gate --ab out of the advice.
-func undecidedText(sc ScenarioComparison, paired bool) string {
-	if sc.HostBusy && paired {
-		return sc.Scenario + " (host busy: other work used the cores while the probes that decide it ran)"
-	}
-	if sc.HostBusy {
-		return sc.Scenario + " (host busy: other work used the cores while it was measured)"
-	}
-	if sc.RunnerShifted && sc.RunnerShiftPct != nil {
-		return fmt.Sprintf("%s (runner %+.0f%% on its speed probe)", sc.Scenario, *sc.RunnerShiftPct)
-	}
-	var ms []string
-	for _, m := range sc.Metrics {
-		if !m.Gated || m.Verdict != Inconclusive || !beyond(m) {
-			continue
-		}
-		unit := "%"
-		if m.Absolute {
-			unit = " points"
-		}
-		what := "trials"
-		switch m.Method {
-		case MethodProcesses:
-			what = "target processes"
-		case MethodKneeEstimates, MethodBracket, MethodCensoredKnee:
-			what = "knee estimates"
-		case MethodPairedKnees:
-			what = "rounds of knee estimates"
-		}
-		t := fmt.Sprintf("%s %+.1f%s beyond the %.3g%s threshold, not decided with %d vs %d %s",
-			m.Metric, m.DeltaPct, unit, m.ThresholdPct, unit, m.NBase, m.NCand, what)
-		if m.RequestsNeeded > 0 {
-			ms = append(ms, t+fmt.Sprintf(": a %s needs at least %d requests in each of those %s and one had %d (lengthen the window or raise the rate)",
-				strings.TrimSuffix(m.Metric, "_ms"), m.RequestsNeeded, what, m.MinRequests))
-			continue
-		}
-		switch {
-		case m.TrialsNeeded >= 100:
-			t += fmt.Sprintf(": 100 or more %s per side needed, or a quieter runner", what)
-		case m.TrialsNeeded > 0:
-			t += fmt.Sprintf(": about %d %s per side needed", m.TrialsNeeded, what)
-		}
-		ms = append(ms, t)
-	}
-	if len(ms) == 0 {
-		return ""
-	}
-	if sc.BusyTrials > 0 {
-		ms = append(ms, fmt.Sprintf("the host was busy with other work during %d of %d trials", sc.BusyTrials, sc.BaseTrials+sc.CandTrials))
-	}
-	return sc.Scenario + " (" + strings.Join(ms, "; ") + ")"
 }

@@ -84,7 +84,11 @@ type Comparison struct {
 	// Verdict is Pass, Fail, Undecided ("inconclusive"), NoBaseline or
 	// Incomparable.
 	Verdict Verdict `json:"verdict"`
-	// Reason says in words why the verdict is what it is.
+	// Reason says in words why the verdict is what it is. compare leaves
+	// it empty: report composes it from the scenarios, the environment and
+	// Sensitivity when it renders (report.Reason), so a verdict changed
+	// later (the gate's compare-with: both) reads right, and writes it
+	// into the JSON. A decoded document keeps its own.
 	Reason    string               `json:"reason,omitempty"`
 	Scenarios []ScenarioComparison `json:"scenarios"`
 	// Layers attributes the changes to the layers the scenarios exercise.
@@ -108,7 +112,9 @@ type Comparison struct {
 	// Levers name what would decide the undecided scenarios or narrow what
 	// the gate can detect (see Lever); the report says how.
 	Levers []Lever `json:"levers,omitempty"`
-	// Detects is Sensitivity in one line, as the headline shows it.
+	// Detects is Sensitivity in one line, as the reason ends with it.
+	// compare leaves it empty: report writes it (report.Detects), and
+	// into the JSON.
 	Detects string `json:"detects,omitempty"`
 	// AB describes the interleaved run when the comparison is a
 	// same-runner A/B (`gate --ab`), whose base side is a revision
@@ -124,14 +130,19 @@ type ScenarioComparison struct {
 	// Inconclusive before Improved before Unchanged), Inconclusive when
 	// either result is invalid, or NoBaseline when there was no baseline.
 	Verdict Verdict `json:"verdict"`
-	// Reason says why the verdict is Inconclusive or NoBaseline. Where a
-	// guard's downgrade is the reason (Guard), compare leaves it empty and
-	// package report says it (report.ScenarioReason), in every output and
-	// in the JSON's reason.
+	// Reason says why the verdict is Inconclusive or NoBaseline. compare
+	// leaves it empty and package report says it (report.ScenarioReason)
+	// from Undecidable, Guard or the verdict, in every output and in the
+	// JSON's reason.
 	Reason string `json:"reason,omitempty"`
 	// Guard is the code of the guard whose downgrade is the scenario's
 	// reason: the last downgrade of that code in Downgrades.
 	Guard ReasonCode `json:"guard,omitempty"`
+	// Undecidable, set on an inconclusive scenario that had no evidence
+	// to decide from (an A/B run's too few units, no gated metric), is
+	// why, as a note (NotePairedTooFewUnits, NotePairedNoGated): it is the
+	// scenario's reason, and not among its Notes.
+	Undecidable *Note `json:"undecidable,omitempty"`
 	// DecidedBy names the gated metrics that decided a regressed or
 	// improved verdict (those with the scenario's verdict), in order.
 	DecidedBy []string `json:"decided_by,omitempty"`
@@ -281,11 +292,15 @@ type Metric struct {
 	MDEPct *float64 `json:"mde_pct,omitempty"`
 	// MDEUnitsNeeded is how many units a side (MDEUnit: target
 	// processes, trials, knee estimates or pairs) would bring MDEPct down
-	// to ThresholdPct, when more of them can; MDELimit says why they
-	// cannot (a run-to-run variance that more units do not shrink).
-	MDEUnitsNeeded int    `json:"mde_units_needed,omitempty"`
-	MDEUnit        string `json:"mde_unit,omitempty"`
-	MDELimit       string `json:"mde_limit,omitempty"`
+	// to ThresholdPct, when more of them can; MDEBound says why they
+	// cannot (a run-to-run variance that more units do not shrink, or
+	// more than MaxMDEUnits needed).
+	MDEUnitsNeeded int      `json:"mde_units_needed,omitempty"`
+	MDEUnit        string   `json:"mde_unit,omitempty"`
+	MDEBound       MDEBound `json:"mde_bound,omitempty"`
+	// MDELimit says MDEBound in words. compare leaves it empty: report
+	// writes it (report.MDELimit), and into the JSON.
+	MDELimit string `json:"mde_limit,omitempty"`
 	// Levers name what would narrow MDEPct when more units cannot (see
 	// Lever).
 	Levers []Lever `json:"levers,omitempty"`
@@ -376,13 +391,21 @@ type EnvCheck struct {
 
 // Err maps the verdict to a sentinel: ErrRegression for Fail,
 // ErrIncomparable for Incomparable, nil otherwise (NoBaseline passes the
-// gate; ErrNoBaseline is for callers that want to say so).
+// gate; ErrNoBaseline is for callers that want to say so). A decoded
+// document's Reason follows the sentinel; report says why otherwise
+// (report.Reason).
 func (c *Comparison) Err() error {
+	var err error
 	switch c.Verdict {
 	case Fail:
-		return fmt.Errorf("%w: %s", ErrRegression, c.Reason)
+		err = ErrRegression
 	case Incomparable:
-		return fmt.Errorf("%w: %s", ErrIncomparable, c.Reason)
+		err = ErrIncomparable
+	default:
+		return nil
 	}
-	return nil
+	if c.Reason != "" {
+		return fmt.Errorf("%w: %s", err, c.Reason)
+	}
+	return err
 }

@@ -17,11 +17,13 @@
 // Tests of this package (noprose_test.go, nocli_test.go) hold the rule;
 // errors for bad input (a setting out of range, Underpowered) name the
 // field and value here, where they are found. A scenario's reason is a
-// guard's downgrade (ScenarioComparison.Guard) that report says in words
-// (report.ScenarioReason), an invalid run's causes notes
-// (Downgrade.Causes). The comparison's reason, an A/B scenario's reason
-// when it has no evidence, and the sensitivity line (Detects, Metric.MDELimit) are still written here:
-// they are next.
+// guard's downgrade (ScenarioComparison.Guard), or a note when an A/B
+// scenario had no evidence (ScenarioComparison.Undecidable), that report
+// says in words (report.ScenarioReason); an invalid run's causes are notes
+// (Downgrade.Causes). The comparison's reason is composed by report from
+// its verdict, scenarios (StandingOf) and Sensitivity when it renders
+// (report.Reason), and what more units cannot do is an MDEBound
+// (report.MDELimit, report.SensitivityLever, report.Detects).
 //
 // # Model
 //

@@ -1,11 +1,8 @@
 package compare
 
 import (
-	"fmt"
 	"math"
-	"slices"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -14,8 +11,22 @@ import (
 // the test calls significant in 80% of runs.
 const Power = 0.8
 
-// maxUnits caps MDEUnitsNeeded: beyond it the lever is not more units.
-const maxUnits = 1000
+// MaxMDEUnits caps MDEUnitsNeeded: beyond it the lever is not more units
+// (MDEBoundUnits).
+const MaxMDEUnits = 1000
+
+// MDEBound says why more units cannot bring a metric's MDE to its
+// threshold (Metric.MDEBound); report says it in words.
+type MDEBound string
+
+const (
+	// MDEBoundRunToRun: the run-to-run variance in the test
+	// (Metric.RunToRunVar), which more units do not shrink, keeps the MDE
+	// above the threshold.
+	MDEBoundRunToRun MDEBound = "run-to-run"
+	// MDEBoundUnits: more than MaxMDEUnits a side would be needed.
+	MDEBoundUnits MDEBound = "units"
+)
 
 // Sensitivity is what a comparison could detect for one gated metric,
 // over the scenarios that test it.
@@ -30,8 +41,16 @@ type Sensitivity struct {
 	WorstScenario string  `json:"worst_scenario"`
 	ThresholdPct  float64 `json:"threshold_pct"`
 	Absolute      bool    `json:"absolute,omitempty"`
-	// Lever says what would bring the worst scenario's MDE to the
-	// threshold: so many units a side, or why units cannot.
+	// UnitsNeeded, Unit, Bound and RunToRunVar are the worst scenario's
+	// MDEUnitsNeeded, MDEUnit, MDEBound and RunToRunVar when its MDE is
+	// above the threshold: so many units a side would bring it there, or
+	// why units cannot.
+	UnitsNeeded int      `json:"units_needed,omitempty"`
+	Unit        string   `json:"unit,omitempty"`
+	Bound       MDEBound `json:"bound,omitempty"`
+	RunToRunVar float64  `json:"run_to_run_var,omitempty"`
+	// Lever says the same in words. compare leaves it empty: report
+	// writes it (report.SensitivityLever), and into the JSON.
 	Lever string `json:"lever,omitempty"`
 }
 
@@ -52,7 +71,8 @@ func quantileFor(m Metric, a float64) float64 {
 	return distuv.UnitNormal.Quantile(1 - a/2)
 }
 
-// unitOf names the units of m's test.
+// unitOf names the units of m's test, a label (report.UnitWords says it
+// in a sentence).
 func unitOf(m Metric) string {
 	switch m.Method {
 	case MethodProcesses:
@@ -62,12 +82,16 @@ func unitOf(m Metric) string {
 	case MethodPaired:
 		return "pairs"
 	case MethodPairedKnees:
-		return "rounds of knee estimates"
+		return MDEUnitKneeRounds
 	}
 	return "trials"
 }
 
-// fillMDE sets MDEPct, MDEUnitsNeeded, MDEUnit and MDELimit on m from its
+// MDEUnitKneeRounds is an A/B sweep's mde_unit, a value docs/formats.md
+// fixes (a label, not a sentence: TestNoProseInStatistics lets it be).
+const MDEUnitKneeRounds = "rounds of knee estimates"
+
+// fillMDE sets MDEPct, MDEUnitsNeeded, MDEUnit and MDEBound on m from its
 // interval, which was computed at Settings.Confidence: the interval's
 // half-width is q·se (on the log scale for relative metrics), so
 // MDE = (q_level + z_power)·se, where level is the test's real level
@@ -76,7 +100,7 @@ func unitOf(m Metric) string {
 // src, the scenario's RunToRunSource, names the lever when run-to-run
 // noise is the limit (runNoiseLever).
 func fillMDE(m *Metric, conf float64, family int, src string) {
-	m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDELimit, m.Levers = nil, 0, "", "", nil
+	m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDEBound, m.Levers = nil, 0, "", "", nil
 	if !m.Gated || m.PValue == nil || m.CIOpenHigh || m.Method == MethodBracket {
 		return
 	}
@@ -107,8 +131,7 @@ func fillMDE(m *Metric, conf float64, family int, src string) {
 	extra := m.RunToRunVar
 	v := se*se - extra
 	if v <= 0 || extra >= target {
-		m.MDELimit = fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s",
-			100*math.Sqrt(extra/2), m.ThresholdPct, m.MDEUnit)
+		m.MDEBound = MDEBoundRunToRun
 		m.Levers = runNoiseLevers(src)
 		return
 	}
@@ -122,12 +145,12 @@ func fillMDE(m *Metric, conf float64, family int, src string) {
 		sigma2 := v / (1/nb + 1/nc)
 		n = 2 * sigma2 / (target - extra)
 	}
-	if n > maxUnits {
+	if n > MaxMDEUnits {
 		m.Levers = []Lever{LeverQuietRunner, LeverSameRunnerAB}
 		if m.Method == MethodPaired || m.Method == MethodPairedKnees {
 			m.Levers = []Lever{LeverQuietRunner} // already a same-runner A/B
 		}
-		m.MDELimit = fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%", maxUnits, m.MDEUnit, m.ThresholdPct)
+		m.MDEBound = MDEBoundUnits
 		return
 	}
 	m.MDEUnitsNeeded = int(math.Ceil(n))
@@ -137,7 +160,7 @@ func fillMDE(m *Metric, conf float64, family int, src string) {
 // metric across the compared scenarios. family is the number of tests a
 // lone change competes with: those of the gate-wide correction for tests
 // over processes and knee estimates, the scenario's own for the rest.
-func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
+func sensitivity(scs []ScenarioComparison, s Settings) []Sensitivity {
 	gateTests := 0
 	for _, sc := range scs {
 		if sc.Verdict == NoBaseline || sc.Invalid {
@@ -150,8 +173,8 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 		}
 	}
 	type entry struct {
-		scenario, src string // src: the scenario's RunToRunSource
-		m             Metric
+		scenario string
+		m        Metric
 	}
 	by := map[string][]entry{}
 	var order []string
@@ -179,12 +202,10 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 			if _, seen := by[m.Metric]; !seen {
 				order = append(order, m.Metric)
 			}
-			by[m.Metric] = append(by[m.Metric], entry{sc.Scenario, sc.RunToRunSource, *m})
+			by[m.Metric] = append(by[m.Metric], entry{sc.Scenario, *m})
 		}
 	}
 	var out []Sensitivity
-	var parts, levers []string
-	var limits []float64 // run-to-run noise (% a run) that keeps a metric above its threshold
 	for _, name := range order {
 		es := by[name]
 		sort.SliceStable(es, func(i, j int) bool { return *es[i].m.MDEPct < *es[j].m.MDEPct })
@@ -195,61 +216,12 @@ func sensitivity(scs []ScenarioComparison, s Settings) ([]Sensitivity, string) {
 		}
 		st := Sensitivity{Metric: name, Scenarios: len(es), MedianMDEPct: median(vals), MaxMDEPct: *worst.m.MDEPct,
 			WorstScenario: worst.scenario, ThresholdPct: worst.m.ThresholdPct, Absolute: worst.m.Absolute}
-		switch {
-		case worst.m.MDELimit != "":
-			st.Lever = worst.m.MDELimit
-		case worst.m.MDEUnitsNeeded > 0:
-			st.Lever = fmt.Sprintf("about %d %s a side would make it %s", worst.m.MDEUnitsNeeded, worst.m.MDEUnit, fmtPct(st.ThresholdPct, st.Absolute))
+		if worst.m.MDEUnitsNeeded > 0 || worst.m.MDEBound != "" {
+			st.UnitsNeeded, st.Unit, st.Bound, st.RunToRunVar = worst.m.MDEUnitsNeeded, worst.m.MDEUnit, worst.m.MDEBound, worst.m.RunToRunVar
 		}
 		out = append(out, st)
-		if name == MetricErrorRate {
-			continue // its threshold is a tenth of a point: a sentence of its own is noise
-		}
-		t := fmt.Sprintf("%s changes ≥ %s", name, fmtPct(math.Max(st.MedianMDEPct, st.ThresholdPct), st.Absolute))
-		if len(es) > 1 {
-			t += fmt.Sprintf(" (median of %d scenarios", len(es))
-			if st.MaxMDEPct > st.MedianMDEPct*1.05 && st.MaxMDEPct > st.ThresholdPct {
-				t += fmt.Sprintf("; %s in %s", fmtPct(st.MaxMDEPct, st.Absolute), worst.scenario)
-			}
-			t += ")"
-		}
-		parts = append(parts, t)
-		switch {
-		case st.MaxMDEPct <= st.ThresholdPct:
-		case worst.m.MDELimit != "" && worst.m.RunToRunVar > 0:
-			limits = append(limits, 100*math.Sqrt(worst.m.RunToRunVar/2))
-		case st.Lever != "":
-			levers = append(levers, name+": "+st.Lever)
-		}
 	}
-	if len(parts) == 0 {
-		return out, ""
-	}
-	line := "this gate would catch (80% power) " + strings.Join(parts, "; ")
-	if len(levers) > 0 {
-		line += "; to narrow it, " + strings.Join(levers, "; ")
-	}
-	if len(limits) > 0 {
-		lo, hi := slices.Min(limits), slices.Max(limits)
-		noise := fmt.Sprintf("%.0f%%", lo)
-		if hi-lo >= 1 {
-			noise = fmt.Sprintf("%.0f–%.0f%%", lo, hi)
-		}
-		line += fmt.Sprintf("; run-to-run noise of %s a run keeps it there whatever the units", noise)
-	}
-	return out, line
-}
-
-// fmtPct formats a percent (or points when absolute) for the one-line
-// summary.
-func fmtPct(v float64, absolute bool) string {
-	if absolute {
-		return fmt.Sprintf("%.2g points", v)
-	}
-	if v >= 10 {
-		return fmt.Sprintf("%.0f%%", v)
-	}
-	return fmt.Sprintf("%.1f%%", v)
+	return out
 }
 
 // median is the middle of v (the mean of the two middle values for an

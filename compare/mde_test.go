@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 )
 
@@ -84,8 +83,8 @@ func TestMDELever(t *testing.T) {
 	x, y := lognormals(rng, 5, 10, 0.1), lognormals(rng, 5, 10, 0.1)
 	m := processMetric(t, x, y, 0)
 	fillMDE(&m, 0.95, 1, RunToRunAssumed)
-	if m.MDEUnitsNeeded <= 5 || m.MDELimit != "" || m.MDEUnit != "target processes" {
-		t.Fatalf("MDE %v: units %d %q limit %q, want more than 5 target processes and no limit", *m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDELimit)
+	if m.MDEUnitsNeeded <= 5 || m.MDEBound != "" || m.MDEUnit != "target processes" {
+		t.Fatalf("MDE %v: units %d %q bound %q, want more than 5 target processes and no bound", *m.MDEPct, m.MDEUnitsNeeded, m.MDEUnit, m.MDEBound)
 	}
 	// The same spread with the lever's count of processes a side: the MDE
 	// is then at the threshold (within the t quantile's change).
@@ -103,8 +102,8 @@ func TestMDELever(t *testing.T) {
 	assumed := DefaultSettings().runVar(false)
 	ma := processMetric(t, x, y, assumed)
 	fillMDE(&ma, 0.95, 1, RunToRunAssumed)
-	if ma.MDEUnitsNeeded != 0 || ma.MDELimit == "" || !slices.Contains(ma.Levers, LeverTwoRunBaseline) {
-		t.Errorf("with 15%% run-to-run assumed: units %d limit %q, want no count and a limit naming a baseline from two runs", ma.MDEUnitsNeeded, ma.MDELimit)
+	if ma.MDEUnitsNeeded != 0 || ma.MDEBound != MDEBoundRunToRun || !slices.Contains(ma.Levers, LeverTwoRunBaseline) {
+		t.Errorf("with 15%% run-to-run assumed: units %d bound %q, want no count, the run-to-run bound and a baseline from two runs", ma.MDEUnitsNeeded, ma.MDEBound)
 	}
 	// A baseline of two runs already: what is left is the candidate's own
 	// run shift, which a history or gate --ab measures, not a second run.
@@ -269,8 +268,8 @@ func TestMDELimitLever(t *testing.T) {
 			m := Metric{Metric: MetricMaxQPS, Gated: true, PValue: ptr(0.5), Method: tt.method, NBase: 4, NCand: 4,
 				CIPct: [2]float64{-75, 300}, ThresholdPct: 5, BetterIs: HigherIsBetter}
 			fillMDE(&m, 0.95, 1, RunToRunAssumed)
-			if !strings.HasPrefix(m.MDELimit, "more than ") {
-				t.Fatalf("limit %q, want more units than any count", m.MDELimit)
+			if m.MDEBound != MDEBoundUnits {
+				t.Fatalf("bound %q, want more units than any count (%q)", m.MDEBound, MDEBoundUnits)
 			}
 			if got := slices.Contains(m.Levers, LeverSameRunnerAB); got != tt.wantAB || !slices.Contains(m.Levers, LeverQuietRunner) {
 				t.Errorf("levers %v: a same-runner A/B %v, want %v, and a quiet runner", m.Levers, got, tt.wantAB)

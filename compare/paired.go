@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/perfgate/perfgate/result"
@@ -139,7 +138,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	sc.BaseTrials, sc.CandTrials = n, n
 	units := pairedUnits(p, int64(RequestsForQuantile(99)))
 	if len(units) < 2 {
-		undecidable(&sc, fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n, len(units), RequestsForQuantile(99)))
+		undecidable(&sc, Note{Code: NotePairedTooFewUnits, Count: len(units), Total: n, Need: RequestsForQuantile(99)})
 		return sc
 	}
 	for k, side := range [][]result.Trial{p.Base[:n], p.Head[:n]} {
@@ -200,7 +199,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		gated = gated || m.Gated
 	}
 	if !gated {
-		undecidable(&sc, fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", len(units), n))
+		undecidable(&sc, Note{Code: NotePairedNoGated, Count: len(units), Total: n})
 	}
 	return sc
 }
@@ -234,10 +233,10 @@ func Decided(sc ScenarioComparison) bool {
 func PairedComparison(scs []ScenarioComparison, s Settings) *Comparison {
 	c := &Comparison{Schema: Schema, Settings: s, Scenarios: append([]ScenarioComparison{}, scs...)}
 	if len(scs) == 0 {
-		nothingCompared(c, "no scenario was measured on both sides")
+		nothingCompared(c)
 		return c
 	}
-	c.Sensitivity, c.Detects = sensitivity(c.Scenarios, s)
+	c.Sensitivity = sensitivity(c.Scenarios, s)
 	setTop(c, &EnvCheck{Match: true}, len(scs), s, true)
 	return c
 }

@@ -1,7 +1,7 @@
 package compare
 
 import (
-	"strings"
+	"math"
 	"testing"
 
 	"github.com/perfgate/perfgate/result"
@@ -94,12 +94,14 @@ func TestRunnerSpeed(t *testing.T) {
 }
 
 // A gate whose only regression the runner's slowdown explains is
-// inconclusive, and its headline names the runner.
+// inconclusive, with the shift on the scenario for its headline to name
+// (report's TestComparisonReason says it).
 func TestRunnerSpeedHeadline(t *testing.T) {
 	b, c := pair(t, 21, 1.3, nil)
 	b.Runner, c.Runner = probes(6, 1.6, 170), probes(6, 2.24, 170)
 	got := mustCompare(t, one(b), one(c), withinRun())
-	if got.Verdict != Undecided || !strings.Contains(got.Reason, "runner +40% on its speed probe") {
-		t.Errorf("verdict %s, reason %q: want %s naming the runner", got.Verdict, got.Reason, Undecided)
+	sc := got.Scenarios[0]
+	if got.Verdict != Undecided || !sc.RunnerShifted || sc.RunnerShiftPct == nil || math.Round(*sc.RunnerShiftPct) != 40 {
+		t.Errorf("verdict %s, runner shifted %v by %v: want %s, shifted by +40%%", got.Verdict, sc.RunnerShifted, sc.RunnerShiftPct, Undecided)
 	}
 }

@@ -358,6 +358,10 @@ func beyond(m Metric) bool {
 	return m.DeltaPct > m.ThresholdPct
 }
 
+// Beyond reports whether m's point change is beyond its threshold in the
+// bad direction (report says so of an undecided metric).
+func (m Metric) Beyond() bool { return beyond(m) }
+
 // needed estimates the trials (or knee estimates) per side that would
 // decide m: enough for the test to reach level at all (for the
 // rank test), and enough for the interval, narrowing as 1/√n, to clear

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/compare/comparetest"
@@ -49,9 +48,6 @@ func TestSparseQuantile(t *testing.T) {
 				t.Errorf("requests needed %d, want 100", m.RequestsNeeded)
 			}
 			if tt.wantMin > 0 && tt.wantVerdict == Inconclusive {
-				if !strings.Contains(cmp.Reason, "needs at least 100 requests") {
-					t.Errorf("reason does not say why: %s", cmp.Reason)
-				}
 				if cmp.Verdict == Fail {
 					t.Errorf("comparison %s on a sparse P99", cmp.Verdict)
 				}

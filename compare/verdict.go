@@ -3,7 +3,6 @@ package compare
 import (
 	"math"
 	"slices"
-	"strings"
 )
 
 // Verdict is the outcome of a metric, a scenario or a whole comparison.
@@ -220,16 +219,17 @@ func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64
 	noteComputeYield(sc)
 }
 
-// nothingCompared marks a comparison with no scenario compared, saying
-// why.
-func nothingCompared(c *Comparison, why string) {
-	c.Verdict, c.Reason = NoBaseline, why
+// nothingCompared marks a comparison with no scenario compared (report
+// says why, from its scenarios and AB).
+func nothingCompared(c *Comparison) {
+	c.Verdict = NoBaseline
 }
 
 // undecidable marks a scenario that has no evidence to decide from
-// (too few units, no gated metric), saying why.
-func undecidable(sc *ScenarioComparison, why string) {
-	sc.Verdict, sc.Reason = Inconclusive, why
+// (too few units, no gated metric), with why as a note that report says
+// as its reason.
+func undecidable(sc *ScenarioComparison, why Note) {
+	sc.Verdict, sc.Undecidable = Inconclusive, &why
 }
 
 // decideMetric is step 1 and 2 for one metric: Decide on its evidence at
@@ -573,39 +573,52 @@ func describeChange(c *Change, one *Metric) {
 }
 
 // topLevel decides the comparison's verdict from its scenarios: see
-// Compare. It returns the verdict and the evidence its reason is written
-// from.
-func topLevel(c *Comparison, env *EnvCheck, compared int, s Settings) (Verdict, topEvidence) {
-	var ev topEvidence
+// Compare. It returns the verdict and the scenarios behind it.
+func topLevel(c *Comparison, env *EnvCheck, compared int, s Settings) (Verdict, Standing) {
 	if compared > 0 && !env.Match {
 		if !s.AllowEnvMismatch {
-			return Incomparable, ev
+			return Incomparable, Standing{}
 		}
 		env.Allowed = true
 	}
 	if compared == 0 {
-		return NoBaseline, ev
+		return NoBaseline, Standing{}
 	}
-	for i, sc := range c.Scenarios {
-		switch {
-		case sc.Verdict == NoBaseline:
-		case sc.Invalid:
-			ev.invalid = append(ev.invalid, i)
-		case sc.Verdict == Regressed:
-			ev.regressed = append(ev.regressed, i)
-		case sc.Verdict == Inconclusive:
-			ev.inconclusive = append(ev.inconclusive, i)
-		}
-	}
+	ev := StandingOf(c.Scenarios)
 	switch {
-	case len(ev.regressed) > 0:
+	case len(ev.Regressed) > 0:
 		return Fail, ev
-	case compared == len(ev.invalid):
+	case compared == len(ev.Invalid):
 		return Undecided, ev
-	case len(ev.inconclusive) > 0:
+	case len(ev.Inconclusive) > 0:
 		return Undecided, ev
 	}
 	return Pass, ev
+}
+
+// Standing indexes the compared scenarios behind a comparison's verdict,
+// as topLevel sorts them: an invalid scenario never passes or fails; a
+// valid one counts as regressed or inconclusive by its verdict.
+type Standing struct {
+	Regressed, Invalid, Inconclusive []int
+}
+
+// StandingOf sorts scs by topLevel's rule (report names them in the
+// comparison's reason).
+func StandingOf(scs []ScenarioComparison) Standing {
+	var ev Standing
+	for i, sc := range scs {
+		switch {
+		case sc.Verdict == NoBaseline:
+		case sc.Invalid:
+			ev.Invalid = append(ev.Invalid, i)
+		case sc.Verdict == Regressed:
+			ev.Regressed = append(ev.Regressed, i)
+		case sc.Verdict == Inconclusive:
+			ev.Inconclusive = append(ev.Inconclusive, i)
+		}
+	}
+	return ev
 }
 
 // HeadlineVerdict is the verdict scs make by topLevel's rule, the
@@ -641,20 +654,14 @@ func decidedBy(sc ScenarioComparison) []string {
 	return out
 }
 
-// topEvidence indexes the scenarios behind a top verdict.
-type topEvidence struct {
-	regressed, invalid, inconclusive []int
-}
-
-// setTop sets the comparison's verdict (topLevel) and its reason.
+// setTop sets the comparison's verdict (topLevel), the notes it implies
+// and its levers; report says why in words from them (report.Reason).
 func setTop(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool) {
 	for i := range c.Scenarios {
 		c.Scenarios[i].DecidedBy = decidedBy(c.Scenarios[i])
 	}
 	v, ev := topLevel(c, env, compared, s)
-	c.Verdict, c.Reason = v, topReason(c, v, ev, env, paired)
+	c.Verdict = v
+	topNotes(c, ev, env)
 	c.Levers = comparisonLevers(c, paired)
 }
-
-// joinWords joins a list with "; ".
-func joinWords(ws []string) string { return strings.Join(ws, "; ") }

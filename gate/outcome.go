@@ -105,8 +105,8 @@ func (o *Outcome) Message() string {
 		return "gate failed: " + n + " beyond the threshold"
 	case compare.Incomparable:
 		why := "the baselines were measured on a different environment"
-		if c.Reason != "" {
-			why += ": " + c.Reason
+		if r := report.Reason(c); r != "" {
+			why += ": " + r
 		}
 		return why + "; the gate cannot compare them: store baselines measured on this runner, or accept the mismatch with --allow-env-mismatch (the Action's allow-env-mismatch input)" + passes
 	case compare.NoBaseline:
@@ -180,7 +180,7 @@ func WriteComparison(path string, c *compare.Comparison) error {
 func (o *Outcome) Join(stored *Outcome) *Outcome {
 	c := o.Report.Comparison
 	c.Warnings = append(c.Warnings, fmt.Sprintf("compare-with both: against the stored baselines the verdict is %s (%s); the table above is the A/B run's",
-		stored.Verdict(), stored.Report.Comparison.Reason))
+		stored.Verdict(), report.Reason(stored.Report.Comparison)))
 	if v := compare.JoinStored(o.Verdict(), stored.Verdict()); v != o.Verdict() {
 		c.Verdict = v
 		o.Regressions = append(o.Regressions, stored.Regressions...)

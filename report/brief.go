@@ -108,7 +108,7 @@ func undecidedOf(c *compare.Comparison) []undecided {
 			u := add(k, sc.Scenario, m.Metric)
 			switch k {
 			case causeUnits:
-				units, unit := m.MDEUnitsNeeded, m.MDEUnit
+				units, unit := m.MDEUnitsNeeded, UnitWords(m.MDEUnit)
 				if units == 0 {
 					units, unit = m.TrialsNeeded, "trials"
 				}
@@ -141,7 +141,7 @@ func metricCause(m compare.Metric) cause {
 	switch {
 	case m.RequestsNeeded > 0:
 		return causeSparse
-	case m.MDELimit != "" && m.RunToRunVar > 0:
+	case runNoiseBound(m):
 		return causeRunNoise
 	case m.MDEUnitsNeeded > 0 || m.TrialsNeeded > 0:
 		return causeUnits

@@ -38,7 +38,7 @@ func (r *Report) verdictLines() []string {
 		}
 		out = append(out, what+strings.Join(layers, ", "))
 	}
-	if c := r.Comparison.Reason; c != "" {
+	if c := Reason(r.Comparison); c != "" {
 		out = append(out, c)
 	}
 	return out

@@ -148,6 +148,12 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 	compare.NotePairedLeftOut: func(n compare.Note) string {
 		return fmt.Sprintf("%s: %d of %d units left out (an invalid trial or no value on one side)", n.Metric, n.Count, n.Total)
 	},
+	compare.NotePairedTooFewUnits: func(n compare.Note) string {
+		return fmt.Sprintf("%d pair(s) measured, %d unit(s) of at least %d requests a side: at least 2 are needed", n.Total, n.Count, n.Need)
+	},
+	compare.NotePairedNoGated: func(n compare.Note) string {
+		return fmt.Sprintf("no gated metric had a value on both sides of any of the %d units (%d pairs): the load generator limited every unit's trials or they held no requests; see the warnings", n.Count, n.Total)
+	},
 
 	compare.NoteFutile: func(n compare.Note) string {
 		need := "no number of pairs would at this estimate"
@@ -250,14 +256,17 @@ func joinWarnings(ns []compare.Note, ws []string) []string {
 }
 
 // spoken is a shallow copy of c whose warnings hold its notes' words
-// before the callers' own, as the perfgate.comparison/v1 JSON carries
-// them (docs/formats.md): a reader of the JSON sees the same sentences as
-// the reports, and the codes beside them in notes.
+// before the callers' own, and whose reasons, detects, mde_limit and
+// lever hold the words composed from their data, as the
+// perfgate.comparison/v1 JSON carries them (docs/formats.md): a reader of
+// the JSON sees the same sentences as the reports, and the codes beside
+// them.
 func spoken(c *compare.Comparison) *compare.Comparison {
 	if c == nil {
 		return nil
 	}
 	out := *c
+	out.Reason, out.Detects = Reason(c), Detects(c)
 	out.Warnings = comparisonWarnings(c)
 	out.Scenarios = make([]compare.ScenarioComparison, len(c.Scenarios))
 	for i := range c.Scenarios {
@@ -265,6 +274,20 @@ func spoken(c *compare.Comparison) *compare.Comparison {
 		out.Scenarios[i].Warnings = scenarioWarnings(&c.Scenarios[i])
 		out.Scenarios[i].Reason = ScenarioReason(&c.Scenarios[i])
 		out.Scenarios[i].Downgrades = spokenDowngrades(c.Scenarios[i].Downgrades)
+		if ms := c.Scenarios[i].Metrics; ms != nil {
+			out.Scenarios[i].Metrics = make([]compare.Metric, len(ms))
+			for k, m := range ms {
+				m.MDELimit = MDELimit(m)
+				out.Scenarios[i].Metrics[k] = m
+			}
+		}
+	}
+	if c.Sensitivity != nil {
+		out.Sensitivity = make([]compare.Sensitivity, len(c.Sensitivity))
+		for i, s := range c.Sensitivity {
+			s.Lever = SensitivityLever(s)
+			out.Sensitivity[i] = s
+		}
 	}
 	if c.Ladder != nil {
 		la := *c.Ladder
@@ -289,7 +312,8 @@ func spokenDowngrades(ds []compare.Downgrade) []compare.Downgrade {
 }
 
 // unspoken undoes spoken on a decoded comparison: the warnings that are
-// its notes' words are dropped, so that the reports compose them once.
+// its notes' words, and the words that match what their data compose,
+// are dropped, so that the reports compose them once.
 // Warnings a newer or older wording wrote stay (shown beside the notes'
 // words), never lost.
 func unspoken(c *compare.Comparison) {
@@ -304,12 +328,32 @@ func unspoken(c *compare.Comparison) {
 			d := &sc.Downgrades[j]
 			d.Why = dropSpoken(d.Causes, d.Why)
 		}
-		if sc.Guard != "" && sc.Reason == guardReason(sc) {
+		if sc.Reason != "" && sc.Reason == scenarioReason(sc) {
 			sc.Reason = ""
+		}
+		for k := range sc.Metrics {
+			m := &sc.Metrics[k]
+			if m.MDELimit != "" && m.MDELimit == boundText(m.MDEBound, m.RunToRunVar, m.ThresholdPct, m.MDEUnit) {
+				m.MDELimit = ""
+			}
+		}
+	}
+	for i := range c.Sensitivity {
+		s := &c.Sensitivity[i]
+		if s.Lever != "" && s.Lever == sensitivityLever(*s) {
+			s.Lever = ""
 		}
 	}
 	if c.Ladder != nil {
 		c.Ladder.Warnings = dropSpoken(c.Ladder.Notes, c.Ladder.Warnings)
+	}
+	// Last: the sensitivity line is composed from the levers, and the
+	// comparison's reason from its scenarios and that line.
+	if c.Detects != "" && c.Detects == detectsText(c.Sensitivity) {
+		c.Detects = ""
+	}
+	if c.Reason != "" && c.Reason == comparisonReason(c) {
+		c.Reason = ""
 	}
 }
 

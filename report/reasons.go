@@ -27,14 +27,28 @@ func LeverAdvice(l compare.Lever) string {
 }
 
 // ScenarioReason says why a scenario is inconclusive or has no baseline:
-// its Reason where one is set (compare's own, or a decoded document's),
-// else the words for the guard whose downgrade is its reason
-// (ScenarioComparison.Guard), composed from that downgrade's numbers.
+// its Reason where one is set (a decoded document's, in words this
+// version may not compose), else scenarioReason's words from its data.
 func ScenarioReason(sc *compare.ScenarioComparison) string {
-	if sc.Reason != "" || sc.Guard == "" {
+	if sc.Reason != "" {
 		return sc.Reason
 	}
-	return guardReason(sc)
+	return scenarioReason(sc)
+}
+
+// scenarioReason composes a scenario's reason from its data alone: why it
+// had nothing to decide from (Undecidable), else the guard whose
+// downgrade is its reason (Guard), else that it had no baseline.
+func scenarioReason(sc *compare.ScenarioComparison) string {
+	switch {
+	case sc.Undecidable != nil:
+		return NoteText(*sc.Undecidable)
+	case sc.Guard != "":
+		return guardReason(sc)
+	case sc.Verdict == compare.NoBaseline:
+		return "no baseline for this scenario: nothing to compare with"
+	}
+	return ""
 }
 
 // guardReason states the last downgrade of sc's Guard in words, from its
@@ -104,14 +118,14 @@ func Advice(c *compare.Comparison) string {
 
 // reasonWithAdvice is the comparison's reason followed by its advice.
 func reasonWithAdvice(c *compare.Comparison) string {
-	a := Advice(c)
+	a, why := Advice(c), Reason(c)
 	switch {
 	case a == "":
-		return c.Reason
-	case c.Reason == "":
+		return why
+	case why == "":
 		return a
 	}
-	return c.Reason + "; " + a
+	return why + "; " + a
 }
 
 // medianThreshold says the medians' threshold beside the latency one
