@@ -149,8 +149,9 @@
 // baselines it checks git revision REF out in a temporary worktree (removed
 // on every exit), runs each target's build: in both checkouts, measures the
 // base and the current checkout interleaved (ABBA) and compares them pair by
-// pair (signed-rank test, paired bootstrap, Holm), stopping each scenario
-// once every gated metric is decided (ab: max_trials, budget). A REF that
+// pair (paired t-test on log ratios, Holm), stopping each scenario once a
+// gated metric regresses or every one is decided, or once the pairs left
+// could hardly decide it (ab: max_trials, budget). A REF that
 // does not exist and url: targets are usage errors (2); a failed build
 // is 3, its output quoted. --design concurrent (or ab.design: concurrent)
 // measures a fixed-rate scenario's two sides at once instead: fresh
