@@ -330,7 +330,7 @@ func TestSimulatedABDecides(t *testing.T) {
 // 20 pairs cannot call an A/A P99 unchanged within ±5%), each seed twice:
 // stopping at a look that finds the scenario futile (compare.Futile) and
 // measuring to max_trials. Futility must cost no verdict a run to the end
-// would reach beyond one in 40 per case, call no A/A run regressed or
+// would reach beyond one in 40 per case, call at most one A/A run regressed or
 // improved, and stop the A/A runs, which mostly cannot decide, earlier:
 // at least 5% less runner time in all. It logs each case's verdicts, median
 // pairs and runner time per decided verdict both ways.

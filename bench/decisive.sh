@@ -94,6 +94,25 @@ print(" ".join(parts))
 PY
 }
 
+# ab_gate PHASE DIR FILE BASE LABEL HEAD: `gate --ab HEAD` in the
+# repository DIR, whose committed FILE holds BASE, with FILE holding HEAD
+# in the checkout; one line of verdicts (or why there was none), then FILE
+# back to BASE.
+ab_gate() {
+	local phase=$1 dir=$2 file=$3 base=$4 label=$5 head=$6
+	echo "$head" >"$dir/$file"
+	local t0 rc=0
+	t0=$(date +%s)
+	(cd "$dir" && "$pg" gate --config perfgate.yaml --ab HEAD --out "$dir/out-$label" >"$dir/$label.log" 2>&1) || rc=$?
+	local secs=$(($(date +%s) - t0))
+	if [ -f "$dir/out-$label/comparison.json" ]; then
+		say "  $phase $label (head $head): exit $rc, $secs s: $(verdicts "$dir/out-$label/comparison.json")"
+	else
+		say "  $phase $label (head $head): exit $rc, $secs s, no comparison: $(tail -n 2 "$dir/$label.log" | tr '\n' ' ')"
+	fi
+	echo "$base" >"$dir/$file"
+}
+
 if [[ " $PHASES " == *" stored "* ]]; then
 	d=$work/stored
 	mkdir -p "$d"
@@ -186,19 +205,7 @@ if [[ " $PHASES " == *" ab "* ]]; then
 	echo 2ms >"$d/cost.txt"
 	git -C "$d" add -A
 	git -C "$d" -c user.name=bench -c user.email=bench@localhost commit -qm base
-	ab() { # ab LABEL HEADCOST
-		echo "$2" >"$d/cost.txt"
-		local t0 rc=0
-		t0=$(date +%s)
-		(cd "$d" && "$pg" gate --config perfgate.yaml --ab HEAD --out "$d/out-$1" >"$d/$1.log" 2>&1) || rc=$?
-		local secs=$(($(date +%s) - t0))
-		if [ -f "$d/out-$1/comparison.json" ]; then
-			say "  ab $1 (head $2): exit $rc, $secs s: $(verdicts "$d/out-$1/comparison.json")"
-		else
-			say "  ab $1 (head $2): exit $rc, $secs s, no comparison: $(tail -n 2 "$d/$1.log" | tr '\n' ' ')"
-		fi
-		echo 2ms >"$d/cost.txt"
-	}
+	ab() { ab_gate ab "$d" cost.txt 2ms "$@"; }
 	for i in $(seq 1 "$AB_AA"); do ab "aa-$i" 2ms; done
 	for i in $(seq 1 "$AB_10"); do ab "r10-$i" "${AB_COST_10:-2.5ms}"; done
 	for i in $(seq 1 "$AB_30"); do ab "r30-$i" "${AB_COST_30:-3.5ms}"; done
@@ -240,19 +247,7 @@ EOF
 	echo 4ms >"$d/step.txt"
 	git -C "$d" add -A
 	git -C "$d" -c user.name=bench -c user.email=bench@localhost commit -qm base
-	llm() { # llm LABEL HEADSTEP
-		echo "$2" >"$d/step.txt"
-		local t0 rc=0
-		t0=$(date +%s)
-		(cd "$d" && "$pg" gate --config perfgate.yaml --ab HEAD --out "$d/out-$1" >"$d/$1.log" 2>&1) || rc=$?
-		local secs=$(($(date +%s) - t0))
-		if [ -f "$d/out-$1/comparison.json" ]; then
-			say "  llm $1 (head step $2): exit $rc, $secs s: $(verdicts "$d/out-$1/comparison.json")"
-		else
-			say "  llm $1 (head step $2): exit $rc, $secs s, no comparison: $(tail -n 2 "$d/$1.log" | tr '\n' ' ')"
-		fi
-		echo 4ms >"$d/step.txt"
-	}
+	llm() { ab_gate llm "$d" step.txt 4ms "$@"; }
 	for i in $(seq 1 "${LLM_AA:-2}"); do llm "aa-$i" 4ms; done
 	for i in $(seq 1 "${LLM_10:-2}"); do llm "r10-$i" "${LLM_STEP_10:-4.8ms}"; done
 fi
