@@ -42,22 +42,22 @@ type Look struct {
 }
 
 // Futile projects an undecided paired scenario at look l to its last
-// look, which tests at the levels left. Under
-// the change as estimated now, the final mean log ratio is normal about
-// today's with the spread of the pairs still to come, σ·√(N−n)/N, and its
-// standard error σ/√N (σ the units' spread, n and N the units now and at
-// the end). A metric is decided at the end when that mean lies beyond the
-// threshold and the test's bound, or when its equivalence interval fits
-// inside ±threshold; the scenario, when every gated metric is.
+// look, which tests at the levels left. Under the change as estimated now,
+// the final mean log ratio is normal about today's with the spread of the
+// pairs still to come, σ·√(N−n)/N, and its standard error σ/√N (σ the
+// units' spread, n and N the units now and at the end). A metric is
+// decided at the end when that mean lies beyond the threshold and the
+// test's bound, or when its equivalence interval fits inside ±threshold;
+// the scenario, when one regresses or every gated metric is decided.
 //
-// The projection is generous to measuring on (the levels are the whole
-// of what is left, not shared by Holm's correction; the final test's
-// spread is its lower 90% bound; the scenario's chance is an upper bound), so stopping on it costs
-// few verdicts: TestSimulatedABFutility; and stopping for futility never raises the false-alarm
-// rate, which the levels already bound. ok is false when the scenario is
-// decided, no more pairs can come, or an undecided metric is not a paired
-// test of a ratio (a knee, the error rate, one held by a guard): those
-// have no such projection.
+// The projection is generous to measuring on: the levels are the whole of
+// what is left, not shared by Holm's correction; the final test's spread
+// is its lower 90% bound; the scenario's chance is an upper bound. So
+// stopping on it costs few verdicts (TestSimulatedABFutility), and it
+// never adds a false alarm, which the levels bound. ok is false when the
+// scenario is decided, no more pairs can come, or an undecided metric is
+// not a paired test of a ratio (a knee, the error rate, one held by a
+// guard): those have no such projection.
 func Futile(sc ScenarioComparison, l Look) (Futility, bool) {
 	if l.EndPairs <= l.Pairs || l.Pairs < 1 || Decided(sc) || !(l.Level > 0 && l.Level < 1) || !(l.AlphaLeft > 0) || !(l.EqAlphaLeft > 0) {
 		return Futility{}, false
