@@ -53,8 +53,9 @@ func serve() {
 }
 
 // bisectConfig: one rate scenario against the service, built per commit;
-// short trials (100 requests each, the least a P99 needs: the test checks
-// the search's path, not a figure), a few pairs, a 10% threshold.
+// short trials (100 requests each, the least a P99 needs, in a quarter of
+// a second at 400/s: the test checks the search's path, not a figure), a
+// few pairs, a 10% threshold.
 const bisectConfig = `version: 1
 gate: {p99_regression: 10%, confidence: 0.95}
 ab: {max_trials: 12, budget: 100s}
@@ -69,7 +70,7 @@ scenarios:
   - name: api
     layer: service
     target: svc
-    load: {mode: rate, rate: 200, duration: 500ms, warmup: 100ms, trials: 1, connections: 64}
+    load: {mode: rate, rate: 400, duration: 250ms, warmup: 100ms, trials: 1, connections: 64}
 `
 
 // genRepo makes a repository of 1+n commits: the first holds the config
