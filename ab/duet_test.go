@@ -66,6 +66,9 @@ func TestDuetLoopback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B: starts processes for half a minute")
 	}
+	// Sleeping services: both pairs run beside the package's other
+	// parallel loopback tests.
+	t.Parallel()
 	tests := []struct {
 		name         string
 		baseMs, head string
