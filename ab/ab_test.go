@@ -511,8 +511,13 @@ func serialSweepConfig(load string) string {
 // inconclusive by design), and the test then says so.
 func TestABSweep(t *testing.T) {
 	if testing.Short() {
-		t.Skip("loopback A/B sweep: starts processes for about a minute")
+		t.Skip("loopback A/B sweep: starts processes for about half a minute")
 	}
+	// Its service sleeps rather than computes: it runs beside the
+	// package's other parallel tests, TestABSweepHeadMeetsSLONowhere's
+	// search included (side by side, both searches bracketed their knees
+	// as they did alone).
+	t.Parallel()
 	// 100 ms windows (lengthened to 400 ms near the knee, as every probe
 	// short of suite.MinProbeRequests is) and a 3 s budget: the searches
 	// take about as many windows as they did in 300 ms windows (1.2 s
@@ -608,8 +613,7 @@ func TestABSweepHeadMeetsSLONowhere(t *testing.T) {
 		t.Skip("loopback A/B sweep: starts processes for about half a minute")
 	}
 	// Its services sleep rather than compute: it runs beside the
-	// package's other parallel tests, not beside TestABSweep's knee search
-	// (two searches side by side lost their brackets).
+	// package's other parallel tests, TestABSweep's search included.
 	t.Parallel()
 	cfg := serialSweepConfig("timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 300ms, warmup: 100ms, budget: 6s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
