@@ -247,15 +247,22 @@ func (r *testRepo) checkClean(wt, tmp string) {
 
 // TestABLoopback is issue 12's real target on loopback: a service whose
 // latency is set by a file in the repository, on a host whose every
-// process gets slower by 30% per minute. An unchanged commit passes (or is
+// process gets slower by 60% per minute. An unchanged commit passes (or is
 // inconclusive); a commit that makes the service 20% slower fails.
 //
-// The second half needs a host quiet enough for a 20% change to be told
+// Each trial is 100 requests (the least a P99 needs) sent at 200/s after
+// a 200 ms warm-up: a pair takes about half the wall time it took at
+// 100/s, so the host's drift is doubled to keep the slowdown between a
+// pair's two trials, and over the run, what it was. The two commits are
+// measured at once, each in its own repository (sleeping services, as
+// beside the package's other parallel tests).
+//
+// The 20% half needs a host quiet enough for a 20% change to be told
 // from its noise within ab.max_trials pairs: the pair-to-pair spread of
 // the log ratio of the median (gated beside P99, and the metric a sleeping
 // service's change moves without the host's scheduling hiccups), measured
-// in the first half, must allow it. When it does not, the test says so
-// with the figures and skips that half.
+// on the unchanged commit, must allow it. When it does not, the test says
+// so with the figures and skips that half's checks.
 func TestABLoopback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback A/B: starts processes for a few minutes")
@@ -264,51 +271,57 @@ func TestABLoopback(t *testing.T) {
 	// package's other parallel test (t.Parallel), as beside another
 	// package's tests on CI.
 	t.Parallel()
-	// 100 requests a trial, the least a P99 needs.
 	const maxTrials = 16
 	cfg := strings.Replace(cfgWith(""), "ab: {max_trials: 10}", "ab: {max_trials: 16, budget: 150s}", 1)
 	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
-		"load: {mode: rate, rate: 100, duration: 1s, warmup: 300ms, trials: 1, connections: 64}", 1)
-	r := newRepo(t, cfg, 100)
-	r.write("README", "a change that does not touch the service\n")
-	r.commit("docs only")
+		"load: {mode: rate, rate: 200, duration: 500ms, warmup: 200ms, trials: 1, connections: 64}", 1)
+	same := newRepo(t, cfg, 100)
+	same.write("README", "a change that does not touch the service\n")
+	same.commit("docs only")
+	slower := newRepo(t, cfg, 100)
+	slower.write("latency_ms", "120") // 20% slower
+	slower.commit("service 20% slower")
 
-	res, err := r.runAB(context.Background(), "HEAD~1", 0.3)
-	if err != nil {
-		t.Fatal(err)
+	// Each run's failures are reported here, from the test's goroutine.
+	var res [2]*Outcome
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, r := range []*testRepo{same, slower} {
+		wg.Go(func() { res[i], errs[i] = r.runAB(context.Background(), "HEAD~1", loopbackDrift) })
 	}
-	logAB(t, "unchanged", res)
-	if res.RunErr != nil {
-		t.Fatalf("unchanged commit: run failed: %v", res.RunErr)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("%s commit: %v", []string{"unchanged", "slower"}[i], err)
+		}
+	}
+
+	logAB(t, "unchanged", res[0])
+	if res[0].RunErr != nil {
+		t.Fatalf("unchanged commit: run failed: %v", res[0].RunErr)
 	}
 	// Pass, or inconclusive (which passes the gate unless asked otherwise);
 	// never fail.
-	if v := res.Comparison.Verdict; v != compare.Pass && v != compare.Undecided {
-		t.Errorf("unchanged commit: verdict %s (%s), want pass", v, res.Comparison.Reason)
+	if v := res[0].Comparison.Verdict; v != compare.Pass && v != compare.Undecided {
+		t.Errorf("unchanged commit: verdict %s (%s), want pass", v, res[0].Comparison.Reason)
 	}
 	// Pairs needed to tell +20% from the 5% threshold at this noise: the
 	// interval's half-width z·σ/√n must fit between ln 1.05 and ln 1.20.
-	sigma := pairSpread(res.Comparison.Scenarios[0], res)
+	sigma := pairSpread(res[0].Comparison.Scenarios[0], res[0])
 	need := math.Pow(2.5*sigma/(math.Log(1.20)-math.Log(1.05)), 2)
 	t.Logf("host noise: pair-to-pair spread of ln(P50 ratio) %.3f: about %.0f pairs needed for a 20%% change, %d allowed", sigma, need, maxTrials)
+	logAB(t, "20% slower", res[1])
 	if need > maxTrials {
 		t.Skipf("this host is too noisy for the 20%% target (spread %.3f, %.0f pairs needed, %d allowed): the unchanged commit passed; rerun on a quieter host", sigma, need, maxTrials)
 	}
 
-	r.write("latency_ms", "120") // 20% slower
-	r.commit("service 20% slower")
-	res, err = r.runAB(context.Background(), "HEAD~1", 0.3)
-	if err != nil {
-		t.Fatal(err)
+	if res[1].RunErr != nil {
+		t.Fatalf("slower commit: run failed: %v", res[1].RunErr)
 	}
-	logAB(t, "20% slower", res)
-	if res.RunErr != nil {
-		t.Fatalf("slower commit: run failed: %v", res.RunErr)
+	if res[1].Comparison.Verdict != compare.Fail {
+		t.Errorf("20%% slower commit: verdict %s (%s), want fail", res[1].Comparison.Verdict, res[1].Comparison.Reason)
 	}
-	if res.Comparison.Verdict != compare.Fail {
-		t.Errorf("20%% slower commit: verdict %s (%s), want fail", res.Comparison.Verdict, res.Comparison.Reason)
-	}
-	ab := res.Comparison.AB.Scenarios[0]
+	ab := res[1].Comparison.AB.Scenarios[0]
 	if ab.Processes[0] < 2 || ab.Processes[1] < 2 {
 		t.Errorf("processes per side %v, want at least 2 each", ab.Processes)
 	}
@@ -318,10 +331,13 @@ func TestABLoopback(t *testing.T) {
 	if oe := ab.OrderEffect; oe == nil || oe.Blocks != ab.Pairs/2 {
 		t.Errorf("order effect %+v after %d pairs: want one over every ABBA block", oe, ab.Pairs)
 	}
-	if len(res.Base) != 1 || len(res.Head) != 1 || len(res.Head[0].Trials) != ab.Pairs {
-		t.Errorf("results: %d base, %d head, want one each with %d trials", len(res.Base), len(res.Head), ab.Pairs)
+	if len(res[1].Base) != 1 || len(res[1].Head) != 1 || len(res[1].Head[0].Trials) != ab.Pairs {
+		t.Errorf("results: %d base, %d head, want one each with %d trials", len(res[1].Base), len(res[1].Head), ab.Pairs)
 	}
 }
+
+// loopbackDrift is TestABLoopback's host slowdown, a fraction per minute.
+const loopbackDrift = 0.6
 
 // pairSpread is a robust standard deviation of the pairs' ln(P50 ratio):
 // 1.4826 × the median absolute deviation.
@@ -495,9 +511,21 @@ func serialSweepConfig(load string) string {
 // inconclusive by design), and the test then says so.
 func TestABSweep(t *testing.T) {
 	if testing.Short() {
-		t.Skip("loopback A/B sweep: starts processes for about a minute")
+		t.Skip("loopback A/B sweep: starts processes for about half a minute")
 	}
-	cfg := serialSweepConfig("load: {mode: sweep, start: 20, max_rate: 160, duration: 300ms, warmup: 100ms, budget: 6s, estimates: 3}")
+	// Its service sleeps rather than computes: it runs beside the
+	// package's other parallel tests, TestABSweepHeadMeetsSLONowhere's
+	// search included (side by side, both searches bracketed their knees
+	// as they did alone).
+	t.Parallel()
+	// 100 ms windows (lengthened to 400 ms near the knee, as every probe
+	// short of suite.MinProbeRequests is) and a 3 s budget: the searches
+	// take about as many windows as they did in 300 ms windows (1.2 s
+	// near the knee) and a 6 s budget, in under half the time. They start
+	// at 80/s, below the knee (about 100/s), so that a bracket (80, then
+	// 160) takes two probes and a probe measured again on a busy host
+	// leaves budget for it.
+	cfg := serialSweepConfig("load: {mode: sweep, start: 80, max_rate: 160, duration: 100ms, warmup: 100ms, budget: 3s, estimates: 3}")
 	r := newRepo(t, cfg, 10)
 	res, err := r.runAB(context.Background(), "HEAD", 0)
 	if err != nil {
@@ -585,8 +613,7 @@ func TestABSweepHeadMeetsSLONowhere(t *testing.T) {
 		t.Skip("loopback A/B sweep: starts processes for about half a minute")
 	}
 	// Its services sleep rather than compute: it runs beside the
-	// package's other parallel tests, not beside TestABSweep's knee search
-	// (two searches side by side lost their brackets).
+	// package's other parallel tests, TestABSweep's search included.
 	t.Parallel()
 	cfg := serialSweepConfig("timeout: 300ms\n    load: {mode: sweep, start: 80, max_rate: 130, duration: 300ms, warmup: 100ms, budget: 6s, estimates: 3}")
 	r := newRepo(t, cfg, 10)

@@ -38,11 +38,11 @@ scenarios:
   - name: api-fast
     layer: service
     target: fast
-    load: {mode: rate, rate: 200, duration: 500ms, warmup: 200ms, trials: 1}
+    load: {mode: rate, rate: 400, duration: 250ms, warmup: 100ms, trials: 1}
   - name: api-slow
     layer: service
     target: slow
-    load: {mode: rate, rate: 200, duration: 500ms, warmup: 200ms, trials: 1}
+    load: {mode: rate, rate: 400, duration: 250ms, warmup: 100ms, trials: 1}
 pairs:
   - {name: "service: fast → slow", base: api-fast, head: api-slow}
 `

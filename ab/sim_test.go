@@ -158,6 +158,9 @@ func TestSimulatedAB(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Each row draws from its own seeded generator: the rows
+			// share nothing and run on the host's cores at once.
+			t.Parallel()
 			fails, storedFails := 0, 0
 			var trials []int
 			var drifts []float64
@@ -281,6 +284,7 @@ func TestSimulatedABDecides(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // as TestSimulatedAB's rows
 			got := map[compare.Verdict]int{}
 			var pairs []int
 			var runner, fixed float64

@@ -53,8 +53,9 @@ func serve() {
 }
 
 // bisectConfig: one rate scenario against the service, built per commit;
-// short trials (140 requests each, enough for a P99), a few pairs, a 10%
-// threshold.
+// short trials (100 requests each, the least a P99 needs, in a quarter of
+// a second at 400/s: the test checks the search's path, not a figure), a
+// few pairs, a 10% threshold.
 const bisectConfig = `version: 1
 gate: {p99_regression: 10%, confidence: 0.95}
 ab: {max_trials: 12, budget: 100s}
@@ -69,7 +70,7 @@ scenarios:
   - name: api
     layer: service
     target: svc
-    load: {mode: rate, rate: 200, duration: 700ms, warmup: 200ms, trials: 1, connections: 64}
+    load: {mode: rate, rate: 400, duration: 250ms, warmup: 100ms, trials: 1, connections: 64}
 `
 
 // genRepo makes a repository of 1+n commits: the first holds the config
@@ -123,13 +124,16 @@ func genRepo(t *testing.T, n int, baseMs float64, slower map[int]float64) (dir s
 	return dir, commits
 }
 
-// TestBisectLoopback bisects generated repositories of 8 commits, each
+// TestBisectLoopback bisects generated repositories of 4 commits, each
 // step a real same-runner A/B (builds, processes, ABBA trials on
-// loopback): one where commit 5 makes the service 40% slower, and one
-// where commits 3 and 6 each add 30%. The changes are well beyond the
-// threshold so each step decides in few pairs: the search's rules near
-// the threshold are TestRun's and the replayed CI failures' (fake
-// measurements), this test is the whole path end to end.
+// loopback): one where commit 3 makes the service 40% slower, and one
+// where commits 1 and 3 each add 30% (on both sides of the first
+// midpoint, #2). The changes are well beyond the threshold so each step
+// decides in few pairs: the search's rules near the threshold are
+// TestRun's and the replayed CI failures' (fake measurements), this test
+// is the whole path end to end, and 4 commits walk all of it (a first
+// step, a midpoint that is good or bad, a narrowing to one commit) in
+// one step fewer than 8.
 func TestBisectLoopback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback bisection: a few minutes of A/B runs")
@@ -139,8 +143,8 @@ func TestBisectLoopback(t *testing.T) {
 		slower   map[int]float64
 		culprits []int
 	}{
-		{"one commit 40% slower", map[int]float64{5: 1.4}, []int{5}},
-		{"two commits 30% each", map[int]float64{3: 1.3, 6: 1.3}, []int{3, 6}},
+		{"one commit 40% slower", map[int]float64{3: 1.4}, []int{3}},
+		{"two commits 30% each", map[int]float64{1: 1.3, 3: 1.3}, []int{1, 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,13 +152,13 @@ func TestBisectLoopback(t *testing.T) {
 			// bisections run side by side, as beside another package's
 			// tests on CI.
 			t.Parallel()
-			const n = 8
+			const n = 4
 			dir, commits := genRepo(t, n, 20, tt.slower)
 			list, err := Commits(context.Background(), dir, commits[0], "main")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(list) != n+1 || list[5] != commits[5] {
+			if len(list) != n+1 || list[3] != commits[3] {
 				t.Fatalf("Commits: %d commits, want %d in order", len(list), n+1)
 			}
 			var log strings.Builder
