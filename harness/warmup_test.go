@@ -32,6 +32,7 @@ func slowStart(t *testing.T, decay, span time.Duration) *httptest.Server {
 // steady from the start is done within a few checks of the minimum; one
 // still getting faster at the maximum stops there, not steady.
 func TestWarmUntilSteady(t *testing.T) {
+	t.Parallel()    // it waits on loopback servers (why the event-loop tests do not: run)
 	const rate = 40 // requests a second: a per-second median of 40
 	tests := []struct {
 		name         string
