@@ -85,6 +85,7 @@ func readResult(t *testing.T, path string) *result.Result {
 // for as a success or an error of its class, never a latency, and the run
 // ends on time whatever the server does.
 func TestRunFaults(t *testing.T) {
+	t.Parallel() // light, and robust beside another: see runCLI
 	const okResp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 	tests := []struct {
 		name string

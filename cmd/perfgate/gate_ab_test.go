@@ -93,6 +93,7 @@ func TestGateABDesignConcurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an A/B run of a real target")
 	}
+	t.Parallel() // light, and robust beside another: see runCLI
 	cfg := gitRepo(t, `version: 1
 ab: {max_trials: 2}
 targets:
@@ -187,7 +188,7 @@ func TestGateABOnInconclusive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("A/B runs of a real target")
 	}
-	t.Parallel() // beside TestReadmeWalkthrough: its target sleeps 1 ms a request
+	t.Parallel() // inconclusive by construction: see runCLI
 	dir := abInconclusiveRepo(t)
 	head := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
 	tests := []struct {

@@ -55,6 +55,7 @@ func TestTargetKilledMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds perfgate")
 	}
+	t.Parallel() // light, and robust beside another: see runCLI
 	bin := buildPerfgate(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
