@@ -34,7 +34,14 @@ func nonEmptyBars(h *hdrhistogram.Histogram) []bar {
 	half := int64(1) << halfMag
 	count := half << 1
 
-	var out []bar
+	// Counted first: the slice is then allocated once, at its size.
+	nonEmpty := 0
+	for _, n := range snap.Counts {
+		if n > 0 {
+			nonEmpty++
+		}
+	}
+	out := make([]bar, 0, nonEmpty)
 	for i, n := range snap.Counts {
 		if n <= 0 {
 			continue

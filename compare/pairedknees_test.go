@@ -154,6 +154,8 @@ func TestSimulatedPairedKnees(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
 	}
+	// Deterministic (seeded, no clock): the simulations share the cores.
+	t.Parallel()
 	estimates := config.Defaults().Estimates
 	noRun := DefaultSettings()
 	noRun.RunToRun = 0
@@ -169,6 +171,7 @@ func TestSimulatedPairedKnees(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			paired, before, welch := map[Verdict]int{}, map[Verdict]int{}, map[Verdict]int{}
 			for _, seed := range tt.seeds {
 				rng := rand.New(rand.NewPCG(seed, 0xab))

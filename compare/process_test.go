@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/perfgate/perfgate/compare/comparetest"
@@ -123,6 +124,8 @@ func TestRunToRunAssumed(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
 	}
+	// Deterministic (seeded, no clock): the simulations share the cores.
+	t.Parallel()
 	run := func(rng *rand.Rand, scale float64) *result.Result {
 		shift := math.Exp(0.10 * rng.NormFloat64())
 		procs := make([]float64, 5)
@@ -170,6 +173,8 @@ func TestGateWideSimulated(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
 	}
+	// Deterministic (seeded, no clock): the simulations share the cores.
+	t.Parallel()
 	run := func(rng *rand.Rand, name string, scale float64) *result.Result {
 		shift := math.Exp(0.14 * rng.NormFloat64())
 		procs := make([]float64, 5)
@@ -195,7 +200,8 @@ func TestGateWideSimulated(t *testing.T) {
 			}
 			cmp, err := Compare(base, cand, DefaultSettings())
 			if err != nil {
-				t.Fatal(err)
+				t.Error(err) // gate runs on its own goroutine: no t.Fatal
+				return
 			}
 			if cmp.Verdict == Fail {
 				failGate++
@@ -210,7 +216,8 @@ func TestGateWideSimulated(t *testing.T) {
 				}
 				one, err := Compare(base[i:i+1], cand[i:i+1], DefaultSettings())
 				if err != nil {
-					t.Fatal(err)
+					t.Error(err)
+					return
 				}
 				if one.Verdict == Fail {
 					anyAlone = true
@@ -225,9 +232,14 @@ func TestGateWideSimulated(t *testing.T) {
 		}
 		return
 	}
-	aaGate, aaAlone, _, _ := gate(41, 1, true)
-	_, _, c2, c2Alone := gate(43, 2, true)
-	_, _, c3, _ := gate(47, 3, false)
+	// The three runs draw from their own seeds: run at once, they give
+	// what they give one after the other.
+	var aaGate, aaAlone, c2, c2Alone, c3 int
+	var wg sync.WaitGroup
+	wg.Go(func() { aaGate, aaAlone, _, _ = gate(41, 1, true) })
+	wg.Go(func() { _, _, c2, c2Alone = gate(43, 2, true) })
+	wg.Go(func() { _, _, c3, _ = gate(47, 3, false) })
+	wg.Wait()
 	t.Logf("A/A gates of %d scenarios: %d/%d failed judged as one gate, %d/%d scenario by scenario", scenarios, aaGate, gates, aaAlone, gates)
 	t.Logf("one scenario 2x slower: caught %d/%d as one gate, %d/%d alone; 3x: %d/%d as one gate", c2, gates, c2Alone, gates, c3, gates)
 	if aaGate > 3 {

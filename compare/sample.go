@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"strings"
 
@@ -29,15 +28,10 @@ type quantSet struct {
 // distribution is read once.
 func newQuantSet(hists []*hdrhistogram.Histogram) *quantSet {
 	bars := make([][]bar, len(hists))
-	var all []int64
 	for i, h := range hists {
 		bars[i] = nonEmptyBars(h)
-		for _, b := range bars[i] {
-			all = append(all, b.to)
-		}
 	}
-	slices.Sort(all)
-	s := &quantSet{grid: slices.Compact(all), cum: make([][]int64, len(hists)), totals: make([]int64, len(hists))}
+	s := &quantSet{grid: unionOfTops(bars), cum: make([][]int64, len(hists)), totals: make([]int64, len(hists))}
 	for i, bs := range bars {
 		c := make([]int64, len(s.grid))
 		var run int64
@@ -53,6 +47,57 @@ func newQuantSet(hists []*hdrhistogram.Histogram) *quantSet {
 		s.totals[i] = run
 	}
 	return s
+}
+
+// unionOfTops returns every bar's top in ascending order, each once. Each
+// histogram's bars are ascending already, so the lists are merged in
+// pairs, round by round (n log k for k lists of n tops in all), instead
+// of sorting their concatenation.
+func unionOfTops(bars [][]bar) []int64 {
+	lists := make([][]int64, len(bars))
+	for i, bs := range bars {
+		l := make([]int64, len(bs))
+		for j, b := range bs {
+			l[j] = b.to
+		}
+		lists[i] = l
+	}
+	for len(lists) > 1 {
+		next := lists[:0:0]
+		for i := 0; i+1 < len(lists); i += 2 {
+			next = append(next, mergeAscending(lists[i], lists[i+1]))
+		}
+		if len(lists)%2 == 1 {
+			next = append(next, lists[len(lists)-1])
+		}
+		lists = next
+	}
+	if len(lists) == 0 {
+		return nil
+	}
+	return lists[0]
+}
+
+// mergeAscending merges two ascending lists of distinct values into one,
+// a value in both kept once.
+func mergeAscending(a, b []int64) []int64 {
+	out := make([]int64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // quantile returns the pct-th percentile (ms) of the merge in which

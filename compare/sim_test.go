@@ -50,6 +50,8 @@ func TestSimulatedRates(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs (single goroutine, deterministic)")
 	}
+	// Deterministic (seeded, no clock): the simulations share the cores.
+	t.Parallel()
 	tests := []struct {
 		name    string
 		scale   float64
@@ -62,6 +64,7 @@ func TestSimulatedRates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			fails, verdicts := simulate(t, tt.seed, tt.scale)
 			t.Logf("%s: %d/%d fail; scenario verdicts %v", tt.name, fails, simRuns, verdicts)
 			if fails < tt.wantMin || fails > tt.wantMax {
@@ -183,6 +186,8 @@ func TestSimulatedRunToRun(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
 	}
+	// Deterministic (seeded, no clock): the simulations share the cores.
+	t.Parallel()
 	def := runToRun{trials: 5, restarts: config.Defaults().Restarts, baseRuns: 2}
 	tests := []struct {
 		name             string
@@ -195,6 +200,7 @@ func TestSimulatedRunToRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			total := 0
 			for _, seed := range tt.seeds {
 				f, vs := simulateRunToRun(t, seed, simRuns, tt.scale, 0.10, def)
@@ -225,6 +231,8 @@ func TestSimulatedRunShift(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
 	}
+	// Deterministic (seeded, no clock): the simulations share the cores.
+	t.Parallel()
 	cfg := runToRun{trials: 5, restarts: config.Defaults().Restarts, baseRuns: 2, runShift: 0.12}
 	wrong, all := 0, map[Verdict]int{}
 	for _, seed := range []uint64{21, 23, 25} {
@@ -331,6 +339,8 @@ func TestSimulatedMaxQPS(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
 	}
+	// Deterministic (seeded, no clock): the simulations share the cores.
+	t.Parallel()
 	tests := []struct {
 		name             string
 		scale            float64

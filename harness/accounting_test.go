@@ -91,6 +91,7 @@ func checkAccounted(t *testing.T, res *result.Result, sent map[int]int64) {
 // requests are still outstanding when the drain ends; they must be counted
 // as timeouts in the window of their intended send time, not dropped.
 func TestHungRequestsAreTimeouts(t *testing.T) {
+	t.Parallel() // it waits on loopback servers (why the event-loop tests do not: run)
 	srv := hangServer(t, time.Millisecond, 10)
 	o := Options{Mode: ModeRate, Rate: 50, Warmup: 200 * time.Millisecond,
 		Duration: time.Second, Trials: 2, Drain: 300 * time.Millisecond}
@@ -126,6 +127,7 @@ func TestHungRequestsAreTimeouts(t *testing.T) {
 // that failed at once as "canceled" and were dropped (965,176 sent, 0
 // errors at C = 500). C workers must hold C requests in flight to the end.
 func TestClosedLoopLongerThanDrainHoldsConcurrency(t *testing.T) {
+	t.Parallel() // it waits on loopback servers (why the event-loop tests do not: run)
 	const c = 4
 	srv := hangServer(t, 50*time.Millisecond, 0)
 	sc := &sentCounter{Client: newHTTP(t, srv.URL)}
@@ -178,6 +180,7 @@ func TestInterruptAccountsOutstanding(t *testing.T) {
 // ran a handful at a time, seconds late. Poisson arrivals bring the
 // bursts that hit that window.
 func TestOpenLoopLongRequestsKeepSchedule(t *testing.T) {
+	t.Parallel() // it waits on loopback servers (why the event-loop tests do not: run)
 	const rate, delay = 200, 300 * time.Millisecond
 	srv := hangServer(t, delay, 0)
 	// An engine that waits for answers fails every attempt; a host that

@@ -32,6 +32,7 @@ func slowStart(t *testing.T, decay, span time.Duration) *httptest.Server {
 // steady from the start is done within a few checks of the minimum; one
 // still getting faster at the maximum stops there, not steady.
 func TestWarmUntilSteady(t *testing.T) {
+	t.Parallel()    // it waits on loopback servers (why the event-loop tests do not: run)
 	const rate = 40 // requests a second: a per-second median of 40
 	tests := []struct {
 		name         string
@@ -51,16 +52,30 @@ func TestWarmUntilSteady(t *testing.T) {
 		// not steady.
 		{"bounded", 400 * time.Millisecond, 12 * time.Second, 8 * time.Second, 8 * time.Second, false, 8 * time.Second},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := slowStart(t, tt.decay, tt.span)
-			var last Progress // the progress callback runs on one goroutine at a time
-			o := Options{Client: newHTTP(t, srv.URL), Mode: ModeRate, Rate: rate, Duration: time.Second, Trials: 1,
-				Progress: func(p Progress) { last = p }}
+	// The three warm-ups run at once, each against its own server, then
+	// each row checks its own: at 40 requests a second they wait, so
+	// together they take as long as the longest.
+	type warmed struct {
+		rep  WarmupReport
+		last Progress // the progress callback runs on one goroutine at a time
+		err  error
+	}
+	runs := make([]warmed, len(tests))
+	var wg sync.WaitGroup
+	for i, tt := range tests {
+		srv := slowStart(t, tt.decay, tt.span)
+		o := Options{Client: newHTTP(t, srv.URL), Mode: ModeRate, Rate: rate, Duration: time.Second, Trials: 1,
+			Progress: func(p Progress) { runs[i].last = p }}
+		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			rep, err := WarmUntilSteady(ctx, o, SteadyBounds{Max: tt.maxWarmupArg})
+			runs[i].rep, runs[i].err = WarmUntilSteady(ctx, o, SteadyBounds{Max: tt.maxWarmupArg})
+		})
+	}
+	wg.Wait()
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, last, err := runs[i].rep, runs[i].last, runs[i].err
 			if err != nil {
 				t.Fatalf("WarmUntilSteady: %v", err)
 			}

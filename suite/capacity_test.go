@@ -29,6 +29,9 @@ func TestReferenceServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server four times, two knee searches")
 	}
+	// Beside TestAutoWarmupAndWindow, which waits at 10 requests a second:
+	// nothing here asserts a figure its load could move.
+	t.Parallel()
 	bin := buildPerfgate(t)
 	t.Run("cpu, metrics, cache", func(t *testing.T) { testCPUMetricsCache(t, bin) })
 	t.Run("partition", func(t *testing.T) { testPartitionOnCPU(t, bin) })
@@ -168,8 +171,8 @@ func withKnee(r *result.Result) *result.Result {
 // which fit on the device. Sizing compares the knees with the same
 // arithmetic a MIG slice gets: devices = ceil(P × H / (K_slice × 2)) vs
 // ceil(P × H / K_whole), and recommends the fewer. One knee estimate a
-// side: the test checks the plan's arithmetic from the knees measured,
-// not the knees' precision.
+// side, short probes and a coarse resolution (25%): the test checks the
+// plan's arithmetic from the knees measured, not the knees' precision.
 func testPartitionOnCPU(t *testing.T, bin string) {
 	cfg := parse(t, refTarget+`
   - name: whole
@@ -179,7 +182,7 @@ func testPartitionOnCPU(t *testing.T, bin string) {
     args: ["--instances", "2"]
     protocol: kserve-http
     model: mlp
-    load: {mode: sweep, start: 50, duration: 600ms, warmup: 200ms, budget: 10s, estimates: 1}
+    load: {mode: sweep, start: 50, duration: 300ms, warmup: 100ms, resolution: 25%, budget: 10s, estimates: 1}
   - name: slice
     layer: service
     target: ref
@@ -188,7 +191,7 @@ func testPartitionOnCPU(t *testing.T, bin string) {
     protocol: kserve-http
     model: mlp
     partition: {name: 1core, per_device: 2}
-    load: {mode: sweep, start: 50, duration: 600ms, warmup: 200ms, budget: 10s, estimates: 1}
+    load: {mode: sweep, start: 50, duration: 300ms, warmup: 100ms, resolution: 25%, budget: 10s, estimates: 1}
 `)
 	outs, err := Run(context.Background(), compiled(t, cfg), Options{Self: bin})
 	if err != nil {

@@ -77,6 +77,9 @@ func TestUnitTrials(t *testing.T) {
 // lengthened so that its trial holds the 100 requests a P99 needs
 // (10 rps: 12 s, not the 10 s floor), and the result records both.
 func TestAutoWarmupAndWindow(t *testing.T) {
+	// At least 18 s of waiting at 10 requests a second: run beside
+	// TestReferenceServer.
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	t.Cleanup(srv.Close)
 	cfg := parse(t, `version: 1

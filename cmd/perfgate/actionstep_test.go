@@ -61,6 +61,7 @@ func TestActionStepTokenOutOfTargetsReach(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds perfgate")
 	}
+	t.Parallel() // light, and robust beside another: see runCLI
 	bin := buildPerfgate(t)
 	step := actionRunStep(t)
 	wd, _ := os.Getwd()

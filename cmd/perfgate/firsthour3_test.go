@@ -172,6 +172,7 @@ func TestRunURLNothingListens(t *testing.T) {
 // and the end of its log, and no stray "the run was interrupted" (the
 // load was stopped by perfgate because the target died, not by a signal).
 func TestTargetExitMidRunReportedOnce(t *testing.T) {
+	t.Parallel() // light, and robust beside another: see runCLI
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	os.WriteFile(cfg, []byte(`version: 1
@@ -210,6 +211,7 @@ scenarios:
 // ready where perfgate looks: the error says where its log says it
 // listens, and which line of the config to change.
 func TestTargetIgnoresPort(t *testing.T) {
+	t.Parallel() // light, and robust beside another: see runCLI
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

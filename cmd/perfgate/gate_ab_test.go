@@ -93,6 +93,7 @@ func TestGateABDesignConcurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an A/B run of a real target")
 	}
+	t.Parallel() // light, and robust beside another: see runCLI
 	cfg := gitRepo(t, `version: 1
 ab: {max_trials: 2}
 targets:
@@ -142,7 +143,9 @@ scenarios:
 // binary's reference server whose every probe passes (an SLO of 10 s, the
 // start at the max_rate, so each side's search is one passing probe):
 // neither side's search can bracket its knee, so both sides are invalid and the verdict is
-// inconclusive by construction, whatever the host's noise.
+// inconclusive by construction, whatever the host's noise. The rows test
+// how the verdict maps to an exit code, not a figure, so the probe's
+// window is short (at 8/s it is lengthened to 400 ms, the most it may be).
 const abNoKneeConfig = `version: 1
 slo: {p99: 10s}
 gate: {p99_regression: 5%%%s}
@@ -154,7 +157,7 @@ targets:
     ready_timeout: 60s
 scenarios:
   - {name: api, layer: model, target: server, protocol: kserve-http, model: mlp-sim,
-     load: {mode: sweep, start: 8, max_rate: 8, duration: 300ms, warmup: 100ms, budget: 10s}}
+     load: {mode: sweep, start: 8, max_rate: 8, duration: 100ms, warmup: 50ms, budget: 10s}}
 `
 
 // abInconclusiveRepo is a git repository whose committed configs are
@@ -185,7 +188,7 @@ func TestGateABOnInconclusive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("A/B runs of a real target")
 	}
-	t.Parallel() // beside TestReadmeWalkthrough: its target sleeps 1 ms a request
+	t.Parallel() // inconclusive by construction: see runCLI
 	dir := abInconclusiveRepo(t)
 	head := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD"))
 	tests := []struct {

@@ -19,6 +19,7 @@ import (
 // got twice as slow (fail, exit 1), with the comparison and the report
 // written.
 func TestGateEndToEnd(t *testing.T) {
+	t.Parallel() // light, and robust beside another: see runCLI
 	var delay atomic.Int64
 	delay.Store(int64(2 * time.Millisecond))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -18,6 +18,16 @@ import (
 )
 
 // runCLI runs the command in process and returns its exit code and output.
+//
+// Tests in parallel: go test runs those that call t.Parallel two at a time
+// (-parallel is the CPU count), after the others. They are tests that
+// load a target lightly (a request or two in
+// flight) and assert what a busy neighbour cannot change (an exit code, an
+// error class, a message, a 25× slowdown under ignore_host_load), or a
+// verdict fixed by construction (TestGateABOnInconclusive). A test that
+// asserts a measured figure, saturates a core, reads the process's heap,
+// or skips on a busy host stays sequential: beside another it would fail,
+// or pass by skipping.
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
