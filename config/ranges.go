@@ -205,7 +205,7 @@ func Bounds() []Bound {
 		{Key: "load.max_rate", Flag: "max-rate", Range: rate, Zero: "no cap below 1000000"},
 		{Key: "load.resolution", Range: Range{Min: 0, Max: 1, MinOpen: true, Kind: Fraction}, Zero: "the default, 3%"},
 		{Key: "load.budget", Flag: "budget", Range: dur(0, true), Zero: "the default, 5m"},
-		{Key: "load.estimates", Range: Range{Min: 1, Max: 20, Kind: Integer, Unit: "knee estimates"}, Zero: "the default, 5 (sweeps)"},
+		{Key: "load.estimates", Flag: "estimates", Range: Range{Min: 1, Max: 20, Kind: Integer, Unit: "knee estimates"}, Zero: "the default, 5 (sweeps)"},
 	}
 }
 

@@ -93,7 +93,9 @@
 // --cert FILE --key FILE (mutual TLS), --tls-server-name NAME, and
 // --insecure (verification off, warned in the log and the result); a
 // scenario's tls: {ca, cert, key, server_name, insecure} is the same.
-// --sweep takes --start, --max-rate and --budget; --layer labels the run.
+// --sweep takes --start, --max-rate, --budget and --estimates (knee
+// estimates: the search's and one per confirmation round; default 5);
+// --layer labels the run.
 // A search in which no rate met the SLO exits 0, as the exit codes below
 // define them: the run did not fail, and its finding (no knee: the
 // capacity under that SLO is below the lowest rate tried) is in the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,9 +103,41 @@ func TestRunSweepBounds(t *testing.T) {
 			t.Errorf("probe at %.1f req/s is above --max-rate 60", p.OfferedRPS)
 		}
 	}
-	code, _, stderr := runCLI(t, "run", "--url", srv.URL, "--rate", "5", "--max-rate", "10")
-	if code != exitUsage || !strings.Contains(stderr, "--sweep") {
-		t.Errorf("--max-rate without --sweep: exit %d, stderr %q; want exit 2 asking for --sweep", code, stderr)
+	for _, flag := range []string{"--max-rate", "--estimates"} {
+		code, _, stderr := runCLI(t, "run", "--url", srv.URL, "--rate", "5", flag, "10")
+		if code != exitUsage || !strings.Contains(stderr, "--sweep") {
+			t.Errorf("%s without --sweep: exit %d, stderr %q; want exit 2 asking for --sweep", flag, code, stderr)
+		}
+	}
+	code, _, stderr := runCLI(t, "run", "--url", srv.URL, "--sweep", "--slo-p99", "200ms", "--estimates", "0")
+	if code != exitUsage || !strings.Contains(stderr, "--estimates") {
+		t.Errorf("--estimates 0: exit %d, stderr %q; want exit 2 naming the flag", code, stderr)
+	}
+}
+
+// run --sweep --estimates N makes N knee estimates (the search's and a
+// confirmation round each), against a server that serves one request at a
+// time in 1 ms: a knee under 1000 requests/s.
+func TestRunSweepEstimates(t *testing.T) {
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		time.Sleep(time.Millisecond)
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "knee.json")
+	args := []string{"run", "--url", srv.URL, "--sweep", "--slo-p99", "50ms", "--start", "200", "--max-rate", "4000",
+		"--budget", "2s", "--estimates", "2", "--duration", "100ms", "--warmup", "50ms", "--out", out}
+	if code, _, stderr := runCLI(t, args...); code != exitPass {
+		t.Fatalf("perfgate %v: exit %d\n%s", args, code, stderr)
+	}
+	r, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Capacity == nil || len(r.Capacity.Estimates) != 2 {
+		t.Fatalf("knee estimates %+v, want 2 (--estimates 2)", r.Capacity)
 	}
 }
 

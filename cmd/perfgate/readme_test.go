@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,8 +68,9 @@ func freePort(t *testing.T) string {
 // reference server, each exiting 0. Two things are changed, both on the
 // command line and said here: the server's ports (free ones instead of
 // 8000 and 8001), and every `run` gets shorter windows appended
-// (--duration, --warmup; later flags win), so the walkthrough takes
-// seconds, not minutes. It runs alone (no t.Parallel): its knee search
+// (--duration, --warmup; later flags win), a knee search one confirmation
+// round (--estimates 2: the walkthrough checks that the commands work, not
+// the knee's precision), so the walkthrough takes seconds, not minutes. It runs alone (no t.Parallel): its knee search
 // saturates the cores, and a neighbour's load moves the knee and makes
 // the search longer (28 windows beside the light tests, 15 alone).
 func TestReadmeWalkthrough(t *testing.T) {
@@ -124,6 +126,9 @@ scenarios:
 		}
 		if args[0] == "run" {
 			args = append(args, "--duration", "300ms", "--warmup", "100ms")
+			if slices.Contains(args, "--sweep") {
+				args = append(args, "--estimates", "2")
+			}
 		}
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Dir = dir

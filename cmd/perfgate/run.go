@@ -157,6 +157,7 @@ type quickFlags struct {
 	// The knee search's bounds (--sweep only).
 	sweepStart, sweepMax float64
 	sweepBudget          time.Duration
+	sweepEstimates       int
 }
 
 func (q *quickFlags) register(fs *flag.FlagSet) {
@@ -177,6 +178,7 @@ func (q *quickFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&q.sweepStart, "start", 0, fmt.Sprintf("--sweep: the first rate probed, req/s (0: the default, %g; the search then jumps by Little's Law)", knee.DefaultStart))
 	fs.Float64Var(&q.sweepMax, "max-rate", 0, "--sweep: never offer more than this rate, req/s (default: no cap)")
 	fs.DurationVar(&q.sweepBudget, "budget", 0, "--sweep: stop searching after this much time (default 5m)")
+	fs.IntVar(&q.sweepEstimates, "estimates", 0, "--sweep: knee estimates, the search's and one per confirmation round (default 5; 1: the search alone, no interval)")
 	fs.DurationVar(&q.sloTTFT, "slo-ttft", 0, "openai: time-to-first-token objective for goodput (default none)")
 	fs.DurationVar(&q.sloTPOT, "slo-tpot", 0, "openai: time-per-output-token objective for goodput (default none)")
 	fs.StringVar(&q.maxErrorRate, "max-error-rate", thresholdString(config.Defaults().MaxErrorRate), "error-rate limit for --sweep")
@@ -211,8 +213,8 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 			modes++
 		}
 	}
-	if !q.sweep && (set["start"] || set["max-rate"] || set["budget"]) {
-		return nil, errors.New("run: --start, --max-rate and --budget bound a knee search: add --sweep --slo-p99 DUR")
+	if !q.sweep && (set["start"] || set["max-rate"] || set["budget"] || set["estimates"]) {
+		return nil, errors.New("run: --start, --max-rate, --budget and --estimates shape a knee search: add --sweep --slo-p99 DUR")
 	}
 	if modes != 1 {
 		return nil, errors.New("run: give exactly one of --rate R, --concurrency C, --sweep --slo-p99 DUR or --trace FILE")
@@ -235,6 +237,7 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 		s.Load.Mode = "sweep"
 		s.Load.Trials = 1
 		s.Load.Start, s.Load.MaxRate, s.Load.Budget = q.sweepStart, q.sweepMax, config.Duration(q.sweepBudget)
+		s.Load.Estimates = q.sweepEstimates
 	default:
 		// A trace is replayed once, whole, as one window, unless the flags
 		// say otherwise.
