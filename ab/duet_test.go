@@ -67,9 +67,8 @@ func TestDuetLoopback(t *testing.T) {
 		t.Skip("loopback A/B: starts processes for half a minute")
 	}
 	// Alone, and its two pairs one after the other: the sides' first
-	// requests are timed to the millisecond, and beside other targets on
-	// the two cores every other start's came 5 ms apart (CI, a clean
-	// clone: median 5.3 ms over four starts).
+	// requests are timed to the millisecond, and other targets on the
+	// same cores delay one side's start by a scheduler's slice.
 	tests := []struct {
 		name         string
 		baseMs, head string
