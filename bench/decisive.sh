@@ -22,7 +22,7 @@
 #           compared with its lowest failing rate as a bound.
 #   llm     `gate --ab` of an LLM stream scenario (the reference server's
 #           sim-llm, 80 requests/s, 16 tokens each): LLM_AA (2) A/A runs,
-#           then LLM_10 (2) whose decode step costs LLM_STEP_10 (4.8ms, 4ms
+#           then LLM_10 (2) whose decode step costs LLM_STEP_10 (4.5ms, 4ms
 #           in A: TPOT about +10%).
 #   demo    DEMO_RUNS runs of `perfgate demo` (its layer pairs and ladder
 #           steps measured interleaved and paired, then the planted
@@ -217,7 +217,7 @@ if [[ " $PHASES " == *" llm "* ]]; then
 	# costs the step read from step.txt), streamed over the OpenAI API at
 	# 80 requests/s, 16 tokens each (320 requests a trial: a TTFT P99 of 100
 	# stayed ±10% after 20 pairs); A/A, then a head whose step costs
-	# LLM_STEP_10 (4.8 ms against 4 ms: a step also pays for each running
+	# LLM_STEP_10 (4.5 ms against 4 ms: a step also pays for each running
 	# sequence, so TPOT moves about +10%; the comparison says by how much).
 	d=$work/llm
 	mkdir -p "$d"
@@ -249,7 +249,7 @@ EOF
 	git -C "$d" -c user.name=bench -c user.email=bench@localhost commit -qm base
 	llm() { ab_gate llm "$d" step.txt 4ms "$@"; }
 	for i in $(seq 1 "${LLM_AA:-2}"); do llm "aa-$i" 4ms; done
-	for i in $(seq 1 "${LLM_10:-2}"); do llm "r10-$i" "${LLM_STEP_10:-4.8ms}"; done
+	for i in $(seq 1 "${LLM_10:-2}"); do llm "r10-$i" "${LLM_STEP_10:-4.5ms}"; done
 fi
 demo_verdicts() { # demo_verdicts COMPARISON.json: per pair, its verdict and the metrics that decided it
 	python3 - "$1" <<'PY'
