@@ -147,10 +147,9 @@ func TestSimulatedAB(t *testing.T) {
 	}{
 		// The design's level is α = 5% two-sided: a false regression in 1
 		// of 40 runs on average. A scenario stops at its first regression,
-		// as the levels spent over the looks assume (before, it measured on
-		// to settle its other metrics, and a later look could take an early
-		// false regression back: 1 of 40 here, 2 now); 2 allows for the
-		// seeded sample, and a design without spending fails 4 or more.
+		// as the levels spent over the looks assume; 2 allows for the
+		// seeded sample, where a design that spent no α (every look at 5%)
+		// fails more.
 		{name: "A/A", scale: 1, seed: 1, wantMinFails: 0, wantMaxFails: 2},
 		{name: "15% regression", scale: 1.15, seed: 2, wantMinFails: 38, wantMaxFails: simRuns},
 		// Half the fixed design: simMaxPairs pairs are 2·simMaxPairs trials.

@@ -71,8 +71,8 @@ func quantileFor(m Metric, a float64) float64 {
 	return distuv.UnitNormal.Quantile(1 - a/2)
 }
 
-// unitOf names the units of m's test, a label (report.UnitWords says it
-// in a sentence).
+// unitOf names the units of m's test, a label that reads as it is in a
+// sentence.
 func unitOf(m Metric) string {
 	switch m.Method {
 	case MethodProcesses:

@@ -108,7 +108,7 @@ func undecidedOf(c *compare.Comparison) []undecided {
 			u := add(k, sc.Scenario, m.Metric)
 			switch k {
 			case causeUnits:
-				units, unit := m.MDEUnitsNeeded, UnitWords(m.MDEUnit)
+				units, unit := m.MDEUnitsNeeded, m.MDEUnit
 				if units == 0 {
 					units, unit = m.TrialsNeeded, "trials"
 				}

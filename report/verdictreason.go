@@ -122,7 +122,7 @@ func intervalsText(sc compare.ScenarioComparison) string {
 		case runNoiseBound(m):
 			t += fmt.Sprintf(" (run-to-run noise %.0f%% a run)", 100*math.Sqrt(m.RunToRunVar/2))
 		case m.MDEUnitsNeeded > 0:
-			t += fmt.Sprintf(": about %d %s a side would decide it", m.MDEUnitsNeeded, UnitWords(m.MDEUnit))
+			t += fmt.Sprintf(": about %d %s a side would decide it", m.MDEUnitsNeeded, m.MDEUnit)
 		}
 		ms = append(ms, t)
 	}
@@ -229,18 +229,14 @@ func boundText(b compare.MDEBound, rrVar, thr float64, unit string) string {
 	switch b {
 	case compare.MDEBoundRunToRun:
 		return fmt.Sprintf("the run-to-run noise in its test (%.3g%% a run) keeps it above %.3g%% whatever the %s",
-			100*math.Sqrt(rrVar/2), thr, UnitWords(unit))
+			100*math.Sqrt(rrVar/2), thr, unit)
 	case compare.MDEBoundUnits:
-		return fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%", compare.MaxMDEUnits, UnitWords(unit), thr)
+		return fmt.Sprintf("more than %d %s a side would be needed to bring it to %.3g%%", compare.MaxMDEUnits, unit, thr)
 	case "":
 		return ""
 	}
 	return string(b)
 }
-
-// UnitWords says a test's unit (compare's Metric.MDEUnit, a label) in a
-// sentence: the labels read as they are.
-func UnitWords(unit string) string { return unit }
 
 // SensitivityLever says what would bring the worst scenario's MDE to the
 // threshold: its Lever where set (a decoded document's), else so many
@@ -258,7 +254,7 @@ func sensitivityLever(s compare.Sensitivity) string {
 	case s.Bound != "":
 		return boundText(s.Bound, s.RunToRunVar, s.ThresholdPct, s.Unit)
 	case s.UnitsNeeded > 0:
-		return fmt.Sprintf("about %d %s a side would make it %s", s.UnitsNeeded, UnitWords(s.Unit), detectPct(s.ThresholdPct, s.Absolute))
+		return fmt.Sprintf("about %d %s a side would make it %s", s.UnitsNeeded, s.Unit, detectPct(s.ThresholdPct, s.Absolute))
 	}
 	return ""
 }
