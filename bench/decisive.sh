@@ -87,9 +87,12 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 parts = [c.get("verdict", "?")]
 for s in c.get("scenarios", []):
-    p99 = next((m for m in s.get("metrics", []) if m["metric"] in ("p99_ms", "max_qps") and m.get("gated")), None)
-    d = f" {p99['metric']} {p99['delta_pct']:+.1f}% [{p99['ci_pct'][0]:+.1f}, {p99['ci_pct'][1]:+.1f}] mde {p99.get('mde_pct', float('nan')):.1f}%{' censored:' + p99['censored'] if p99.get('censored') else ''}" if p99 else ""
-    parts.append(f"{s['scenario']}={s['verdict']}{d} noise:{s.get('run_to_run_source', '-')}")
+    ms = [m for m in s.get("metrics", []) if m["metric"] in ("p50_ms", "p99_ms", "max_qps") and m.get("gated")]
+    d = "".join(f" {m['metric']} {m['delta_pct']:+.1f}% [{m['ci_pct'][0]:+.1f}, {m['ci_pct'][1]:+.1f}] {m.get('verdict', '?')}, mde {m.get('mde_pct', float('nan')):.1f}%{' censored:' + m['censored'] if m.get('censored') else ''};" for m in ms)
+    noise = s.get('run_to_run_source', '-')
+    if s.get('run_to_run_median_source'):
+        noise += f", medians {s['run_to_run_median_source']}"
+    parts.append(f"{s['scenario']}={s['verdict']}{d} noise: {noise}")
 print(" ".join(parts))
 PY
 }
@@ -140,7 +143,7 @@ if [[ " $PHASES " == *" stored "* ]]; then
 	python3 - "$d" "$RUNS_A" <<'PY' | tee -a "$RESULTS"
 import json, math, statistics, sys
 d, n = sys.argv[1], int(sys.argv[2])
-p99, bad = [], 0
+p50, p99, bad = [], [], 0
 for i in range(1, n + 1):
     try:
         r = json.load(open(f"{d}/a{i}/cpu-fixed.json"))
@@ -149,10 +152,13 @@ for i in range(1, n + 1):
     if not r.get("valid", False):
         bad += 1
         continue
+    p50.append(r["summary"]["latency_ms"]["p50"])
     p99.append(r["summary"]["latency_ms"]["p99"])
-logs = [math.log(v) for v in p99]
-sd = 100 * statistics.stdev(logs) if len(logs) > 1 else float("nan")
-print(f"stored: A runs' P99 (ms) {' '.join(f'{v:.2f}' for v in p99)}; run-to-run SD {sd:.1f}% (log scale), {bad} invalid")
+def sd(v):
+    logs = [math.log(x) for x in v]
+    return 100 * statistics.stdev(logs) if len(logs) > 1 else float("nan")
+print(f"stored: A runs' P50 (ms) {' '.join(f'{v:.3f}' for v in p50)}; run-to-run SD {sd(p50):.1f}% (log scale)")
+print(f"stored: A runs' P99 (ms) {' '.join(f'{v:.2f}' for v in p99)}; run-to-run SD {sd(p99):.1f}% (log scale), {bad} invalid")
 PY
 	# Baselines: two from two runs each (a1+a2, a3+a4), two from one run
 	# (a1, a3), and the one-run baselines again with the noise learned from

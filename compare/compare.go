@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -88,7 +87,7 @@ func Compare(base, cand []*result.Result, s Settings) (*Comparison, error) {
 // scenario moved.
 func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Settings) []runNoise {
 	floors, compared := make([]map[string]float64, len(cand)), make([]bool, len(cand))
-	lat, qps := make([]moved, len(cand)), make([]moved, len(cand))
+	lat, med, qps := make([]moved, len(cand)), make([]moved, len(cand)), make([]moved, len(cand))
 	n, withFloor := 0, 0
 	for k, r := range cand {
 		if b := byName[r.Scenario]; b != nil {
@@ -110,10 +109,12 @@ func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Setti
 			if !compared[k] || (n <= MinPooledScenarios && len(floors[k]) == 0) {
 				continue
 			}
-			o := compareScenario(byName[r.Scenario], r, s0, runNoise{latDF: math.Inf(1), qpsDF: math.Inf(1), latSrc: RunToRunNone, qpsSrc: RunToRunNone})
+			o := compareScenario(byName[r.Scenario], r, s0, noRunNoise())
 			lat[k] = movedOf(o.sc, MetricP99, MethodProcesses, s.Confidence)
+			med[k] = movedOf(o.sc, MetricP50, MethodProcesses, s.Confidence)
 			if len(floors[k]) > 0 {
-				lat[k].within = runSampling(r)
+				lat[k].within = runSampling(r, 99)
+				med[k].within = runSampling(r, 50)
 			}
 			qps[k] = movedOf(o.sc, MetricMaxQPS, MethodKneeEstimates, s.Confidence)
 		}
@@ -122,7 +123,7 @@ func runNoiseOf(byName map[string]*result.Result, cand []*result.Result, s Setti
 	for k, r := range cand {
 		names[k] = r.Scenario
 	}
-	return poolRunNoise(names, floors, compared, lat, qps, s)
+	return poolRunNoise(names, floors, compared, lat, med, qps, s)
 }
 
 // envDiffs collects the fingerprint mismatches of every compared pair,

@@ -192,6 +192,12 @@ type ScenarioComparison struct {
 	// RunToRunPct is that noise as a per-run standard deviation on the
 	// log scale, in percent (0 with a noise floor or none).
 	RunToRunPct float64 `json:"run_to_run_pct,omitempty"`
+	// RunToRunMedianSource and RunToRunMedianPct are the same for the
+	// medians' family (P50, TTFT and TPOT P50, the server's compute
+	// time), whose run-to-run noise is its own (Settings.RunToRunMedian,
+	// the P50's noise floor, moves or history).
+	RunToRunMedianSource string  `json:"run_to_run_median_source,omitempty"`
+	RunToRunMedianPct    float64 `json:"run_to_run_median_pct,omitempty"`
 	// Warnings and Notes are the scenario's, as for Comparison's.
 	Warnings []string `json:"warnings,omitempty"`
 	Notes    []Note   `json:"notes,omitempty"`

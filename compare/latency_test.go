@@ -50,7 +50,7 @@ func TestLatencyMethodsOrder(t *testing.T) {
 				ch[3] = hdrhistogram.New(1, 60_000_000, 3)
 			}
 			s := DefaultSettings()
-			outs := quantileMetrics(bh, ch, tt.bp, tt.cp, []quantSpec{{MetricP99, 99, true, s.P99Regression}}, s, 0, math.Inf(1), newResampler(s.Seed, "x"))
+			outs := quantileMetrics(bh, ch, tt.bp, tt.cp, []quantSpec{{MetricP99, 99, true, s.P99Regression, false}}, s, noRunNoise(), newResampler(s.Seed, "x"))
 			if len(outs) != 1 {
 				t.Fatalf("quantileMetrics gave %d metrics, want 1", len(outs))
 			}

@@ -133,7 +133,7 @@ func TestPooledRunNoise(t *testing.T) {
 		ms = append(ms, moved{d: 0.03 * rng.NormFloat64(), v: 0.0004, ok: true})
 	}
 	s := DefaultSettings()
-	got := poolRunNoise(names(len(ms)), floorsOf(len(ms), 0), all(len(ms)), ms, ms, s)
+	got := poolRunNoise(names(len(ms)), floorsOf(len(ms), 0), all(len(ms)), ms, ms, ms, s)
 	if got[0].latSrc != RunToRunPooled || got[0].latDF != 7 {
 		t.Fatalf("scenario 0: source %q df %v, want pooled over 8 others (7 df)", got[0].latSrc, got[0].latDF)
 	}
@@ -143,19 +143,19 @@ func TestPooledRunNoise(t *testing.T) {
 	if pct := 100 * math.Sqrt(got[1].lat/2); pct < 10 {
 		t.Errorf("another scenario's noise is %.1f%% a run: the doubling among its others should widen it (conservative)", pct)
 	}
-	few := poolRunNoise(names(4), floorsOf(4, 0), all(4), ms[:4], ms[:4], s)
+	few := poolRunNoise(names(4), floorsOf(4, 0), all(4), ms[:4], ms[:4], ms[:4], s)
 	if few[0].latSrc != RunToRunAssumed || few[0].lat != s.runVar(false) {
 		t.Errorf("with 3 others: source %q var %v, want the assumed %v", few[0].latSrc, few[0].lat, s.runVar(false))
 	}
 	// Two runs that agreed leave the candidate's own run shift in the
 	// test: gate.run_to_run for its one run.
-	if fl := poolRunNoise(names(4), floorsOf(4, 1, 0), all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != s.runVar(false)/2 || !math.IsInf(fl[0].latDF, 1) {
+	if fl := poolRunNoise(names(4), floorsOf(4, 1, 0), all(4), ms[:4], ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat != s.runVar(false)/2 || !math.IsInf(fl[0].latDF, 1) {
 		t.Errorf("a baseline whose two runs agree within their sampling, 3 others: source %q var %v df %v, want noise floor and the candidate's run shift %v", fl[0].latSrc, fl[0].lat, fl[0].latDF, s.runVar(false)/2)
 	}
-	if fl := poolRunNoise(names(4), floorsOf(4, 25, 0), all(4), ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat <= s.runVar(false)/2 || fl[0].latDF != 1 {
-		t.Errorf("a baseline whose two runs disagree by 25%%, 3 others: source %q var %v df %v, want noise floor, its excess on 1 df", fl[0].latSrc, fl[0].lat, fl[0].latDF)
+	if fl := poolRunNoise(names(4), floorsOf(4, 25, 0), all(4), ms[:4], ms[:4], ms[:4], s); fl[0].latSrc != RunToRunNoiseFloor || fl[0].lat <= s.runVar(false)/2 || fl[0].latDF != priorRuns+1 {
+		t.Errorf("a baseline whose two runs disagree by 25%%, 3 others: source %q var %v df %v, want noise floor, its excess pooled with the assumed shift on %d df", fl[0].latSrc, fl[0].lat, fl[0].latDF, priorRuns+1)
 	}
-	if fl := poolRunNoise(names(6), floorsOf(6, 1, 0, 1, 2, 3, 4, 5), all(6), ms[:6], ms[:6], s); fl[0].latSrc != RunToRunPooled || fl[0].lat == 0 {
+	if fl := poolRunNoise(names(6), floorsOf(6, 1, 0, 1, 2, 3, 4, 5), all(6), ms[:6], ms[:6], ms[:6], s); fl[0].latSrc != RunToRunPooled || fl[0].lat == 0 {
 		t.Errorf("baselines with noise floors, 5 others: source %q var %v, want pooled: the candidate's own run moved too", fl[0].latSrc, fl[0].lat)
 	}
 }
@@ -168,7 +168,7 @@ func floorsOf(n int, pct float64, at ...int) []map[string]float64 {
 		if pct <= 0 {
 			break
 		}
-		out[i] = map[string]float64{MetricP99: pct, MetricMaxQPS: pct}
+		out[i] = map[string]float64{MetricP99: pct, MetricP50: pct, MetricMaxQPS: pct}
 	}
 	return out
 }
@@ -241,7 +241,7 @@ func TestPooledRunNoiseCommonShift(t *testing.T) {
 			for range 9 {
 				ms = append(ms, moved{d: tt.shift + 0.02*rng.NormFloat64(), v: within * within, ok: true})
 			}
-			got := poolRunNoise(names(len(ms)), floorsOf(len(ms), 0), all(len(ms)), ms, ms, DefaultSettings())
+			got := poolRunNoise(names(len(ms)), floorsOf(len(ms), 0), all(len(ms)), ms, ms, ms, DefaultSettings())
 			pct := 100 * math.Expm1(math.Sqrt(got[0].lat/2))
 			if got[0].latSrc != RunToRunPooled || pct < tt.minPct || pct > tt.maxPct {
 				t.Errorf("per-run noise %.1f%% (%s), want %s in [%g%%, %g%%]", pct, got[0].latSrc, RunToRunPooled, tt.minPct, tt.maxPct)

@@ -23,10 +23,11 @@ type quantOut struct {
 // ratio (for layer attribution, and the interval over trials) come from
 // resampled trials, and all quantiles share the resamples.
 //
-// runVar is the run-to-run variance (log scale) added to the test over
-// processes (Settings.runVar, or pooled from the suite; 0 within one
-// run), estimated on runDF degrees of freedom (+Inf when assumed).
-func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []quantSpec, s Settings, runVar, runDF float64, rs *resampler) []quantOut {
+// noise is the run-to-run variance (log scale) added to the test over
+// processes (Settings.runVar, or pooled from the suite; none within one
+// run) with its degrees of freedom (+Inf when assumed): the medians'
+// family's for a spec marked median, else the tail's.
+func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []quantSpec, s Settings, noise runNoise, rs *resampler) []quantOut {
 	nb, nc := len(bh), len(ch)
 	if nb == 0 || nc == 0 {
 		return nil
@@ -47,6 +48,10 @@ func quantileMetrics(bh, ch []*hdrhistogram.Histogram, bp, cp []int, specs []qua
 	gb, gc := groupsOf(bp, 0), groupsOf(cp, nb)
 	outs := make([]quantOut, len(specs))
 	for k, sp := range specs {
+		runVar, runDF := noise.lat, noise.latDF
+		if sp.median {
+			runVar, runDF = noise.med, noise.medDF
+		}
 		in := latencyInput{conf: s.Confidence, eqConf: equivConf(s.Confidence), trials: &trialQuantile{
 			qs: qs, pct: sp.pct, nb: nb, nc: nc, procB: gb, procC: gc, ratios: reps[k], runVar: runVar, runDF: runDF}}
 		e, _ := estimateLatency(in) // trialQuantiles applies to any trials

@@ -29,11 +29,22 @@ const pooledFloor = 0.005
 
 // runNoise is the run-to-run variance (log scale, of the difference of
 // two runs) added to one scenario's tests, per family of metrics.
+//
+// lat is the tail's family (P99, P99.9, TTFT and TPOT P99), med the
+// medians' (P50, TTFT and TPOT P50, the server's compute time): a run
+// shifts them by different amounts (Settings.RunToRunMedian), and each
+// is measured from its own metric (P99's moves and floor, P50's).
 type runNoise struct {
-	lat, qps       float64
-	latDF, qpsDF   float64 // degrees of freedom of the estimate (+Inf: assumed)
-	latSrc, qpsSrc string
-	measured       bool // the baseline carries a noise floor
+	lat, med, qps          float64
+	latDF, medDF, qpsDF    float64 // degrees of freedom of the estimate (+Inf: assumed)
+	latSrc, medSrc, qpsSrc string
+	measured               bool // the baseline carries a noise floor
+}
+
+// noRunNoise is the run-to-run noise of a comparison within one run: none.
+func noRunNoise() runNoise {
+	inf := math.Inf(1)
+	return runNoise{latDF: inf, medDF: inf, qpsDF: inf, latSrc: RunToRunNone, medSrc: RunToRunNone, qpsSrc: RunToRunNone}
 }
 
 // moved is one scenario's change between the runs in one metric, on the
@@ -47,10 +58,10 @@ type moved struct {
 	within float64
 }
 
-// runSampling is the sampling variance of the difference of two runs' P99
-// (log scale, each the P99 of its trials' merged histograms, as
-// NoiseFloor reads a run) as r's processes show it: twice the delete-one-
-// process jackknife variance of r's own merged P99. r is one run, so its
+// runSampling is the sampling variance of the difference of two runs'
+// quantile pct (log scale, each the quantile of its trials' merged
+// histograms, as NoiseFloor reads a run) as r's processes show it: twice
+// the delete-one-process jackknife variance of r's own merged quantile. r is one run, so its
 // processes share the run's shift and their spread is sampling and
 // process-to-process noise alone. 0 when r has fewer than two processes
 // with a histogram.
@@ -60,7 +71,7 @@ type moved struct {
 // their logs, so the smaller estimate takes two runs' ordinary
 // disagreement for a shift (TestSimulatedRunToRun;
 // bench/RESULTS-rules.md#comparerunsampling).
-func runSampling(r *result.Result) float64 {
+func runSampling(r *result.Result, pct float64) float64 {
 	byProc := map[int][]result.Trial{}
 	var procs []int
 	for _, t := range r.Trials {
@@ -88,7 +99,7 @@ func runSampling(r *result.Result) float64 {
 		if err != nil || h == nil || h.TotalCount() == 0 {
 			return 0
 		}
-		v := result.LatencyOf(h).P99
+		v := float64(h.ValueAtQuantile(pct))
 		if !(v > 0) {
 			return 0
 		}
@@ -104,47 +115,63 @@ func runSampling(r *result.Result) float64 {
 // the candidate's run each moved by the machine's state, which their
 // processes cannot show (a one-run baseline at all; a two-run baseline
 // only for itself, not for the candidate's run). Where the suite allows
-// it is measured: how far the other scenarios' P99 (max QPS) moved
+// it is measured: how far the other scenarios' P99 (P50, max QPS) moved
 // between the baseline and the candidate beyond what their own sampling
 // noise explains, by the DerSimonian–Laird estimate of between-scenario
 // variance plus the run's common shift (commonShift), leaving the
 // scenario itself out (so that its own change does
 // not widen its own test). That needs MinPooledScenarios others; else a
-// baseline from two or more runs raises the threshold to its noise floor
-// (nothing added) and a one-run baseline assumes gate.run_to_run.
-// Settings.RunToRun 0 adds nothing (comparisons within one run). lat and
-// qps are the scenarios' P99 and max QPS changes measured with no
-// run-to-run term; compared marks the pairs with a baseline.
+// baseline from two or more runs measures it from its noise floor
+// (runFloorVar) and a one-run baseline assumes gate.run_to_run (the
+// medians gate.run_to_run_median).
+// Settings.RunToRun 0 adds nothing (comparisons within one run). lat,
+// med and qps are the scenarios' P99, P50 and max QPS changes measured
+// with no run-to-run term; compared marks the pairs with a baseline.
 //
 // A scenario whose noise the history learned (Settings.Learned) uses that
-// before all of these, on its runs less one degrees of freedom.
-func poolRunNoise(names []string, floors []map[string]float64, compared []bool, lat, qps []moved, s Settings) []runNoise {
+// before all of these, on its runs less one degrees of freedom: the tail's
+// and max QPS's from the tail's spread, the medians' from their own.
+func poolRunNoise(names []string, floors []map[string]float64, compared []bool, lat, med, qps []moved, s Settings) []runNoise {
 	out := make([]runNoise, len(floors))
-	assumed := s.runVar(false)
+	assumed, assumedMed := s.runVar(false), s.runVarMedian()
 	for i, floor := range floors {
 		measured := len(floor) > 0
 		n := &out[i]
-		n.latDF, n.qpsDF = math.Inf(1), math.Inf(1)
+		*n = noRunNoise()
 		n.measured = measured
 		if !compared[i] || s.RunToRun <= 0 {
-			n.latSrc, n.qpsSrc = RunToRunNone, RunToRunNone
 			continue
 		}
-		if ln, ok := s.Learned[names[i]]; ok && ln.Runs > 1 && ln.Fraction >= 0 {
+		ln, learned := s.Learned[names[i]]
+		if learned && ln.Runs > 1 && ln.Fraction >= 0 {
 			l := math.Log1p(ln.Fraction)
 			n.lat, n.latDF, n.latSrc = 2*l*l, float64(ln.Runs-1), fmt.Sprintf("history (%d runs)", ln.Runs)
 			n.qps, n.qpsDF, n.qpsSrc = n.lat, n.latDF, n.latSrc
+		} else {
+			n.lat, n.latDF, n.latSrc = pooledOr(lat, i, assumed, math.Inf(1), RunToRunAssumed)
+			n.qps, n.qpsDF, n.qpsSrc = pooledOr(qps, i, assumed, math.Inf(1), RunToRunAssumed)
+			if measured && n.latSrc != RunToRunPooled {
+				n.lat, n.latDF = runFloorVar(floor[MetricP99], lat[i], assumed/2)
+				n.latSrc = RunToRunNoiseFloor
+			}
+			if measured && n.qpsSrc != RunToRunPooled {
+				n.qps, n.qpsDF = runFloorVar(floor[MetricMaxQPS], qps[i], assumed/2)
+				n.qpsSrc = RunToRunNoiseFloor
+			}
+		}
+		if learned && ln.MedianRuns > 1 && ln.MedianFraction >= 0 {
+			l := math.Log1p(ln.MedianFraction)
+			n.med, n.medDF, n.medSrc = 2*l*l, float64(ln.MedianRuns-1), fmt.Sprintf("history (%d runs)", ln.MedianRuns)
 			continue
 		}
-		n.lat, n.latDF, n.latSrc = pooledOr(lat, i, assumed, math.Inf(1), RunToRunAssumed)
-		n.qps, n.qpsDF, n.qpsSrc = pooledOr(qps, i, assumed, math.Inf(1), RunToRunAssumed)
-		if measured && n.latSrc != RunToRunPooled {
-			n.lat, n.latDF = runFloorVar(floor[MetricP99], lat[i], assumed/2)
-			n.latSrc = RunToRunNoiseFloor
-		}
-		if measured && n.qpsSrc != RunToRunPooled {
-			n.qps, n.qpsDF = runFloorVar(floor[MetricMaxQPS], qps[i], assumed/2)
-			n.qpsSrc = RunToRunNoiseFloor
+		n.med, n.medDF, n.medSrc = pooledOr(med, i, assumedMed, math.Inf(1), RunToRunAssumed)
+		if measured && n.medSrc != RunToRunPooled {
+			var m moved
+			if i < len(med) {
+				m = med[i]
+			}
+			n.med, n.medDF = runFloorVar(floor[MetricP50], m, assumedMed/2)
+			n.medSrc = RunToRunNoiseFloor
 		}
 	}
 	return out
@@ -204,10 +231,20 @@ func runFloorVar(floorPct float64, m moved, cand float64) (v, df float64) {
 		return cand, math.Inf(1)
 	}
 	if v := 0.75 * (f*f - samp); v > cand {
-		return v, 1
+		return (priorRuns*cand + v) / (priorRuns + 1), priorRuns + 1
 	}
 	return cand, math.Inf(1)
 }
+
+// priorRuns is the weight, in degrees of freedom, of the assumed run
+// shift (cand) beside a noise floor's own estimate (one degree of
+// freedom) when the floor is beyond it: the two are pooled (a moderated
+// variance, as empirical-Bayes t-tests pool a gene's variance with the
+// prior's), so one disagreement between two runs raises the noise in the
+// test without leaving it on one degree of freedom, whose t quantile
+// (12.7) decides nothing. The assumed value is already trusted whole
+// when the runs agree; a disagreement can only raise it.
+const priorRuns = 4
 
 // floorChi2 is the 95th percentile of χ² on 1 degree of freedom: two
 // runs' disagreement counts as a run shift only when it is beyond what

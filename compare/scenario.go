@@ -27,6 +27,9 @@ type quantSpec struct {
 	pct   float64
 	gated bool
 	thr   float64 // the threshold, as a fraction
+	// median puts it in the medians' family of run-to-run noise
+	// (runNoise.med), else the tail's (runNoise.lat).
+	median bool
 }
 
 // medianGated reports whether s gates the medians (P50Regression > 0),
@@ -112,12 +115,19 @@ func kneeless(bs, cs *side) bool {
 // gated ones and decides each verdict.
 func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	// The run-to-run variance a one-run baseline cannot show: pooled from
-	// the suite's other scenarios, or assumed (poolRunNoise).
+	// the suite's other scenarios, or assumed (poolRunNoise); the tail's
+	// is the scenario's headline figure, the medians' is recorded beside.
 	rv := noise.lat
 	sc := &out.sc
 	sc.RunToRunSource = noise.latSrc
 	if rv > 0 {
 		sc.RunToRunPct = 100 * math.Sqrt(rv/2)
+	}
+	if noise.medSrc != RunToRunNone {
+		sc.RunToRunMedianSource = noise.medSrc
+		if noise.med > 0 {
+			sc.RunToRunMedianPct = 100 * math.Sqrt(noise.med/2)
+		}
 	}
 	rs := newResampler(s.Seed, sc.Scenario)
 	// After a sweep the trials are the knee's probe, run at each side's own
@@ -125,8 +135,8 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	sweep := bs.res.Load.Mode == "sweep" || cs.res.Load.Mode == "sweep"
 	med, medThr := medianGated(s)
 	lat := quantileMetrics(bs.lat, cs.lat, bs.latProc, cs.latProc, []quantSpec{
-		{MetricP50, 50, med && !sweep, medThr}, {MetricP99, 99, !sweep, s.P99Regression}, {MetricP999, 99.9, false, s.P99Regression},
-	}, s, rv, noise.latDF, rs)
+		{MetricP50, 50, med && !sweep, medThr, true}, {MetricP99, 99, !sweep, s.P99Regression, false}, {MetricP999, 99.9, false, s.P99Regression, false},
+	}, s, noise, rs)
 	if sweep {
 		sc.Notes = append(sc.Notes, Note{Code: NoteSweepLatency})
 	}
@@ -169,11 +179,11 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 			}
 			// After a sweep, TTFT and TPOT were measured at each side's own
 			// knee, as P99 was: shown, not gated.
-			specs := []quantSpec{{fam.name, 99, !sweep, s.P99Regression}}
+			specs := []quantSpec{{fam.name, 99, !sweep, s.P99Regression, false}}
 			if med {
-				specs = []quantSpec{{fam.p50, 50, !sweep, medThr}, specs[0]}
+				specs = []quantSpec{{fam.p50, 50, !sweep, medThr, true}, specs[0]}
 			}
-			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, specs, s, rv, noise.latDF, rs) {
+			for _, q := range quantileMetrics(fam.b, fam.c, bs.strProc, cs.strProc, specs, s, noise, rs) {
 				sc.Metrics = append(sc.Metrics, q.m)
 			}
 		}
@@ -190,21 +200,29 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	}
 	// The server's own compute time per request, where its counters gave
 	// it for every trial: gated beside the medians, in the same family.
-	if m, ok := serverCompute(bs, cs, s, !sweep, rv, noise.latDF, rs); ok {
+	if m, ok := serverCompute(bs, cs, s, !sweep, noise.med, noise.medDF, rs); ok {
 		sc.Metrics = append(sc.Metrics, m)
 	}
 	// A noise floor is in the tests over processes and knee estimates as
 	// a variance: pooled from the suite or learned from a history, or, from
-	// the floor itself, P99's and max QPS's (runFloorVar). It raises the
-	// threshold of every other metric it has: one tested otherwise (one
+	// the floor itself, P99's, P50's and max QPS's (runFloorVar). It raises
+	// the threshold of every other metric it has: one tested otherwise (one
 	// knee a side), and TTFT and TPOT against a floor, whose own
-	// disagreement the P99's variance need not hold.
+	// disagreement the P99's and P50's variances need not hold.
 	floor := map[string]float64{}
 	inTest := map[string]bool{}
 	for _, m := range sc.Metrics {
 		over := m.Method == MethodProcesses || m.Method == MethodKneeEstimates || m.Method == MethodCensoredKnee
-		own := m.Metric == MetricP99 || m.Metric == MetricMaxQPS
-		inTest[m.Metric] = over && (own || noise.latSrc != RunToRunNoiseFloor)
+		var fromFloor bool
+		switch m.Metric {
+		case MetricP99, MetricMaxQPS, MetricP50:
+			fromFloor = false // its own floor is in its test
+		case MetricTTFTP50, MetricTPOTP50, MetricServerCompute:
+			fromFloor = noise.medSrc == RunToRunNoiseFloor
+		default:
+			fromFloor = noise.latSrc == RunToRunNoiseFloor
+		}
+		inTest[m.Metric] = over && !fromFloor
 	}
 	for k, v := range bs.res.NoiseFloorPct {
 		if !inTest[k] {
@@ -215,7 +233,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	for _, f := range []struct {
 		metric, src string
 		v, df       float64
-	}{{MetricP99, noise.latSrc, noise.lat, noise.latDF}, {MetricMaxQPS, noise.qpsSrc, noise.qps, noise.qpsDF}} {
+	}{{MetricP99, noise.latSrc, noise.lat, noise.latDF}, {MetricP50, noise.medSrc, noise.med, noise.medDF}, {MetricMaxQPS, noise.qpsSrc, noise.qps, noise.qpsDF}} {
 		// The floor's own estimate (finite degrees of freedom), not the
 		// candidate's run shift that stands in when the runs agreed.
 		if f.src == RunToRunNoiseFloor && !math.IsInf(f.df, 1) && inTest[f.metric] {
@@ -228,6 +246,7 @@ func (out *scenarioOut) metrics(bs, cs *side, s Settings, noise runNoise) {
 	}
 	if !usesRunNoise {
 		sc.RunToRunSource, sc.RunToRunPct = "", 0
+		sc.RunToRunMedianSource, sc.RunToRunMedianPct = "", 0
 	}
 	out.decide(s, len(bs.lat), len(cs.lat))
 }

@@ -53,6 +53,14 @@ type Settings struct {
 	// movement instead (its noise floor, in the test as a variance; see
 	// runFloorVar), and none is assumed. 0 assumes none.
 	RunToRun float64 `json:"run_to_run"`
+	// RunToRunMedian is the between-run noise assumed, in the form of
+	// RunToRun, for the medians (P50, TTFT and TPOT P50) and the server's
+	// compute time: a whole run moves the median far less than the tail,
+	// which carries the host's scheduling, so the tail's noise assumed for
+	// a median would hide the code regressions the median is gated to
+	// see. 0: RunToRun's (a comparison written before it existed). Where
+	// RunToRun is 0, none is assumed for either.
+	RunToRunMedian float64 `json:"run_to_run_median,omitempty"`
 	// PairedKnees says the two sides' knee estimates are paired by index:
 	// same-runner A/B, whose round r of each side ran in the same fresh
 	// processes, back to back (ab's interleaved confirmation). Max QPS is
@@ -72,6 +80,12 @@ type Settings struct {
 // (bench/RESULTS-rules.md#comparedefaultruntorun).
 const DefaultRunToRun = 0.15
 
+// DefaultRunToRunMedian is Settings.RunToRunMedian's default: 5%, a
+// little above the per-run spread of the median measured between whole
+// runs of the same code on a shared 2-core runner, as DefaultRunToRun is
+// above the tail's (bench/RESULTS-rules.md#comparedefaultruntorun).
+const DefaultRunToRunMedian = 0.05
+
 // runVar is the variance, on the log scale, that run-to-run noise adds to
 // a difference between one candidate run and a baseline measured in one
 // run: 2·ln(1+RunToRun)². Zero when the baseline carries a noise floor
@@ -81,6 +95,20 @@ func (s Settings) runVar(measured bool) float64 {
 		return 0
 	}
 	l := math.Log1p(s.RunToRun)
+	return 2 * l * l
+}
+
+// runVarMedian is runVar for the medians' family: 2·ln(1+RunToRunMedian)²,
+// RunToRun's where RunToRunMedian is unset, zero where RunToRun is 0.
+func (s Settings) runVarMedian() float64 {
+	if s.RunToRun <= 0 {
+		return 0
+	}
+	f := s.RunToRunMedian
+	if f <= 0 {
+		f = s.RunToRun
+	}
+	l := math.Log1p(f)
 	return 2 * l * l
 }
 
@@ -109,6 +137,7 @@ func DefaultSettings() Settings {
 		Resamples:               2000,
 		Seed:                    1,
 		RunToRun:                DefaultRunToRun,
+		RunToRunMedian:          DefaultRunToRunMedian,
 	}
 }
 
@@ -138,6 +167,9 @@ func (s Settings) Validate() error {
 	}
 	if !(s.RunToRun >= 0 && s.RunToRun < 1) {
 		errs = append(errs, fmt.Errorf("run-to-run noise %v: want a fraction in [0, 1)", s.RunToRun))
+	}
+	if !(s.RunToRunMedian >= 0 && s.RunToRunMedian < 1) {
+		errs = append(errs, fmt.Errorf("median run-to-run noise %v: want a fraction in [0, 1) (0: the run-to-run noise's)", s.RunToRunMedian))
 	}
 	return errors.Join(errs...)
 }

@@ -79,17 +79,21 @@ func TestSimulatedRates(t *testing.T) {
 // factor of sd shift (run-to-run noise: memory layout, warm state, the
 // machine at that time) on top of the trials' own noise (3%).
 func simRun(rng *rand.Rand, scale, shift float64, trials, restarts int) *result.Result {
-	return simRunShifted(rng, scale, shift, 0, trials, restarts)
+	return simRunShifted(rng, scale, shift, runToRun{trials: trials, restarts: restarts})
 }
 
-// simRunShifted is simRun on a runner whose whole run moves too: every
-// process of the run shares one lognormal factor of sd runShift (the
-// machine's state for that run: measured on this project's 2-core VM, six
-// consecutive quiet runs of one CPU-bound service had a P99 SD of 12.5%
-// between runs, every process of a run alike).
-func simRunShifted(rng *rand.Rand, scale, shift, runShift float64, trials, restarts int) *result.Result {
+// simRunShifted is simRun on a runner whose whole run moves too (cfg's
+// runShift and tailShift; its trials and restarts): every process of the
+// run shares one lognormal factor of sd runShift, which moves every
+// quantile alike, and one widening of the latencies' log spread (sd
+// tailShift, added to the lognormal's sigma of 0.5), which moves the tail
+// and leaves the median: the host's scheduling, which delays the slowest
+// requests of a run more than its typical one.
+func simRunShifted(rng *rand.Rand, scale, shift float64, cfg runToRun) *result.Result {
+	trials, restarts := cfg.trials, cfg.restarts
+	sigma := math.Max(0.05, 0.5+cfg.tailShift*rng.NormFloat64())
 	var out *result.Result
-	run := math.Exp(runShift * rng.NormFloat64())
+	run := math.Exp(cfg.runShift * rng.NormFloat64())
 	for p := range restarts {
 		n := trials / restarts
 		if p < trials%restarts {
@@ -97,7 +101,7 @@ func simRunShifted(rng *rand.Rand, scale, shift, runShift float64, trials, resta
 		}
 		f := scale * run * math.Exp(shift*rng.NormFloat64())
 		r := comparetest.Result(comparetest.Spec{Scenario: "sim", Layer: "service", Trials: n, Requests: 5000,
-			MedianMs: 4, Sigma: 0.5, Noise: 0.03, Scale: f}, rng)
+			MedianMs: 4, Sigma: sigma, Noise: 0.03, Scale: f}, rng)
 		for i := range r.Trials {
 			r.Trials[i].Process = p + 1
 		}
@@ -124,9 +128,12 @@ func simRunShifted(rng *rand.Rand, scale, shift, runShift float64, trials, resta
 // floor).
 type runToRun struct {
 	trials, restarts, baseRuns int
-	// runShift is the sd of a shift every process of a run shares (0:
-	// none; simRunShifted).
-	runShift float64
+	// runShift is the sd of a shift every process of a run shares, every
+	// quantile alike; tailShift the sd of a widening of the run's log
+	// spread, which moves its tail alone (0: none; simRunShifted).
+	runShift, tailShift float64
+	// settings are the gate's (zero: DefaultSettings).
+	settings *Settings
 }
 
 // simulateRunToRun compares n pairs with shift (sd, lognormal) process-to-
@@ -137,11 +144,11 @@ func simulateRunToRun(t *testing.T, seed uint64, n int, scale, shift float64, cf
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	verdicts = map[Verdict]int{}
 	for range n {
-		a := simRunShifted(rng, 1, shift, cfg.runShift, cfg.trials, cfg.restarts)
+		a := simRunShifted(rng, 1, shift, cfg)
 		if cfg.baseRuns > 1 {
 			runs := []*result.Result{a}
 			for r := 1; r < cfg.baseRuns; r++ {
-				runs = append(runs, simRunShifted(rng, 1, shift, cfg.runShift, cfg.trials, cfg.restarts))
+				runs = append(runs, simRunShifted(rng, 1, shift, cfg))
 			}
 			floor := NoiseFloor(runs)
 			for r, b := range runs[1:] {
@@ -152,8 +159,12 @@ func simulateRunToRun(t *testing.T, seed uint64, n int, scale, shift float64, cf
 			}
 			a.NoiseFloorPct = floor
 		}
-		cand := simRunShifted(rng, scale, shift, cfg.runShift, cfg.trials, cfg.restarts)
-		c, err := Compare([]*result.Result{a}, []*result.Result{cand}, DefaultSettings())
+		cand := simRunShifted(rng, scale, shift, cfg)
+		set := DefaultSettings()
+		if cfg.settings != nil {
+			set = *cfg.settings
+		}
+		c, err := Compare([]*result.Result{a}, []*result.Result{cand}, set)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,13 +186,13 @@ func simulateRunToRun(t *testing.T, seed uint64, n int, scale, shift float64, cf
 // and asserts the rates over all 120, logging each block.
 // TestSimulatedRunToRunRates tabulates the other configurations.
 //
-// Why 50% and not 25%: the candidate is one run, whose own shift the
-// baseline's two runs cannot show, so gate.run_to_run for that run is in
-// the test (runFloorVar). This runner has no run shifts, and a 25%
-// regression, caught in 98 of 120 without that term, is caught in 9;
-// the runner of TestSimulatedRunShift has them, and without it called a
-// change in 30 of 120 A/A gates. A history of runs (its learned noise)
-// or gate --ab decides 25% on a runner like this one.
+// Why 50%: the candidate is one run, whose own shift the baseline's two
+// runs cannot show, so the assumed run shift for that run is in the test
+// (runFloorVar): the tail's gate.run_to_run for P99 and the medians'
+// smaller gate.run_to_run_median for P50. This runner's processes shift
+// every quantile 10%, more than the medians' assumption, and a 25%
+// regression is not decided every time; a history of runs (its learned
+// noise) or gate --ab decides it on a runner like this one.
 func TestSimulatedRunToRun(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
@@ -217,34 +228,68 @@ func TestSimulatedRunToRun(t *testing.T) {
 }
 
 // TestSimulatedRunShift checks a two-run baseline of a one-scenario suite
-// on a runner whose whole runs move (12% sd a run, shared by its
-// processes, on 5% process-to-process shifts: what this project's VM
-// showed), where the candidate's own run shift is in no spread the test
-// over processes sees. A threshold raised to the two runs' disagreement
-// (the rule before runFloorVar) called a change in 48 of these 120 A/A
-// gates; the disagreement as a variance, 30: those where the two baseline
-// runs agreed by chance and the candidate's run shifted, which two runs
-// cannot see. With the candidate's own run shift in the test
-// (gate.run_to_run for its one run), 5 of 120, at the test's 5% level.
-// The bound, 8, fails on a return to either old rule.
+// on runners whose whole runs move, where the candidate's own run shift
+// is in no spread the test over processes sees, so the gate's assumed
+// run-to-run noise for that one run (runFloorVar's cand) must hold it.
+//
+// "alike": every quantile moves 12% sd a run (on 5% process-to-process
+// shifts). A threshold raised to the two runs' disagreement (the rule
+// before runFloorVar) called a change in 48 of these 120 A/A gates; the
+// disagreement as a variance, 30; with the candidate's run shift in the
+// test, 5. Its medians move as its tail, so the gate is told so
+// (gate.run_to_run_median at gate.run_to_run's 15%).
+//
+// "tail": the runner this project measured, whose runs move the median
+// 3% and the P99 about 12% (a widening of the run's spread). At the
+// defaults (the medians' 5%) its A/A gates stay within the level, and a
+// 30% slower service is caught where one noise for both (the tail's
+// 15% assumed for the median too) leaves it undecided: the stored
+// baseline's half of issue 44's newcomer.
 func TestSimulatedRunShift(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("simulation: skipped in -short and -race runs")
 	}
 	// Deterministic (seeded, no clock): the simulations share the cores.
 	t.Parallel()
-	cfg := runToRun{trials: 5, restarts: config.Defaults().Restarts, baseRuns: 2, runShift: 0.12}
-	wrong, all := 0, map[Verdict]int{}
-	for _, seed := range []uint64{21, 23, 25} {
-		_, vs := simulateRunToRun(t, seed, simRuns, 1, 0.05, cfg)
-		t.Logf("A/A, seed %d, 12%% run shift, baseline from 2 runs: scenario verdicts %v", seed, vs)
-		wrong += vs[Regressed] + vs[Improved]
-		for k, v := range vs {
-			all[k] += v
-		}
+	oneNoise := DefaultSettings()
+	oneNoise.RunToRunMedian = oneNoise.RunToRun
+	restarts := config.Defaults().Restarts
+	alike := runToRun{trials: 5, restarts: restarts, baseRuns: 2, runShift: 0.12, settings: &oneNoise}
+	tail := runToRun{trials: 5, restarts: restarts, baseRuns: 2, runShift: 0.03, tailShift: 0.05}
+	tailOne := tail
+	tailOne.settings = &oneNoise
+	tests := []struct {
+		name             string
+		cfg              runToRun
+		scale            float64
+		seeds            []uint64
+		wantMin, wantMax int // over all seeds' runs: changes called (A/A), regressions caught
+	}{
+		{"alike, A/A", alike, 1, []uint64{21, 23, 25}, 0, 8},
+		{"tail, A/A", tail, 1, []uint64{31, 33, 35}, 0, 8},
+		{"tail, +30%", tail, 1.3, []uint64{32}, 36, simRuns},
+		{"tail, +30%, one noise for both", tailOne, 1.3, []uint64{32}, 0, 20},
 	}
-	if wrong > 8 {
-		t.Errorf("A/A on a runner whose runs shift 12%%: %d/120 gates called a change (%v), want at most 8", wrong, all)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, all := 0, map[Verdict]int{}
+			for _, seed := range tt.seeds {
+				_, vs := simulateRunToRun(t, seed, simRuns, tt.scale, 0.05, tt.cfg)
+				t.Logf("%s, seed %d, baseline from 2 runs: scenario verdicts %v", tt.name, seed, vs)
+				if tt.scale == 1 {
+					got += vs[Regressed] + vs[Improved]
+				} else {
+					got += vs[Regressed]
+				}
+				for k, v := range vs {
+					all[k] += v
+				}
+			}
+			if got < tt.wantMin || got > tt.wantMax {
+				t.Errorf("%s: %d of %d (%v), want %d..%d", tt.name, got, len(tt.seeds)*simRuns, all, tt.wantMin, tt.wantMax)
+			}
+		})
 	}
 }
 
@@ -256,7 +301,7 @@ func TestSimulatedRunToRunRates(t *testing.T) {
 	if n <= 0 || raceEnabled {
 		t.Skip("set PERFGATE_SIM_RUNS to run")
 	}
-	for _, v := range []runToRun{{5, 1, 1, 0}, {5, 2, 1, 0}, {5, 2, 2, 0}, {5, 3, 2, 0}, {5, 5, 1, 0}, {5, 5, 2, 0}} {
+	for _, v := range []runToRun{{trials: 5, restarts: 1, baseRuns: 1}, {trials: 5, restarts: 2, baseRuns: 1}, {trials: 5, restarts: 2, baseRuns: 2}, {trials: 5, restarts: 3, baseRuns: 2}, {trials: 5, restarts: 5, baseRuns: 1}, {trials: 5, restarts: 5, baseRuns: 2}} {
 		aa, _ := simulateRunToRun(t, 101, n, 1, 0.10, v)
 		reg, _ := simulateRunToRun(t, 102, n, 1.25, 0.10, v)
 		t.Logf("%d trials over %d process(es), baseline from %d run(s): A/A fail %d/%d (%.1f%%), 25%% P99 regression caught %d/%d (%.1f%%)",

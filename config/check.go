@@ -28,6 +28,7 @@ func (c *Config) validateRanges() error {
 		{"gate.server_compute_regression", "gate.server_compute_regression", float64(c.Gate.ServerComputeRegression)},
 		{"gate.max_qps_regression", "gate.max_qps_regression", float64(c.Gate.MaxQPSRegression)},
 		{"gate.run_to_run", "gate.run_to_run", float64(c.Gate.RunToRun)},
+		{"gate.run_to_run_median", "gate.run_to_run_median", float64(c.Gate.RunToRunMedian)},
 		{"gate.confidence", "gate.confidence", c.Gate.Confidence},
 		{"gate.rerun_budget", "gate.rerun_budget", float64(c.Gate.RerunBudget)},
 		{"gate.rerun_max_trials", "gate.rerun_max_trials", float64(c.Gate.RerunMaxTrials)},

@@ -120,6 +120,12 @@ type Gate struct {
 	// assumed to move this much. 0% assumes none (a dedicated runner whose
 	// runs you have seen agree).
 	RunToRun Percent `yaml:"run_to_run,omitempty"`
+	// RunToRunMedian is the same for the medians (P50, TTFT and TPOT P50)
+	// and the server's compute time (default 5%): a whole run moves the
+	// median far less than the tail, which carries the host's scheduling.
+	// 0% takes gate.run_to_run's value. A runner whose runs move the
+	// median more says so here, or lets a history learn it.
+	RunToRunMedian Percent `yaml:"run_to_run_median,omitempty"`
 	// IgnoreHostLoad keeps regressions measured while the host was busy
 	// with other work, or while the runner ran its speed probe slower than
 	// during the baseline, as regressions (default false: such a

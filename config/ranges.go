@@ -172,6 +172,7 @@ func Bounds() []Bound {
 		{Key: "gate.server_compute_regression", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "the server's compute time reported, not gated"},
 		{Key: "gate.max_qps_regression", Range: Range{Min: 0, Max: 1, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},
 		{Key: "gate.run_to_run", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "no run-to-run noise assumed"},
+		{Key: "gate.run_to_run_median", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "gate.run_to_run's value"},
 		{Key: "gate.confidence", Range: Range{Min: 0.5, Max: 0.999, MinOpen: true}, Zero: "the default, 0.95"},
 		{Key: "gate.rerun_budget", Range: dur(0, true), Zero: "the default, 10m"},
 		{Key: "gate.rerun_max_trials", Range: Range{Min: 1, Max: MaxTrials, Kind: Integer}, Zero: "the default, 4 × the scenario's trials (at most 100)"},

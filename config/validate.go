@@ -30,6 +30,7 @@ type DefaultValues struct {
 	MaxQPSRegression        float64
 	Confidence              float64
 	RunToRun                float64
+	RunToRunMedian          float64
 	Baselines               string
 	ReadyTimeout            time.Duration
 	Protocol                string
@@ -62,6 +63,7 @@ func Defaults() DefaultValues {
 		MaxQPSRegression:        0.05,
 		Confidence:              0.95,
 		RunToRun:                0.15,
+		RunToRunMedian:          0.05,
 		Baselines:               "perfgate/baselines",
 		ReadyTimeout:            defaults.ReadyTimeout,
 		Protocol:                "http",
@@ -119,6 +121,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Gate.RunToRun == 0 && !c.has("gate.run_to_run") {
 		c.Gate.RunToRun = Percent(Defaults().RunToRun)
+	}
+	if c.Gate.RunToRunMedian == 0 && !c.has("gate.run_to_run_median") {
+		c.Gate.RunToRunMedian = Percent(Defaults().RunToRunMedian)
 	}
 	if c.Baselines == "" {
 		c.Baselines = Defaults().Baselines

@@ -25,6 +25,7 @@ func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
 	s.MaxQPSRegression = float64(cfg.Gate.MaxQPSRegression)
 	s.Confidence = cfg.Gate.Confidence
 	s.RunToRun = float64(cfg.Gate.RunToRun)
+	s.RunToRunMedian = float64(cfg.Gate.RunToRunMedian)
 	s.AllowEnvMismatch = allowEnvMismatch
 	s.IgnoreHostLoad = cfg.Gate.IgnoreHostLoad
 	return s

@@ -44,8 +44,14 @@ func learnFrom(recs []history.Record, base []*result.Result) (map[string]compare
 			notes = append(notes, fmt.Sprintf("%s: run-to-run noise assumed (gate.run_to_run): the history has %d run(s) of it on this runner since its last change, %d needed", b.Scenario, n.Runs, history.MinNoiseRuns))
 			continue
 		}
-		learned[b.Scenario] = compare.LearnedNoise{Fraction: n.Fraction, Runs: n.Runs}
-		notes = append(notes, fmt.Sprintf("%s: run-to-run noise %.1f%% learned from %d runs of the history (%s)", b.Scenario, 100*n.Fraction, n.Runs, n.Metric))
+		ln := compare.LearnedNoise{Fraction: n.Fraction, Runs: n.Runs}
+		note := fmt.Sprintf("%s: run-to-run noise %.1f%% learned from %d runs of the history (%s)", b.Scenario, 100*n.Fraction, n.Runs, n.Metric)
+		if m := n.Median; m != nil && m.Learned {
+			ln.MedianFraction, ln.MedianRuns = m.Fraction, m.Runs
+			note += fmt.Sprintf(", the medians' %.1f%% (%s, %d runs)", 100*m.Fraction, m.Metric, m.Runs)
+		}
+		learned[b.Scenario] = ln
+		notes = append(notes, note)
 	}
 	return learned, notes, nil
 }

@@ -168,9 +168,14 @@ func TestChangesAndNoise(t *testing.T) {
 	if n.Source() != "history (10 runs)" {
 		t.Errorf("Source() = %q", n.Source())
 	}
+	// The medians' noise is learned from their own series, apart from
+	// the tail's: P50 is a metric of its own, never the noise metrics'.
+	if m := n.Median; m == nil || !m.Learned || m.Metric != MetricP50 || m.Runs < MinNoiseRuns || m.Fraction <= 0 || m.Fraction > 0.05 {
+		t.Errorf("LearnNoise's medians = %+v, want learned from P50's own runs, a few percent", m)
+	}
 	few, _ := LearnNoise(recs[:5], "chat", recs[0].Runner, changepoint.DefaultSettings())
-	if few.Learned {
-		t.Errorf("LearnNoise over 5 runs = %+v, want not learned (fewer than %d)", few, MinNoiseRuns)
+	if few.Learned || few.Median == nil || few.Median.Learned {
+		t.Errorf("LearnNoise over 5 runs = %+v, want neither learned (fewer than %d)", few, MinNoiseRuns)
 	}
 }
 

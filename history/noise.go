@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/perfgate/perfgate/changepoint"
@@ -17,7 +18,12 @@ const MinNoiseRuns = 8
 // noiseMetrics are the metrics whose spread is the run-to-run noise: the
 // gated ones that vary with the whole run (the P99 over processes and max
 // QPS over knee estimates both take the run-to-run variance).
-var noiseMetrics = []string{MetricP99, MetricMaxQPS, MetricTTFTP99, MetricTPOTP99}
+// medianNoiseMetrics are the medians', learned apart: a run moves the
+// median far less than the tail (compare.Settings.RunToRunMedian).
+var (
+	noiseMetrics       = []string{MetricP99, MetricMaxQPS, MetricTTFTP99, MetricTPOTP99}
+	medianNoiseMetrics = []string{MetricP50}
+)
 
 // Noise is what the history says of one scenario's run-to-run noise on
 // one runner.
@@ -36,6 +42,9 @@ type Noise struct {
 	Metric string `json:"metric,omitempty"`
 	// Learned is false below MinNoiseRuns runs: use the assumed value.
 	Learned bool `json:"learned"`
+	// Median is the same for the medians (gate.run_to_run_median's
+	// form), learned from their own spread.
+	Median *Noise `json:"median,omitempty"`
 }
 
 // Source says where the gate's run-to-run noise came from, in the words
@@ -48,11 +57,29 @@ func (n Noise) Source() string {
 // for each noise metric, the runs since the last change point (so a real
 // change is not mistaken for noise), the standard deviation of their log
 // values. The largest over the metrics with at least MinNoiseRuns runs is
-// the noise; Learned is false when no metric has that many.
+// the noise; Learned is false when no metric has that many. The medians'
+// noise is learned the same way from their own metrics, in Median (nil
+// when the history holds none of them).
 func LearnNoise(recs []Record, scenario, runner string, set changepoint.Settings) (Noise, error) {
+	n, err := learnSpread(recs, scenario, runner, set, noiseMetrics)
+	if err != nil {
+		return n, err
+	}
+	m, err := learnSpread(recs, scenario, runner, set, medianNoiseMetrics)
+	if err != nil {
+		return n, err
+	}
+	if m.Learned || m.Runs > 0 {
+		n.Median = &m
+	}
+	return n, nil
+}
+
+// learnSpread is LearnNoise over one family of metrics.
+func learnSpread(recs []Record, scenario, runner string, set changepoint.Settings, metrics []string) (Noise, error) {
 	n := Noise{Scenario: scenario, Runner: runner}
 	for _, s := range AllSeries(recs, scenario, "") {
-		if s.Runner != runner || !isNoiseMetric(s.Metric) {
+		if s.Runner != runner || !slices.Contains(metrics, s.Metric) {
 			continue
 		}
 		cs, err := s.Changes(set)
@@ -93,13 +120,4 @@ func LearnNoise(recs []Record, scenario, runner string, set changepoint.Settings
 	}
 	n.Fraction = math.Round(n.Fraction*10000) / 10000
 	return n, nil
-}
-
-func isNoiseMetric(m string) bool {
-	for _, x := range noiseMetrics {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }

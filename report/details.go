@@ -125,7 +125,7 @@ func (r *Report) method() []string {
 			pctOf(s.P99Regression), medianGate(s), serverComputeGate(r.Comparison), pctOf(s.MaxQPSRegression), num(100*s.ErrorRateIncrease), pctOf(s.Confidence)),
 		fmt.Sprintf("latency: over target processes when the trials came from several (Student's t on the log of each process's quantile, variance pooled over both sides: the run-to-run noise is in the test; a regression needs the change beyond the threshold and the test significant), else two-sided Mann-Whitney U over per-trial values with a %d-resample bootstrap interval of the change (seed %d); Holm-corrected across a scenario's gated metrics, and, for tests over processes or knee estimates, a regression or improvement also significant after Holm's correction across all such tests of the comparison (p_gate: the gate is one decision)", s.Resamples, s.Seed),
 		"max QPS under the SLO: Welch's t-test over each side's independent knee estimates (the search's and one per confirmation round in a fresh target process); a regression needs the change beyond the threshold and the test significant; with one knee a side (no estimates) the brackets show the change but never call it",
-		fmt.Sprintf("unchanged: the change's %s interval (two one-sided tests at %s each) lies inside the threshold, so the %s interval shown may reach a little past it; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy), and one the runner's own slowdown could explain (a fixed compute probe run between the target processes, slower by 10%% or more and significantly) is inconclusive (runner slower); a baseline's noise floor, when its runs disagreed beyond their sampling, is in the test as run-to-run noise on one degree of freedom", pctOf(2*s.Confidence-1), pctOf(1-s.Confidence), pctOf(s.Confidence)))
+		fmt.Sprintf("unchanged: the change's %s interval (two one-sided tests at %s each) lies inside the threshold, so the %s interval shown may reach a little past it; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy), and one the runner's own slowdown could explain (a fixed compute probe run between the target processes, slower by 10%% or more and significantly) is inconclusive (runner slower); a baseline's noise floor, when its runs disagreed beyond their sampling, is in the test as run-to-run noise, pooled with the candidate's assumed run shift (weighted as four runs against the floor's one)", pctOf(2*s.Confidence-1), pctOf(1-s.Confidence), pctOf(s.Confidence)))
 	if r.Comparison.AB != nil {
 		out[len(out)-3] = abMethod(s, r.Comparison.AB.Design)
 		if usesMethod(r.Comparison, compare.MethodPairedKnees) {
@@ -145,7 +145,7 @@ func (r *Report) method() []string {
 			out = append(out, "run to run, measured: against a baseline from one run, how far whole runs move was estimated from how far the comparison's other scenarios moved beyond their own noise (DerSimonian–Laird, plus the others' common shift, each scenario left out of its own estimate), per run: "+strings.Join(pooled, ", "))
 		}
 		if len(assumed) > 0 {
-			out = append(out, fmt.Sprintf("run to run, assumed: against a baseline measured in one run (no noise floor), with too few other scenarios to measure it, whole runs are assumed to move %s between runs (gate.run_to_run) for %s; a baseline from two runs measures it instead", pctOf(s.RunToRun), strings.Join(assumed, ", ")))
+			out = append(out, fmt.Sprintf("run to run, assumed: against a baseline measured in one run (no noise floor), with too few other scenarios to measure it, whole runs are assumed to move %s between runs in the tail (gate.run_to_run) and %s in the medians (gate.run_to_run_median) for %s; a baseline from two runs measures it instead", pctOf(s.RunToRun), pctOf(medianRunToRun(s)), strings.Join(assumed, ", ")))
 		}
 	}
 	for _, sc := range r.Comparison.Scenarios {
@@ -155,7 +155,10 @@ func (r *Report) method() []string {
 			}
 		}
 		if sc.RunToRunSource == compare.RunToRunNoiseFloor && sc.RunToRunPct > 0 {
-			out = append(out, fmt.Sprintf("%s: the baseline's runs disagreed beyond their sampling: %.3g%% a run in the test, on one degree of freedom", sc.Scenario, sc.RunToRunPct))
+			out = append(out, fmt.Sprintf("%s: the baseline's runs: %.3g%% a run in the P99's test (their disagreement, where beyond their sampling, pooled with the assumed shift of the candidate's run)", sc.Scenario, sc.RunToRunPct))
+		}
+		if sc.RunToRunMedianSource == compare.RunToRunNoiseFloor && sc.RunToRunMedianPct > 0 {
+			out = append(out, fmt.Sprintf("%s: the baseline's runs: %.3g%% a run in the medians' tests (likewise, from the P50's disagreement)", sc.Scenario, sc.RunToRunMedianPct))
 		}
 	}
 	for _, p := range r.Plans {
@@ -169,4 +172,13 @@ func (r *Report) method() []string {
 // pctOf formats a fraction as a percentage: 0.05 is "5%".
 func pctOf(f float64) string {
 	return num(100*f) + "%"
+}
+
+// medianRunToRun is the medians' assumed run-to-run noise:
+// Settings.RunToRunMedian, or RunToRun's where unset.
+func medianRunToRun(s compare.Settings) float64 {
+	if s.RunToRunMedian > 0 {
+		return s.RunToRunMedian
+	}
+	return s.RunToRun
 }

@@ -81,6 +81,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 			s.Confidence = g.Confidence
 		}
 		s.RunToRun = g.RunToRun
+		s.RunToRunMedian = g.RunToRunMedian
 		s.P50Regression = g.P50Regression
 		s.ServerComputeRegression = g.ServerComputeRegression
 		if !set["ignore-host-load"] {
