@@ -243,7 +243,8 @@ func runFloorVar(floorPct float64, m moved, cand float64) (v, df float64) {
 // prior's), so one disagreement between two runs raises the noise in the
 // test without leaving it on one degree of freedom, whose t quantile
 // (12.7) decides nothing. The assumed value is already trusted whole
-// when the runs agree; a disagreement can only raise it.
+// when the runs agree; a disagreement can only raise it
+// (bench/RESULTS-rules.md#comparerunfloorvar-priorruns).
 const priorRuns = 4
 
 // floorChi2 is the 95th percentile of χ² on 1 degree of freedom: two
