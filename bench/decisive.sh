@@ -280,7 +280,8 @@ if [[ " $PHASES " == *" demo "* ]]; then
 			if [ -f "$c" ]; then say "$(demo_verdicts "$c")"; else say "    no $c"; fi
 		done
 		# The planted knee's capacity plans: the instance count, clean → slowed.
-		grep -h "planted: .*knee.*: instances .* → " "$d/demo.log" 2>/dev/null | head -n 1 | sed 's/^ */    sizing: /' | while read -r l; do say "$l"; done
+		l=$(grep -h "planted: .*knee.*: instances .* → " "$d/demo.log" 2>/dev/null | head -n 1 || true)
+		if [ -n "$l" ]; then say "    sizing: ${l#"${l%%[! ]*}"}"; fi
 	done
 	python3 - "$work" "${DEMO_RUNS:-5}" <<'PY' | tee -a "$RESULTS"
 import json, os, statistics, sys

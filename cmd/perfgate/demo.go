@@ -163,13 +163,8 @@ func demoPlanted(ctx context.Context, dl demoLog, cfg *config.Config, out string
 		return nil
 	}
 	dir := filepath.Join(out, "planted")
-	_, pairs, _ := demo.Planted(cfg)
-	sizing := ""
-	if len(pairs) > 1 {
-		sizing = ", then the batched service's knee on both servers (the instance count, clean and slowed)"
-	}
-	fmt.Fprintf(e.stdout, "\nthe planted regression: %s (batching on, a fixed rate) against the same server with `fixture serve --batch-overhead %s` (a slower batcher, inert with batching off)%s, measured the same way\n",
-		demo.PlantedScenario, demo.PlantedOverhead, sizing)
+	fmt.Fprintf(e.stdout, "\nthe planted regression: %s (batching on, a fixed rate) against the same server with `fixture serve --batch-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
+		demo.PlantedScenario, demo.PlantedOverhead)
 	prog := dl.progress()
 	so := e.suiteOptions(cfg, filepath.Join(dir, "results"), prog, nil)
 	m, err := demo.MeasurePlanted(ctx, cfg, so, dir)

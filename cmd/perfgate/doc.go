@@ -42,9 +42,7 @@
 // pair by pair until decided. Then it plants a regression (the service
 // layer's batched variant at a fixed 200 req/s against the same server
 // with --batch-overhead 2ms, a slower batcher) and measures it the same
-// way: the gate must call it regressed; the full demo also measures the
-// batched service's knee on both servers, whose capacity plans give the
-// instance count clean and slowed. It sizes capacity, prints
+// way: the gate must call it regressed. It sizes capacity, prints
 // the reports, and stores the run as a baseline folder with the command
 // that gates against it. About three minutes; --quick (about two and a half) shortens
 // the knee searches and leaves the ladder out.

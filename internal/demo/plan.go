@@ -35,7 +35,7 @@ func Config(quick bool) (*config.Config, error) {
 
 // Planned is the demo's planned time: each selected pair's
 // PairPlanned, suite.PlannedDuration of each selected scenario in no
-// pair, and the planted regression's pairs when PlantedScenario is
+// pair, and the planted regression's pair when PlantedScenario is
 // selected (only names scenarios; empty: all).
 func Planned(cfg *config.Config, only []string) time.Duration {
 	var d time.Duration
@@ -51,12 +51,8 @@ func Planned(cfg *config.Config, only []string) time.Duration {
 			d += suite.PlannedDuration(s, StartCost)
 		}
 	}
-	if len(only) == 0 || slices.Contains(only, PlantedScenario) {
-		if pc, pairs, err := Planted(cfg); err == nil { // the planted regression
-			for _, p := range pairs {
-				d += PairPlanned(cfg, pc.ScenarioNamed(p.Base))
-			}
-		}
+	if s := plantedScenario(cfg); s != nil && (len(only) == 0 || slices.Contains(only, PlantedScenario)) {
+		d += PairPlanned(cfg, s) // the planted regression
 	}
 	return d
 }
