@@ -93,7 +93,8 @@ func (q Sequential) FirstLook() int {
 // LookStep is the number of pairs between looks: about 30% of MaxPairs, in
 // whole blocks, and at least two blocks. Each look spends α; looking
 // after every block would leave each look, the last above all, a sliver
-// of it and an interval too wide to call anything unchanged.
+// of it and an interval too wide to call anything unchanged
+// (bench/RESULTS-rules.md#comparesequentiallookstep).
 func (q Sequential) LookStep() int {
 	return max(2*PairsPerBlock, PairsPerBlock*int(math.Ceil(0.3*float64(q.MaxPairs)/PairsPerBlock)))
 }
