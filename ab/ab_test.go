@@ -328,6 +328,24 @@ func TestABLoopback(t *testing.T) {
 	if !strings.HasPrefix(ab.Order, "ABBAABBA") {
 		t.Errorf("order %q, want ABBA blocks", ab.Order)
 	}
+	// Each process's first trial warms up fully (the load's 200 ms), its
+	// later ones a quarter of that (RewarmFraction), recorded per trial.
+	for _, side := range [][]*result.Result{res[1].Base, res[1].Head} {
+		seen := map[int]bool{}
+		for i, tr := range side[0].Trials {
+			want := 0.0 // the load's
+			if seen[tr.Process] {
+				want = 0.2 * RewarmFraction
+			}
+			seen[tr.Process] = true
+			if math.Abs(tr.WarmupS-want) > 1e-9 {
+				t.Errorf("%s trial %d (process %d): warmup_s %v, want %v", side[0].Scenario, i+1, tr.Process, tr.WarmupS, want)
+			}
+		}
+		if len(seen) == len(side[0].Trials) {
+			t.Errorf("%s: every trial in a process of its own (%d): nothing re-warmed", side[0].Scenario, len(seen))
+		}
+	}
 	if oe := ab.OrderEffect; oe == nil || oe.Blocks != ab.Pairs/2 {
 		t.Errorf("order effect %+v after %d pairs: want one over every ABBA block", oe, ab.Pairs)
 	}

@@ -32,6 +32,8 @@ type targetSide struct {
 	cur    *suite.Started
 	client harness.Client
 	gen    int
+	// inProcess counts the trials measured in the running process.
+	inProcess int
 	// results are the trials measured, each as the one-trial result the
 	// suite returned (kept for the side's combined result).
 	results []*result.Result
@@ -80,6 +82,7 @@ func (t *targetSide) start(ctx context.Context, cfg *config.Plan) error {
 		return err
 	}
 	t.cur, t.client = st, c
+	t.inProcess = 0
 	return nil
 }
 
@@ -118,7 +121,12 @@ func (t *targetSide) trial(ctx context.Context, o suite.Options) (*result.Trial,
 		return nil, errors.New("no process running")
 	}
 	o.Metrics = t.cur.Metrics // each trial records the server's own time per request
-	r, err := suite.MeasureTrial(ctx, t.cfg, t.s, t.client, t.cur.PGID, o)
+	s := t.s
+	if t.inProcess > 0 {
+		s = rewarmed(s)
+	}
+	t.inProcess++
+	r, err := suite.MeasureTrial(ctx, t.cfg, s, t.client, t.cur.PGID, o)
 	if err != nil && (r == nil || !errors.Is(err, harness.ErrAllFailed)) {
 		return nil, err
 	}
@@ -126,8 +134,35 @@ func (t *targetSide) trial(ctx context.Context, o suite.Options) (*result.Trial,
 		return nil, fmt.Errorf("scenario %s: the trial produced no measurement", t.s.Name)
 	}
 
+	r.Trials[0].Process = t.gen // which of the side's fresh starts served it
+	if s != t.s {
+		r.Trials[0].WarmupS = s.Load.Warmup.D().Seconds()
+	}
 	t.results = append(t.results, r)
 	return &r.Trials[0], nil
+}
+
+// RewarmFraction is the part of a scenario's fixed warm-up a process's
+// later trials are warmed with: the process warmed up fully before its
+// first trial, and before a later one it only sat idle while the other
+// side measured, which a quarter of the warm-up recovers from. Both sides
+// of a pair get the same (ABBA: the second pair of a block is two later
+// trials), so it cancels in the paired ratio as the order does; on a
+// 1-second warm-up and 3-second windows it is an eighth of a pair's time
+// (bench/RESULTS-rules.md#abrewarmfraction).
+const RewarmFraction = 0.25
+
+// rewarmed is s with its fixed warm-up cut to RewarmFraction of it, for a
+// trial in a process that has measured before; an automatic warm-up
+// (load.warmup: auto) or none is left as it is.
+func rewarmed(s *config.Scenario) *config.Scenario {
+	w := s.Load.Warmup
+	if w <= 0 || w == config.Auto {
+		return s
+	}
+	c := *s
+	c.Load.Warmup = config.Duration(float64(w) * RewarmFraction)
+	return &c
 }
 
 // combined is the side's trials as one result, as a suite run would have
@@ -156,6 +191,9 @@ func (t *targetSide) combined(s *config.Scenario) *result.Result {
 	}
 	r.Scenario, r.Layer, r.Protocol, r.Target = s.Name, s.Layer, s.Protocol, s.Target
 	r.Load.Trials = len(r.Trials)
+	for _, tr := range r.Trials {
+		r.Restarts = max(r.Restarts, tr.Process) // the fresh starts that served them
+	}
 	r.Summary.Requests, r.Summary.Errors = reqs, errs
 	if reqs > 0 {
 		r.Summary.ErrorRate = float64(errs) / float64(reqs)

@@ -239,11 +239,15 @@ type Summary struct {
 
 // Trial is one measurement window.
 type Trial struct {
-	Requests     int64            `json:"requests"`
-	Errors       int64            `json:"errors"`
-	OfferedRPS   float64          `json:"offered_rps,omitempty"`
-	AchievedRPS  float64          `json:"achieved_rps"`
-	DurationS    float64          `json:"duration_s,omitempty"`
+	Requests    int64   `json:"requests"`
+	Errors      int64   `json:"errors"`
+	OfferedRPS  float64 `json:"offered_rps,omitempty"`
+	AchievedRPS float64 `json:"achieved_rps"`
+	DurationS   float64 `json:"duration_s,omitempty"`
+	// WarmupS is the warm-up sent before this trial, in seconds, where it
+	// differs from the load's warmup_s: an A/B process's later trials,
+	// re-warmed with ab.RewarmFraction of it. 0: the load's.
+	WarmupS      float64          `json:"warmup_s,omitempty"`
 	Latency      Latency          `json:"latency_ms"`
 	Service      *Latency         `json:"service_ms,omitempty"`
 	ErrorsBy     map[string]int64 `json:"errors_by_class,omitempty"`
