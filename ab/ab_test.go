@@ -245,13 +245,37 @@ func (r *testRepo) checkClean(wt, tmp string) {
 	}
 }
 
+// TestRewarmed: a process's later trials are warmed with a quarter of a
+// fixed warm-up, never less than RewarmMin; a warm-up the cut would not
+// shorten, an automatic one and none are kept.
+func TestRewarmed(t *testing.T) {
+	for _, tt := range []struct {
+		warmup, want config.Duration
+	}{
+		{config.Duration(time.Second), config.Duration(RewarmMin)},
+		{config.Duration(2 * time.Second), config.Duration(500 * time.Millisecond)},
+		{config.Duration(400 * time.Millisecond), config.Duration(RewarmMin)},
+		{config.Duration(200 * time.Millisecond), config.Duration(200 * time.Millisecond)},
+		{config.Auto, config.Auto},
+		{0, 0},
+	} {
+		s := &config.Scenario{Name: "x", Load: config.Load{Warmup: tt.warmup}}
+		if got := rewarmed(s).Load.Warmup; got != tt.want {
+			t.Errorf("warm-up %v: re-warm %v, want %v", time.Duration(tt.warmup), time.Duration(got), time.Duration(tt.want))
+		}
+		if s.Load.Warmup != tt.warmup {
+			t.Errorf("warm-up %v: rewarmed changed the scenario", time.Duration(tt.warmup))
+		}
+	}
+}
+
 // TestABLoopback is issue 12's real target on loopback: a service whose
 // latency is set by a file in the repository, on a host whose every
 // process gets slower by 60% per minute. An unchanged commit passes (or is
 // inconclusive); a commit that makes the service 20% slower fails.
 //
 // Each trial is 100 requests (the least a P99 needs) sent at 200/s after
-// a 200 ms warm-up: a pair takes about half the wall time it took at
+// a 400 ms warm-up (a process's later trials RewarmMin): a pair takes about half the wall time it took at
 // 100/s, so the host's drift is doubled to keep the slowdown between a
 // pair's two trials, and over the run, what it was. The two commits are
 // measured at once, each in its own repository (sleeping services, as
@@ -274,7 +298,7 @@ func TestABLoopback(t *testing.T) {
 	const maxTrials = 16
 	cfg := strings.Replace(cfgWith(""), "ab: {max_trials: 10}", "ab: {max_trials: 16, budget: 150s}", 1)
 	cfg = strings.Replace(cfg, "load: {mode: rate, rate: 100, duration: 2s, warmup: 500ms, trials: 1}",
-		"load: {mode: rate, rate: 200, duration: 500ms, warmup: 200ms, trials: 1, connections: 64}", 1)
+		"load: {mode: rate, rate: 200, duration: 500ms, warmup: 400ms, trials: 1, connections: 64}", 1)
 	same := newRepo(t, cfg, 100)
 	same.write("README", "a change that does not touch the service\n")
 	same.commit("docs only")
@@ -328,14 +352,14 @@ func TestABLoopback(t *testing.T) {
 	if !strings.HasPrefix(ab.Order, "ABBAABBA") {
 		t.Errorf("order %q, want ABBA blocks", ab.Order)
 	}
-	// Each process's first trial warms up fully (the load's 200 ms), its
-	// later ones a quarter of that (RewarmFraction), recorded per trial.
+	// Each process's first trial warms up fully (the load's 400 ms), its
+	// later ones RewarmMin (a quarter would be less), recorded per trial.
 	for _, side := range [][]*result.Result{res[1].Base, res[1].Head} {
 		seen := map[int]bool{}
 		for i, tr := range side[0].Trials {
 			want := 0.0 // the load's
 			if seen[tr.Process] {
-				want = 0.2 * RewarmFraction
+				want = RewarmMin.Seconds()
 			}
 			seen[tr.Process] = true
 			if math.Abs(tr.WarmupS-want) > 1e-9 {

@@ -143,25 +143,36 @@ func (t *targetSide) trial(ctx context.Context, o suite.Options) (*result.Trial,
 }
 
 // RewarmFraction is the part of a scenario's fixed warm-up a process's
-// later trials are warmed with: the process warmed up fully before its
-// first trial, and before a later one it only sat idle while the other
-// side measured, which a quarter of the warm-up recovers from. Both sides
-// of a pair get the same (ABBA: the second pair of a block is two later
-// trials), so it cancels in the paired ratio as the order does; on a
-// 1-second warm-up and 3-second windows it is an eighth of a pair's time
-// (bench/RESULTS-rules.md#abrewarmfraction).
-const RewarmFraction = 0.25
+// later trials are warmed with, and RewarmMin the least re-warm (a
+// warm-up shorter than it is kept whole): the process warmed up fully
+// before its first trial, and before a later one it only sat idle while
+// the other side measured, which a quarter of a long warm-up recovers
+// from, but not a few requests: re-warms of 50 ms (a quarter of the
+// demo's 200 ms) left its LLM pair's P99 undecided where whole warm-ups
+// decided it. Both sides of a pair get the same (ABBA: the second pair of
+// a block is two later trials), so it cancels in the paired ratio as the
+// order does; on a 1-second warm-up and 3-second windows it saves an
+// eighth of a pair's time (bench/RESULTS-rules.md#abrewarmfraction).
+const (
+	RewarmFraction = 0.25
+	RewarmMin      = 250 * time.Millisecond
+)
 
-// rewarmed is s with its fixed warm-up cut to RewarmFraction of it, for a
-// trial in a process that has measured before; an automatic warm-up
-// (load.warmup: auto) or none is left as it is.
+// rewarmed is s with its fixed warm-up cut to RewarmFraction of it, at
+// least RewarmMin, for a trial in a process that has measured before; an
+// automatic warm-up (load.warmup: auto), none, or one that the cut would
+// not shorten is left as it is.
 func rewarmed(s *config.Scenario) *config.Scenario {
-	w := s.Load.Warmup
-	if w <= 0 || w == config.Auto {
+	w := s.Load.Warmup.D()
+	if w <= 0 || s.Load.Warmup == config.Auto {
+		return s
+	}
+	r := max(time.Duration(float64(w)*RewarmFraction), RewarmMin)
+	if r >= w {
 		return s
 	}
 	c := *s
-	c.Load.Warmup = config.Duration(float64(w) * RewarmFraction)
+	c.Load.Warmup = config.Duration(r)
 	return &c
 }
 
