@@ -88,7 +88,7 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 			n.Metric, n.Pct, n.FloorPct, n.Pct)
 	},
 	compare.NoteBaselineRunsDiffer: func(n compare.Note) string {
-		return fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that is in the test as run-to-run noise on %.0f degree(s) of freedom",
+		return fmt.Sprintf("%s: the baseline's runs disagreed by %.3g%%, beyond what their processes' sampling explains: the candidate's own run may have moved as far, so that, pooled with the run-to-run noise assumed, is in the test on %.0f degree(s) of freedom",
 			n.Metric, n.Pct, n.DF)
 	},
 	compare.NoteTrialPower: func(n compare.Note) string {
