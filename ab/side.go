@@ -146,13 +146,10 @@ func (t *targetSide) trial(ctx context.Context, o suite.Options) (*result.Trial,
 // later trials are warmed with, and RewarmMin the least re-warm (a
 // warm-up shorter than it is kept whole): the process warmed up fully
 // before its first trial, and before a later one it only sat idle while
-// the other side measured, which a quarter of a long warm-up recovers
-// from, but not a few requests: re-warms of 50 ms (a quarter of the
-// demo's 200 ms) left its LLM pair's P99 undecided where whole warm-ups
-// decided it. Both sides of a pair get the same (ABBA: the second pair of
-// a block is two later trials), so it cancels in the paired ratio as the
-// order does; on a 1-second warm-up and 3-second windows it saves an
-// eighth of a pair's time (bench/RESULTS-rules.md#abrewarmfraction).
+// the other side measured, which a part of a long warm-up recovers from,
+// but not a few requests. Both sides of a pair get the same (ABBA: the
+// second pair of a block is two later trials), so it cancels in the
+// paired ratio as the order does (bench/RESULTS-rules.md#abrewarmfraction).
 const (
 	RewarmFraction = 0.25
 	RewarmMin      = 250 * time.Millisecond

@@ -166,11 +166,7 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 		}
 		n.med, n.medDF, n.medSrc = pooledOr(med, i, assumedMed, math.Inf(1), RunToRunAssumed)
 		if measured && n.medSrc != RunToRunPooled {
-			var m moved
-			if i < len(med) {
-				m = med[i]
-			}
-			n.med, n.medDF = runFloorVar(floor[MetricP50], m, assumedMed/2)
+			n.med, n.medDF = runFloorVar(floor[MetricP50], med[i], assumedMed/2)
 			n.medSrc = RunToRunNoiseFloor
 		}
 	}
@@ -179,8 +175,9 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 
 // runFloorVar is the run-to-run variance a baseline from two runs adds to
 // its scenario's test when the suite is too small to pool: how far the two
-// runs disagreed (floorPct, NoiseFloor's) beyond what their processes'
-// sampling explains, on one degree of freedom.
+// runs disagreed (floorPct, NoiseFloor's, of P99, P50 or max QPS) beyond
+// what their processes' sampling explains, pooled with the candidate's
+// assumed run shift.
 //
 // Why a variance and not a raised threshold: the candidate is one run, and
 // its processes share that run's shift, which no spread between them
@@ -199,22 +196,20 @@ func poolRunNoise(names []string, floors []map[string]float64, compared []bool, 
 // the candidate run's own k processes (runSampling): the baseline's
 // processes span both runs, so their spread holds the very shift being
 // measured. The candidate's shift less the mean of
-// the baseline's two has variance 1.5σ² = 0.75 · 2σ², returned in the unit
-// the tests add (the variance of the difference of two runs, scaled), with
-// 1 degree of freedom, which Satterthwaite folds into the test's: a floor
-// its sampling explains (floorChi2) adds only cand (below), one far
-// beyond it leaves the gate inconclusive, as one disagreement between two
-// runs should.
+// the baseline's two has variance 1.5σ² = 0.75 · 2σ², in the unit the
+// tests add (the variance of the difference of two runs, scaled), on 1
+// degree of freedom: a floor its sampling explains (floorChi2) adds only
+// cand (below); one beyond cand's own size is pooled with cand (priorRuns)
+// and Satterthwaite folds the pooled degrees of freedom into the test's.
 //
 // cand is the candidate's own run shift, ln(1 + gate.run_to_run)²: the
 // least this adds. The candidate is one run, and two baseline runs that
 // agreed say nothing about how far that run moved: with nothing for it in
 // the test, a candidate run that shifted while the baseline's runs agreed
 // is called a change (TestSimulatedRunShift holds the A/A rate with it;
-// bench/RESULTS-rules.md#comparerunfloorvar has the cases without). A
-// floor beyond cand's own size (its runs disagreed by more)
-// replaces it, on its one degree of freedom. Only more runs (a history)
-// or pooling over the suite's scenarios measure the candidate's shift.
+// bench/RESULTS-rules.md#comparerunfloorvar has the cases without). Only
+// more runs (a history) or pooling over the suite's scenarios measure the
+// candidate's shift.
 func runFloorVar(floorPct float64, m moved, cand float64) (v, df float64) {
 	if !(floorPct > 0) {
 		return cand, math.Inf(1)

@@ -98,17 +98,22 @@ func (s Settings) runVar(measured bool) float64 {
 	return 2 * l * l
 }
 
-// runVarMedian is runVar for the medians' family: 2·ln(1+RunToRunMedian)²,
-// RunToRun's where RunToRunMedian is unset, zero where RunToRun is 0.
+// MedianRunToRun is the medians' assumed run-to-run noise:
+// RunToRunMedian, or RunToRun's where it is unset.
+func (s Settings) MedianRunToRun() float64 {
+	if s.RunToRunMedian > 0 {
+		return s.RunToRunMedian
+	}
+	return s.RunToRun
+}
+
+// runVarMedian is runVar for the medians' family:
+// 2·ln(1+MedianRunToRun)², zero where RunToRun is 0.
 func (s Settings) runVarMedian() float64 {
 	if s.RunToRun <= 0 {
 		return 0
 	}
-	f := s.RunToRunMedian
-	if f <= 0 {
-		f = s.RunToRun
-	}
-	l := math.Log1p(f)
+	l := math.Log1p(s.MedianRunToRun())
 	return 2 * l * l
 }
 

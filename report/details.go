@@ -145,7 +145,7 @@ func (r *Report) method() []string {
 			out = append(out, "run to run, measured: against a baseline from one run, how far whole runs move was estimated from how far the comparison's other scenarios moved beyond their own noise (DerSimonian–Laird, plus the others' common shift, each scenario left out of its own estimate), per run: "+strings.Join(pooled, ", "))
 		}
 		if len(assumed) > 0 {
-			out = append(out, fmt.Sprintf("run to run, assumed: against a baseline measured in one run (no noise floor), with too few other scenarios to measure it, whole runs are assumed to move %s between runs in the tail (gate.run_to_run) and %s in the medians (gate.run_to_run_median) for %s; a baseline from two runs measures it instead", pctOf(s.RunToRun), pctOf(medianRunToRun(s)), strings.Join(assumed, ", ")))
+			out = append(out, fmt.Sprintf("run to run, assumed: against a baseline measured in one run (no noise floor), with too few other scenarios to measure it, whole runs are assumed to move %s between runs in the tail (gate.run_to_run) and %s in the medians (gate.run_to_run_median) for %s; a baseline from two runs measures it instead", pctOf(s.RunToRun), pctOf(s.MedianRunToRun()), strings.Join(assumed, ", ")))
 		}
 	}
 	for _, sc := range r.Comparison.Scenarios {
@@ -172,13 +172,4 @@ func (r *Report) method() []string {
 // pctOf formats a fraction as a percentage: 0.05 is "5%".
 func pctOf(f float64) string {
 	return num(100*f) + "%"
-}
-
-// medianRunToRun is the medians' assumed run-to-run noise:
-// Settings.RunToRunMedian, or RunToRun's where unset.
-func medianRunToRun(s compare.Settings) float64 {
-	if s.RunToRunMedian > 0 {
-		return s.RunToRunMedian
-	}
-	return s.RunToRun
 }
