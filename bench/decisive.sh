@@ -279,14 +279,11 @@ if [[ " $PHASES " == *" demo "* ]]; then
 		for c in "$d/comparison.json" "$d/planted/comparison.json"; do
 			if [ -f "$c" ]; then say "$(demo_verdicts "$c")"; else say "    no $c"; fi
 		done
-		# The planted knee's capacity plans: the instance count, clean → slowed.
-		l=$(grep -h "planted: .*knee.*: instances .* → " "$d/demo.log" 2>/dev/null | head -n 1 || true)
-		if [ -n "$l" ]; then say "    sizing: ${l#"${l%%[! ]*}"}"; fi
 	done
 	python3 - "$work" "${DEMO_RUNS:-5}" <<'PY' | tee -a "$RESULTS"
 import json, os, statistics, sys
 work, n = sys.argv[1], int(sys.argv[2])
-decided = caught = knee = sized = 0
+decided = caught = 0
 for i in range(1, n + 1):
     d = os.path.join(work, f"demo-{i}")
     try:
@@ -297,14 +294,9 @@ for i in range(1, n + 1):
     try:
         p = json.load(open(os.path.join(d, "planted", "comparison.json")))
         caught += p["scenarios"][0]["verdict"] == "regressed"
-        knee += len(p["scenarios"]) > 1 and p["scenarios"][1]["verdict"] == "regressed"
     except (OSError, KeyError, ValueError, IndexError):
         pass
-    try:
-        sized += any("knee" in l and "instances" in l and "→" in l for l in open(os.path.join(d, "demo.log")) if l.lstrip().startswith("planted"))
-    except OSError:
-        pass
-print(f"  demo: every pair decided in {decided} of {n} runs; the planted regression caught (its fixed-rate pair regressed) in {caught} of {n}; its knee regressed in {knee} of {n}, the instance count recomputed in {sized} of {n}")
+print(f"  demo: every pair decided in {decided} of {n} runs; the planted regression caught (its pair regressed) in {caught} of {n}")
 PY
 fi
 say "# done $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"
