@@ -27,12 +27,13 @@
 #   demo    DEMO_RUNS runs of `perfgate demo` (its layer pairs and ladder
 #           steps measured interleaved and paired, then the planted
 #           regression: the service layer's batched variant at 200 req/s
-#           against the same server with --batch-overhead 2ms), each
-#           timed; per run, each
-#           pair's verdict and the planted pair's, and at the end how many
-#           runs decided every pair and caught the planted regression
-#           (issue 44's targets: 4 of 5 each), and the median wall time
-#           (target: about 3 min on 2 cores).
+#           and its unbatched knee, each against the same server with
+#           --item-overhead 2ms), each timed; per run, each pair's verdict
+#           and the planted pairs', and at the end how many runs decided
+#           every pair, caught the planted regression in both its pairs
+#           and recomputed its instance count (issue 44's targets: 4 of 5
+#           each), and the median wall time (target: about 3 min on 2
+#           cores).
 #
 # Not part of CI (tens of minutes). Prints one line per gate and a table
 # per mode; RESULTS names the output file (default
@@ -281,9 +282,9 @@ if [[ " $PHASES " == *" demo "* ]]; then
 		done
 	done
 	python3 - "$work" "${DEMO_RUNS:-5}" <<'PY' | tee -a "$RESULTS"
-import json, os, statistics, sys
+import json, os, re, statistics, sys
 work, n = sys.argv[1], int(sys.argv[2])
-decided = caught = 0
+decided = caught = sized = 0
 for i in range(1, n + 1):
     d = os.path.join(work, f"demo-{i}")
     try:
@@ -293,10 +294,16 @@ for i in range(1, n + 1):
         pass
     try:
         p = json.load(open(os.path.join(d, "planted", "comparison.json")))
-        caught += p["scenarios"][0]["verdict"] == "regressed"
+        caught += len(p["scenarios"]) == 2 and all(s["verdict"] == "regressed" for s in p["scenarios"])
     except (OSError, KeyError, ValueError, IndexError):
         pass
-print(f"  demo: every pair decided in {decided} of {n} runs; the planted regression caught (its pair regressed) in {caught} of {n}")
+    try:
+        out = open(d + ".log").read()
+        planted = out[out.index("the planted regression:"):]
+        sized += re.search(r"the knee \(service layer\): instances \d+ → \d+ \(\+\d+\)", planted) is not None
+    except (OSError, ValueError):
+        pass
+print(f"  demo: every pair decided in {decided} of {n} runs; the planted regression caught (both its pairs regressed) in {caught} of {n}; its instance count recomputed (more instances) in {sized} of {n}")
 PY
 fi
 say "# done $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -43,13 +43,16 @@ type batcher struct {
 	// overhead is CPU time spent on each batch before its compute
 	// (Options.BatchOverhead, when batching is on).
 	overhead time.Duration
-	model    backend
-	observe  func(batch []*job, items int, compute time.Duration)
+	// perItem is CPU time spent on each item before its batch's compute
+	// (Options.ItemOverhead), batching on or off.
+	perItem time.Duration
+	model   backend
+	observe func(batch []*job, items int, compute time.Duration)
 }
 
 func newBatcher(o Options, model backend, observe func([]*job, int, time.Duration)) *batcher {
 	b := &batcher{sched: newScheduler(o.Queue, failJob), maxBatch: max(1, o.MaxBatch), window: o.BatchWindow,
-		model: model, observe: observe}
+		perItem: o.ItemOverhead, model: model, observe: observe}
 	if b.maxBatch > 1 {
 		b.overhead = o.BatchOverhead
 	}
@@ -127,7 +130,7 @@ func (b *batcher) run(jobs []*job, x, y []float32) ([]float32, []float32) {
 	if len(live) == 0 {
 		return x, y
 	}
-	spinFor(b.overhead)
+	spinFor(b.overhead + time.Duration(items)*b.perItem)
 	in := b.model.info()
 	x, y = x[:0], grow(y, items*in.outSize)
 	for _, j := range live {

@@ -43,3 +43,41 @@ func TestBatchOverhead(t *testing.T) {
 		})
 	}
 }
+
+// TestItemOverhead: --item-overhead slows every request, batching on or
+// off (the unbatched knee moves with it), and a request of n items pays it
+// n times: the cost is per item, so no batch amortises it.
+func TestItemOverhead(t *testing.T) {
+	const overhead = 20 * time.Millisecond
+	tests := []struct {
+		name     string
+		maxBatch int
+		items    int
+		overhead time.Duration
+		atLeast  time.Duration
+	}{
+		{"batching on", 4, 1, overhead, overhead * 3 / 4},
+		{"batching off", 1, 1, overhead, overhead * 3 / 4},
+		{"three items", 4, 3, overhead, 3 * overhead * 3 / 4},
+		{"none", 1, 1, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, hs := newTestServer(t, Options{Model: ModelSim, SimFixed: time.Microsecond, SimPerItem: time.Microsecond,
+				MaxBatch: tt.maxBatch, ItemOverhead: tt.overhead})
+			c := &http.Client{Timeout: 10 * time.Second}
+			best := time.Hour
+			for i := range 3 {
+				start := time.Now()
+				inferHTTP(t, c, hs.URL, "mlp", inferRequest(uint64(i), tt.items, 64))
+				best = min(best, time.Since(start))
+			}
+			if best < tt.atLeast {
+				t.Errorf("max batch %d, %d items, overhead %v: fastest request took %v, want at least %v", tt.maxBatch, tt.items, tt.overhead, best, tt.atLeast)
+			}
+			if tt.overhead == 0 && best >= overhead/2 {
+				t.Errorf("no overhead: fastest request took %v, want well under %v", best, overhead/2)
+			}
+		})
+	}
+}

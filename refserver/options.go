@@ -68,6 +68,12 @@ type Options struct {
 	// slower batcher), which `perfgate demo` asks the gate to catch.
 	// 0: none.
 	BatchOverhead time.Duration
+	// ItemOverhead is CPU time a model worker spends on every request
+	// (item) it takes, batching on or off, before the model's compute: a
+	// planted regression of the service layer's request path that, unlike
+	// BatchOverhead, no batch amortises, so it moves the unbatched knee
+	// about one to one. `perfgate demo` plants it. 0: none.
+	ItemOverhead time.Duration
 	// Instances is the number of model workers running batches in parallel;
 	// 0 means 1.
 	Instances int
@@ -213,7 +219,7 @@ func (o Options) Validate() error {
 		name string
 		v    time.Duration
 	}{
-		{"batch window", o.BatchWindow}, {"batch overhead", o.BatchOverhead}, {"sim fixed", o.SimFixed}, {"sim per item", o.SimPerItem},
+		{"batch window", o.BatchWindow}, {"batch overhead", o.BatchOverhead}, {"item overhead", o.ItemOverhead}, {"sim fixed", o.SimFixed}, {"sim per item", o.SimPerItem},
 		{"llm step", o.LLMStep}, {"llm step per seq", o.LLMStepPerSeq}, {"llm prefill per token", o.LLMPrefillPerToken},
 	} {
 		if f.v < 0 || f.v > time.Minute {

@@ -368,7 +368,8 @@ func mdePct(v float64, abs bool) string {
 }
 
 // Brief writes r for a terminal in five seconds: the headline line, the
-// scenario table and the lines on what would decide the undecided ones.
+// scenario table, the lines on what would decide the undecided ones and
+// the instance counts of the scenarios sized (how many machines now).
 // Text writes everything. more, when not "", ends the output as one line
 // saying where the rest is.
 func Brief(w io.Writer, r *Report, more string) error {
@@ -382,7 +383,9 @@ func Brief(w io.Writer, r *Report, more string) error {
 func brief(w io.Writer, r *Report, prefix, more string) error {
 	var b strings.Builder
 	b.WriteString(plain(headlineLine(prefix, r.Comparison)) + "\n")
-	r.writeTextSections(&b, func(k sectionKind) bool { return k == secAB || k == secScenarios || k == secDecide })
+	r.writeTextSections(&b, func(k sectionKind) bool {
+		return k == secAB || k == secScenarios || k == secDecide || k == secCapacity
+	})
 	if more != "" {
 		b.WriteString("\n" + plain(more) + "\n")
 	}

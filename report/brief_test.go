@@ -240,3 +240,30 @@ func TestHTMLSaysItsMode(t *testing.T) {
 		})
 	}
 }
+
+// The brief says how many machines the change needs: each sized
+// scenario's instance counts, base → candidate, the one figure a capacity
+// owner reads first, and nothing of the method or the details.
+func TestBriefCapacity(t *testing.T) {
+	r := sampleReport(t)
+	var b strings.Builder
+	if err := Brief(&b, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "\ncapacity:\n") {
+		t.Fatalf("brief has no capacity section:\n%s", out)
+	}
+	for _, p := range r.Plans {
+		if p.Diff == nil {
+			continue
+		}
+		want := fmt.Sprintf("  %s: instances %d → %d", p.Scenario, p.Diff.BaselineInstances, p.Diff.CandidateInstances)
+		if !strings.Contains(out, want) {
+			t.Errorf("brief lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "method") || strings.Contains(out, "environment") {
+		t.Errorf("brief holds the details:\n%s", out)
+	}
+}

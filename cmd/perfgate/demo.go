@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -151,23 +150,24 @@ func demoOutcomes(cfg *config.Config, run demo.Run) []suite.Outcome {
 }
 
 // demoPlanted shows the gate catching the planted regression
-// (demo.MeasurePlanted): the service layer's batched variant at a fixed
-// rate against the same server with a slowed batcher, measured by the
-// engine that measured the layer pairs, its report (the verdict and the
-// metric that decided) and where its results went (out/planted, never
-// among the baselines). It runs when the selection holds the planted
+// (demo.MeasurePlanted): the service layer's variants, the batched one at
+// a fixed rate and the unbatched one's knee, against the same server
+// with a slower request path, measured by the engine that measured the
+// layer pairs, its report (the verdicts, the metrics that decided and the
+// instance count recomputed) and where its results went (out/planted,
+// never among the baselines). It runs when the selection holds a planted
 // scenario (all, by default; --quick too, though it leaves the ladder out).
 func demoPlanted(ctx context.Context, dl demoLog, cfg *config.Config, out string, only []string) error {
 	e := dl.e
-	if ctx.Err() != nil || (len(only) > 0 && !slices.Contains(only, demo.PlantedScenario)) {
+	if ctx.Err() != nil || !demo.PlantedSelected(only) {
 		return nil
 	}
 	dir := filepath.Join(out, "planted")
-	fmt.Fprintf(e.stdout, "\nthe planted regression: %s (batching on, a fixed rate) against the same server with `fixture serve --batch-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
-		demo.PlantedScenario, demo.PlantedOverhead)
+	fmt.Fprintf(e.stdout, "\nthe planted regression: the service layer against the same server with `fixture serve --item-overhead %s` (a slower request path), measured the same way: %s (batching on) at a fixed rate, and %s's knee (batching off)\n",
+		demo.PlantedOverhead, demo.PlantedScenario, demo.PlantedKneeScenario)
 	prog := dl.progress()
 	so := e.suiteOptions(cfg, filepath.Join(dir, "results"), prog, nil)
-	m, err := demo.MeasurePlanted(ctx, cfg, so, dir)
+	m, err := demo.MeasurePlanted(ctx, cfg, so, dir, only)
 	prog.close()
 	if err != nil {
 		return withCode(exitUsage, err)

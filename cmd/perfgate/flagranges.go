@@ -56,6 +56,7 @@ func flagRanges() []flagRange {
 		flagRange{"fixture serve", "max-batch", whole(0, 1024)},
 		flagRange{"fixture serve", "batch-window", dur(0, time.Minute, false)},
 		flagRange{"fixture serve", "batch-overhead", dur(0, time.Minute, false)},
+		flagRange{"fixture serve", "item-overhead", dur(0, time.Minute, false)},
 		flagRange{"fixture serve", "instances", whole(0, 256)},
 		flagRange{"fixture serve", "queue", whole(0, 1<<20)},
 		flagRange{"fixture serve", "cache-entries", whole(0, 1<<20)},

@@ -35,7 +35,7 @@ func Config(quick bool) (*config.Config, error) {
 
 // Planned is the demo's planned time: each selected pair's
 // PairPlanned, suite.PlannedDuration of each selected scenario in no
-// pair, and the planted regression's pair when PlantedScenario is
+// pair, and the planted regression's pairs whose scenarios are
 // selected (only names scenarios; empty: all).
 func Planned(cfg *config.Config, only []string) time.Duration {
 	var d time.Duration
@@ -51,8 +51,10 @@ func Planned(cfg *config.Config, only []string) time.Duration {
 			d += suite.PlannedDuration(s, StartCost)
 		}
 	}
-	if s := plantedScenario(cfg); s != nil && (len(only) == 0 || slices.Contains(only, PlantedScenario)) {
-		d += PairPlanned(cfg, s) // the planted regression
+	if pc, pairs, err := Planted(cfg, only); err == nil { // the planted regression
+		for _, p := range pairs {
+			d += PairPlanned(pc, pc.ScenarioNamed(p.Base))
+		}
 	}
 	return d
 }

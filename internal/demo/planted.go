@@ -11,66 +11,99 @@ import (
 	"github.com/perfgate/perfgate/suite"
 )
 
-// The planted regression: the service layer's batched variant at a fixed
-// 200 requests/s (the ladder's last rung: int8, dynamic batching on)
-// against the same server whose batcher spends PlantedOverhead of CPU on
-// every batch (`perfgate fixture serve --batch-overhead`, inert when
-// batching is off, so the other layers' variants are untouched). Every
-// request pays it, so the latency at a fixed rate moves about one to one
-// with it and P50 decides in a few pairs, where the batched knee moves
-// between rounds by more than the change. The demo measures the clean and
-// the slowed server by the engine that measures its layer pairs, and the
-// gate must call it regressed. It neither sizes the batched service on
-// both servers nor measures the other layers against the inert knob:
-// neither decides within the demo's minutes
+// The planted regression: the same server with a slower request path,
+// every request costing PlantedOverhead more CPU before the model
+// (`perfgate fixture serve --item-overhead`, the service layer),
+// measured against the clean server by the engine that measures the
+// demo's layer pairs, in two pairs: the service layer's batched variant at
+// a fixed 200 requests/s (the ladder's last rung), where every request
+// pays it and P50 decides in a few pairs, and the unbatched variant's knee,
+// whose rounds agree within a few percent and which the cost moves about
+// one to one, so its max QPS decides and the instance count is recomputed
+// from it. The gate must call both regressed. A per-batch cost
+// (--batch-overhead) is amortised over the batched knee's large batches
+// and moved it less than its rounds spread
 // (bench/RESULTS-rules.md#demoplanted).
 const (
-	// PlantedScenario is the scenario slowed.
+	// PlantedScenario is the fixed-rate scenario slowed.
 	PlantedScenario = "ladder-int8-batched"
-	// PlantedOverhead is the batcher's planted CPU time per batch.
+	// PlantedKneeScenario is the knee slowed.
+	PlantedKneeScenario = "service-batch1"
+	// PlantedOverhead is the planted CPU time per request.
 	PlantedOverhead = "2ms"
 )
 
-// plantedScenario is cfg's PlantedScenario, else the full demo config's:
+// plantedNames are the scenarios the planted regression slows, in the
+// order measured.
+var plantedNames = []string{PlantedScenario, PlantedKneeScenario}
+
+// PlantedSelected reports whether a demo of the scenarios only (empty:
+// all) measures the planted regression: when it names a planted scenario.
+func PlantedSelected(only []string) bool {
+	return len(only) == 0 || slices.ContainsFunc(plantedNames, func(n string) bool { return slices.Contains(only, n) })
+}
+
+// plantedScenario is cfg's scenario name, else the full demo config's:
 // --quick leaves the ladder out of the layers' run, not out of the
 // planted regression.
-func plantedScenario(cfg *config.Config) *config.Scenario {
-	if s := cfg.ScenarioNamed(PlantedScenario); s != nil {
+func plantedScenario(cfg *config.Config, name string) *config.Scenario {
+	if s := cfg.ScenarioNamed(name); s != nil {
 		return s
 	}
 	if cfg.Path == Source {
 		if full, err := Config(false); err == nil {
-			return full.ScenarioNamed(PlantedScenario)
+			return full.ScenarioNamed(name)
 		}
 	}
 	return nil
 }
 
-// Planted returns a config of two scenarios, PlantedScenario and a copy
-// of it whose server runs with --batch-overhead PlantedOverhead, and the
-// pair clean → slowed. cfg is not changed. An error when neither cfg nor
-// the embedded demo config it came from has scenario PlantedScenario.
-func Planted(cfg *config.Config) (*config.Config, config.Pair, error) {
-	clean := plantedScenario(cfg)
-	if clean == nil {
-		return nil, config.Pair{}, fmt.Errorf("the planted regression: no scenario %q", PlantedScenario)
-	}
-	slowed := *clean
-	slowed.Name = clean.Name + "-slow-batcher"
-	slowed.Args = append(slices.Clone(clean.Args), "--batch-overhead", PlantedOverhead)
+// Planted returns a config of the planted scenarios that only selects
+// (empty: both), each beside a copy of it whose server runs with
+// --item-overhead PlantedOverhead, and the pairs clean → slowed. cfg is
+// not changed. An error when neither cfg nor the embedded demo config it
+// came from has a selected planted scenario.
+func Planted(cfg *config.Config, only []string) (*config.Config, []config.Pair, error) {
 	c := *cfg
-	c.Scenarios = []*config.Scenario{clean, &slowed}
-	c.Ladder = nil
-	p := config.Pair{Name: fmt.Sprintf("planted: the batcher +%s a batch (service layer)", PlantedOverhead), Base: clean.Name, Head: slowed.Name}
-	c.Pairs = []config.Pair{p}
-	return &c, p, nil
+	c.Scenarios, c.Pairs, c.Ladder = nil, nil, nil
+	for _, name := range plantedNames {
+		if len(only) > 0 && !slices.Contains(only, name) {
+			continue
+		}
+		clean := plantedScenario(cfg, name)
+		if clean == nil {
+			return nil, nil, fmt.Errorf("the planted regression: no scenario %q", name)
+		}
+		if clean.Load.Mode == "sweep" {
+			// The unbatched knee's rounds agree within a few percent: the
+			// fewest paired rounds decide a planted change many times
+			// that, and keep the demo near its minutes.
+			c := *clean
+			c.Load.Estimates = min(c.Load.Estimates, ab.MinPairedKneeRounds+1)
+			clean = &c
+		}
+		slowed := *clean
+		slowed.Name = clean.Name + "-slowed"
+		slowed.Args = append(slices.Clone(clean.Args), "--item-overhead", PlantedOverhead)
+		where := "a fixed rate"
+		if clean.Load.Mode == "sweep" {
+			where = "the knee"
+		}
+		c.Scenarios = append(c.Scenarios, clean, &slowed)
+		c.Pairs = append(c.Pairs, config.Pair{Name: fmt.Sprintf("planted: +%s a request, %s (%s layer)", PlantedOverhead, where, clean.Layer),
+			Base: clean.Name, Head: slowed.Name})
+	}
+	if len(c.Pairs) == 0 {
+		return nil, nil, fmt.Errorf("the planted regression: none of %q selected", plantedNames)
+	}
+	return &c, c.Pairs, nil
 }
 
-// MeasurePlanted measures the planted regression (Planted) by
-// ab.MeasurePairs, its results written to so.OutDir (give it a folder of
-// its own: they are not baselines).
-func MeasurePlanted(ctx context.Context, cfg *config.Config, so suite.Options, logDir string) (*Measured, error) {
-	pc, _, err := Planted(cfg)
+// MeasurePlanted measures the planted regression's pairs that only
+// selects (Planted) by ab.MeasurePairs, its results written to
+// so.OutDir (give it a folder of its own: they are not baselines).
+func MeasurePlanted(ctx context.Context, cfg *config.Config, so suite.Options, logDir string, only []string) (*Measured, error) {
+	pc, _, err := Planted(cfg, only)
 	if err != nil {
 		return nil, err
 	}

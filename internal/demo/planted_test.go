@@ -14,43 +14,78 @@ import (
 )
 
 // TestPlanted: the planted regression is the service layer's batched
-// variant at a fixed rate against the same scenario with the batcher
-// slowed, a pair the config accepts (same load), in the quick demo too
-// (which leaves the ladder out), and the demo's config is left as it was.
+// variant at a fixed rate and its unbatched variant's knee, each against
+// the same scenario with the request path slowed, pairs the config
+// accepts (same load), in the quick demo too (which leaves the ladder
+// out); a selection measures only the planted scenarios it names; the
+// demo's config is left as it was.
 func TestPlanted(t *testing.T) {
 	for _, quick := range []bool{false, true} {
 		cfg, err := Config(quick)
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, args := len(cfg.Scenarios), []string(nil)
-		if s := cfg.ScenarioNamed(PlantedScenario); s != nil {
-			args = slices.Clone(s.Args)
+		before := len(cfg.Scenarios)
+		args := map[string][]string{}
+		for _, s := range cfg.Scenarios {
+			args[s.Name] = slices.Clone(s.Args)
 		}
-		pc, p, err := Planted(cfg)
+		pc, pairs, err := Planted(cfg, nil)
 		if err != nil {
 			t.Fatalf("quick %v: %v", quick, err)
 		}
-		clean, slowed := pc.ScenarioNamed(p.Base), pc.ScenarioNamed(p.Head)
-		if clean == nil || slowed == nil || clean.Name != PlantedScenario {
-			t.Fatalf("quick %v: pair %+v: scenarios %v and %v, want %s and its slowed copy", quick, p, clean, slowed, PlantedScenario)
+		var bases []string
+		for _, p := range pairs {
+			bases = append(bases, p.Base)
+			clean, slowed := pc.ScenarioNamed(p.Base), pc.ScenarioNamed(p.Head)
+			if clean == nil || slowed == nil {
+				t.Fatalf("quick %v: pair %+v: scenarios %v and %v, want a scenario and its slowed copy", quick, p, clean, slowed)
+			}
+			if want := append(slices.Clone(clean.Args), "--item-overhead", PlantedOverhead); !slices.Equal(slowed.Args, want) {
+				t.Errorf("quick %v: %s: slowed args %q, want %q", quick, p.Name, slowed.Args, want)
+			}
+			if !reflect.DeepEqual(clean.Load, slowed.Load) || slowed.Layer != "service" || clean.Layer != "service" {
+				t.Errorf("quick %v: %s: slowed load %+v layer %s, want the clean one's (%+v) in the service layer", quick, p.Name, slowed.Load, slowed.Layer, clean.Load)
+			}
+			if cfg.ScenarioNamed(p.Head) != nil {
+				t.Errorf("quick %v: Planted added %s to the demo's config", quick, p.Head)
+			}
 		}
-		if want := append(slices.Clone(clean.Args), "--batch-overhead", PlantedOverhead); !slices.Equal(slowed.Args, want) {
-			t.Errorf("quick %v: slowed args %q, want %q", quick, slowed.Args, want)
+		// The fixed rate with batching on (P50 decides), then the unbatched
+		// knee (max QPS decides; the instance count is recomputed from it).
+		if want := []string{PlantedScenario, PlantedKneeScenario}; !slices.Equal(bases, want) {
+			t.Fatalf("quick %v: planted pairs' bases %q, want %q", quick, bases, want)
 		}
-		// A fixed rate (P50 decides), batching on (else the knob is inert).
-		if !reflect.DeepEqual(clean.Load, slowed.Load) || slowed.Layer != "service" || clean.Load.Mode != "rate" || !slices.Contains(clean.Args, "--max-batch") {
-			t.Errorf("quick %v: slowed load %+v layer %s, want the clean one's (%+v: a fixed rate, batching on) in the service layer", quick, slowed.Load, slowed.Layer, clean.Load)
+		if fixed := pc.ScenarioNamed(PlantedScenario); fixed.Load.Mode != "rate" || !slices.Contains(fixed.Args, "--max-batch") {
+			t.Errorf("quick %v: %s: load %s args %q, want a fixed rate with batching on", quick, fixed.Name, fixed.Load.Mode, fixed.Args)
+		}
+		if knee := pc.ScenarioNamed(PlantedKneeScenario); knee.Load.Mode != "sweep" {
+			t.Errorf("quick %v: %s: load %s, want a knee search", quick, knee.Name, knee.Load.Mode)
 		}
 		if _, err := config.Compile(pc); err != nil {
 			t.Errorf("quick %v: the planted config does not compile: %v", quick, err)
 		}
-		if s := cfg.ScenarioNamed(PlantedScenario); len(cfg.Scenarios) != before || cfg.ScenarioNamed(p.Head) != nil || (s != nil && !slices.Equal(s.Args, args)) {
+		if len(cfg.Scenarios) != before {
 			t.Errorf("quick %v: Planted changed the demo's config: %d scenarios (was %d)", quick, len(cfg.Scenarios), before)
 		}
+		for _, s := range cfg.Scenarios {
+			if !slices.Equal(s.Args, args[s.Name]) {
+				t.Errorf("quick %v: Planted changed %s's args to %q", quick, s.Name, s.Args)
+			}
+		}
+		_, only, err := Planted(cfg, []string{PlantedKneeScenario, "model-fp32"})
+		if err != nil || len(only) != 1 || only[0].Base != PlantedKneeScenario {
+			t.Errorf("quick %v: Planted of a selection naming the knee: pairs %+v, %v; want the knee's alone", quick, only, err)
+		}
 	}
-	if _, _, err := Planted(&config.Config{}); err == nil {
+	if !PlantedSelected(nil) || !PlantedSelected([]string{PlantedKneeScenario}) || PlantedSelected([]string{"model-fp32"}) {
+		t.Errorf("PlantedSelected: want true for all and for a planted scenario, false for another")
+	}
+	if _, _, err := Planted(&config.Config{}, nil); err == nil {
 		t.Errorf("Planted of a config without %s: no error", PlantedScenario)
+	}
+	if _, _, err := Planted(&config.Config{}, []string{"model-fp32"}); err == nil {
+		t.Errorf("Planted of a selection naming no planted scenario: no error")
 	}
 }
 
