@@ -43,8 +43,8 @@ type batcher struct {
 	// overhead is CPU time spent on each batch before its compute
 	// (Options.BatchOverhead, when batching is on).
 	overhead time.Duration
-	// perItem is CPU time spent on each item before its batch's compute
-	// (Options.ItemOverhead), batching on or off.
+	// perItem is CPU time spent on each item of a batch before its
+	// compute (Options.ItemOverhead, when batching is on).
 	perItem time.Duration
 	model   backend
 	observe func(batch []*job, items int, compute time.Duration)
@@ -52,9 +52,9 @@ type batcher struct {
 
 func newBatcher(o Options, model backend, observe func([]*job, int, time.Duration)) *batcher {
 	b := &batcher{sched: newScheduler(o.Queue, failJob), maxBatch: max(1, o.MaxBatch), window: o.BatchWindow,
-		perItem: o.ItemOverhead, model: model, observe: observe}
+		model: model, observe: observe}
 	if b.maxBatch > 1 {
-		b.overhead = o.BatchOverhead
+		b.overhead, b.perItem = o.BatchOverhead, o.ItemOverhead
 	}
 	b.sched.start(o.Instances, b.worker)
 	return b

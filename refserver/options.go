@@ -68,11 +68,12 @@ type Options struct {
 	// slower batcher), which `perfgate demo` asks the gate to catch.
 	// 0: none.
 	BatchOverhead time.Duration
-	// ItemOverhead is CPU time a model worker spends on every request
-	// (item) it takes, batching on or off, before the model's compute: a
-	// planted regression of the service layer's request path that, unlike
-	// BatchOverhead, no batch amortises, so it moves the unbatched knee
-	// about one to one. `perfgate demo` plants it. 0: none.
+	// ItemOverhead is CPU time the dynamic batcher spends on every item
+	// it puts in a batch (copying it in) when batching is on (MaxBatch >
+	// 1): a planted regression confined to the service layer, like
+	// BatchOverhead, but one no batch amortises, so that it moves the
+	// batched knee about as much as the latency at a light load. `perfgate
+	// demo` plants it. 0: none.
 	ItemOverhead time.Duration
 	// Instances is the number of model workers running batches in parallel;
 	// 0 means 1.

@@ -150,12 +150,11 @@ func demoOutcomes(cfg *config.Config, run demo.Run) []suite.Outcome {
 }
 
 // demoPlanted shows the gate catching the planted regression
-// (demo.MeasurePlanted): the service layer's variants, the batched one at
-// a fixed rate and the unbatched one's knee, against the same server
-// with a slower request path, measured by the engine that measured the
-// layer pairs, its report (the verdicts, the metrics that decided and the
-// instance count recomputed) and where its results went (out/planted,
-// never among the baselines). It runs when the selection holds a planted
+// (demo.MeasurePlanted): the service layer's batched variant at a fixed
+// rate and at its knee against the same server with a slower batcher,
+// measured by the engine that measured the layer pairs, its report (the
+// verdicts, the metrics that decided and the instance count recomputed)
+// and where its results went (out/planted, never among the baselines). It runs when the selection holds a planted
 // scenario (all, by default; --quick too, though it leaves the ladder out).
 func demoPlanted(ctx context.Context, dl demoLog, cfg *config.Config, out string, only []string) error {
 	e := dl.e
@@ -163,8 +162,8 @@ func demoPlanted(ctx context.Context, dl demoLog, cfg *config.Config, out string
 		return nil
 	}
 	dir := filepath.Join(out, "planted")
-	fmt.Fprintf(e.stdout, "\nthe planted regression: the service layer against the same server with `fixture serve --item-overhead %s` (a slower request path), measured the same way: %s (batching on) at a fixed rate, and %s's knee (batching off)\n",
-		demo.PlantedOverhead, demo.PlantedScenario, demo.PlantedKneeScenario)
+	fmt.Fprintf(e.stdout, "\nthe planted regression: %s at a fixed rate and %s's knee (the service layer, batching on) against the same server with `fixture serve --item-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
+		demo.PlantedScenario, demo.PlantedKneeScenario, demo.PlantedOverhead)
 	prog := dl.progress()
 	so := e.suiteOptions(cfg, filepath.Join(dir, "results"), prog, nil)
 	m, err := demo.MeasurePlanted(ctx, cfg, so, dir, only)

@@ -40,10 +40,10 @@
 // ladder): each declared pair (pairs:) by the engine of gate --ab,
 // interleaved in ABBA order with fresh processes every block and compared
 // pair by pair until decided. Then it plants a regression (the same
-// server with --item-overhead 2ms, a slower request path in the service
-// layer) and measures it the same way, at a fixed 200 req/s with batching
-// on and at the unbatched knee: the gate must call both regressed and
-// recompute the instance count. It sizes capacity, prints
+// server with --item-overhead 2ms, a slower batcher, inert with batching
+// off) and measures it the same way, the batched variant at a fixed 200
+// req/s and at its knee: the gate must call both regressed and recompute
+// the instance count. It sizes capacity, prints
 // the reports, and stores the run as a baseline folder with the command
 // that gates against it. About three minutes; --quick (about two and a half) shortens
 // the knee searches and leaves the ladder out.
@@ -215,8 +215,8 @@
 // Layers: --precision fp32|int8 (model), --max-batch and --batch-window
 // (Triton-style dynamic batching), --batch-overhead DUR (CPU time the
 // batcher spends on every batch when --max-batch > 1), --item-overhead DUR
-// (CPU time spent on every request, batching on or off: the planted
-// service-layer regression `perfgate demo` catches), --instances, --queue (rejects with 429 /
+// (CPU time it spends on every item it batches: the planted service-layer
+// regression `perfgate demo` catches), --instances, --queue (rejects with 429 /
 // RESOURCE_EXHAUSTED when full), --cache (exact-match response cache). Every
 // flag may also come from FIXTURE_<FLAG> in the environment (for example
 // FIXTURE_PRECISION=int8); flags win.

@@ -32,7 +32,7 @@ func cmdFixture(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&o.MaxBatch, "max-batch", d.MaxBatch, "dynamic batching: most requests per batch (1: off)")
 	fs.DurationVar(&o.BatchWindow, "batch-window", 0, "dynamic batching: how long a batch waits for more requests")
 	fs.DurationVar(&o.BatchOverhead, "batch-overhead", 0, "dynamic batching (--max-batch > 1): CPU time spent on every batch besides the model (a planted regression of the service layer)")
-	fs.DurationVar(&o.ItemOverhead, "item-overhead", 0, "CPU time spent on every request before the model, batching on or off (the planted regression `perfgate demo` catches: a slower request path in the service layer)")
+	fs.DurationVar(&o.ItemOverhead, "item-overhead", 0, "dynamic batching (--max-batch > 1): CPU time spent on every item put in a batch besides the model (the planted regression `perfgate demo` catches: a slower batcher that no batch amortises)")
 	fs.IntVar(&o.Instances, "instances", d.Instances, "model workers running batches in parallel")
 	fs.IntVar(&o.Queue, "queue", d.Queue, "requests allowed to wait; more are rejected (HTTP 429, gRPC RESOURCE_EXHAUSTED)")
 	fs.BoolVar(&o.Cache, "cache", false, "exact-match response cache")

@@ -14,8 +14,8 @@ import (
 )
 
 // TestPlanted: the planted regression is the service layer's batched
-// variant at a fixed rate and its unbatched variant's knee, each against
-// the same scenario with the request path slowed, pairs the config
+// variant at a fixed rate and at its knee, each against the same scenario
+// with the batcher slowed, pairs the config
 // accepts (same load), in the quick demo too (which leaves the ladder
 // out); a selection measures only the planted scenarios it names; the
 // demo's config is left as it was.
@@ -51,16 +51,17 @@ func TestPlanted(t *testing.T) {
 				t.Errorf("quick %v: Planted added %s to the demo's config", quick, p.Head)
 			}
 		}
-		// The fixed rate with batching on (P50 decides), then the unbatched
-		// knee (max QPS decides; the instance count is recomputed from it).
+		// The fixed rate (P50 decides), then the knee (max QPS decides; the
+		// instance count is recomputed from it), both with batching on
+		// (else the knob is inert).
 		if want := []string{PlantedScenario, PlantedKneeScenario}; !slices.Equal(bases, want) {
 			t.Fatalf("quick %v: planted pairs' bases %q, want %q", quick, bases, want)
 		}
 		if fixed := pc.ScenarioNamed(PlantedScenario); fixed.Load.Mode != "rate" || !slices.Contains(fixed.Args, "--max-batch") {
 			t.Errorf("quick %v: %s: load %s args %q, want a fixed rate with batching on", quick, fixed.Name, fixed.Load.Mode, fixed.Args)
 		}
-		if knee := pc.ScenarioNamed(PlantedKneeScenario); knee.Load.Mode != "sweep" {
-			t.Errorf("quick %v: %s: load %s, want a knee search", quick, knee.Name, knee.Load.Mode)
+		if knee := pc.ScenarioNamed(PlantedKneeScenario); knee.Load.Mode != "sweep" || !slices.Contains(knee.Args, "--max-batch") || slices.Contains(knee.Args, "1") {
+			t.Errorf("quick %v: %s: load %s args %q, want a knee search with batching on", quick, knee.Name, knee.Load.Mode, knee.Args)
 		}
 		if _, err := config.Compile(pc); err != nil {
 			t.Errorf("quick %v: the planted config does not compile: %v", quick, err)
