@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	}
 	start := time.Now()
 	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s\n",
-		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demo.Planned(cfg, scenarios).Round(time.Second))
+		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demo.Planned(cfg, *quick, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
 	// The full log: every log line of the run, each result's notes and
 	// the full reports. The terminal shows one screen of it (the live
@@ -87,7 +88,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 			return withCode(exitRunFailed, err)
 		}
 	}
-	if err := demoPlanted(ctx, dl, cfg, *out, scenarios); err != nil {
+	if err := demoPlanted(ctx, dl, cfg, *out, demo.PlantedSelection(*quick, scenarios)); err != nil {
 		return err
 	}
 	storeDemoBaselines(ctx, e, cfg, *out, resultsDir, self, m.Run.ByName)
@@ -154,16 +155,24 @@ func demoOutcomes(cfg *config.Config, run demo.Run) []suite.Outcome {
 // rate and at its knee against the same server with a slower batcher,
 // measured by the engine that measured the layer pairs, its report (the
 // verdicts, the metrics that decided and the instance count recomputed)
-// and where its results went (out/planted, never among the baselines). It runs when the selection holds a planted
-// scenario (all, by default; --quick too, though it leaves the ladder out).
+// and where its results went (out/planted, never among the baselines).
+// only is demo.PlantedSelection's: it runs when that holds a planted
+// scenario (all, by default; with --quick the fixed rate's pair alone).
 func demoPlanted(ctx context.Context, dl demoLog, cfg *config.Config, out string, only []string) error {
 	e := dl.e
 	if ctx.Err() != nil || !demo.PlantedSelected(only) {
 		return nil
 	}
 	dir := filepath.Join(out, "planted")
-	fmt.Fprintf(e.stdout, "\nthe planted regression: %s at a fixed rate and %s's knee (the service layer, batching on) against the same server with `fixture serve --item-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
-		demo.PlantedScenario, demo.PlantedKneeScenario, demo.PlantedOverhead)
+	var what []string
+	if len(only) == 0 || slices.Contains(only, demo.PlantedScenario) {
+		what = append(what, demo.PlantedScenario+" at a fixed rate")
+	}
+	if len(only) == 0 || slices.Contains(only, demo.PlantedKneeScenario) {
+		what = append(what, demo.PlantedKneeScenario+"'s knee")
+	}
+	fmt.Fprintf(e.stdout, "\nthe planted regression: %s (the service layer, batching on) against the same server with `fixture serve --item-overhead %s` (a slower batcher, inert with batching off), measured the same way\n",
+		strings.Join(what, " and "), demo.PlantedOverhead)
 	prog := dl.progress()
 	so := e.suiteOptions(cfg, filepath.Join(dir, "results"), prog, nil)
 	m, err := demo.MeasurePlanted(ctx, cfg, so, dir, only)

@@ -35,9 +35,9 @@ func Config(quick bool) (*config.Config, error) {
 
 // Planned is the demo's planned time: each selected pair's
 // PairPlanned, suite.PlannedDuration of each selected scenario in no
-// pair, and the planted regression's pairs whose scenarios are
-// selected (only names scenarios; empty: all).
-func Planned(cfg *config.Config, only []string) time.Duration {
+// pair, and the planted regression's pairs (PlantedSelection) whose
+// scenarios are selected (only names scenarios; empty: all).
+func Planned(cfg *config.Config, quick bool, only []string) time.Duration {
 	var d time.Duration
 	inPair := map[string]bool{}
 	for _, p := range cfg.Pairs {
@@ -51,7 +51,7 @@ func Planned(cfg *config.Config, only []string) time.Duration {
 			d += suite.PlannedDuration(s, StartCost)
 		}
 	}
-	if pc, pairs, err := Planted(cfg, only); err == nil { // the planted regression
+	if pc, pairs, err := Planted(cfg, PlantedSelection(quick, only)); err == nil { // the planted regression
 		for _, p := range pairs {
 			d += PairPlanned(pc, pc.ScenarioNamed(p.Base))
 		}

@@ -57,7 +57,7 @@ func TestPlan(t *testing.T) {
 			if err := gate.CheckPower(cfg, nil); err != nil {
 				t.Errorf("the gate refuses the %s demo's config: %v", tt.name, err)
 			}
-			total := Planned(cfg, nil)
+			total := Planned(cfg, tt.quick, nil)
 			t.Logf("planned: %v (limit %v)", total, tt.limit)
 			if total > tt.limit {
 				t.Errorf("the %s demo plans %v, want at most %v", tt.name, total, tt.limit)
@@ -83,7 +83,7 @@ func TestPlannedOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Planned(cfg, tt.only); got != tt.want {
+			if got := Planned(cfg, false, tt.only); got != tt.want {
 				t.Errorf("Planned(%v) = %v, want %v", tt.only, got, tt.want)
 			}
 		})

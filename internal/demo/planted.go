@@ -38,6 +38,18 @@ const (
 // order measured.
 var plantedNames = []string{PlantedScenario, PlantedKneeScenario}
 
+// PlantedSelection is what the planted regression measures of a demo of
+// the scenarios only (empty: all): the planted scenarios only names; else
+// both pairs in the full demo, and in the quick one the fixed rate's
+// alone: its shorter knee searches run out of budget below the batched
+// knee (bench/RESULTS-rules.md#demoplanted).
+func PlantedSelection(quick bool, only []string) []string {
+	if len(only) == 0 && quick {
+		return []string{PlantedScenario}
+	}
+	return only
+}
+
 // PlantedSelected reports whether a demo of the scenarios only (empty:
 // all) measures the planted regression: when it names a planted scenario.
 func PlantedSelected(only []string) bool {

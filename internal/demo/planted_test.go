@@ -79,6 +79,23 @@ func TestPlanted(t *testing.T) {
 			t.Errorf("quick %v: Planted of a selection naming the knee: pairs %+v, %v; want the knee's alone", quick, only, err)
 		}
 	}
+	// The quick demo's shorter knee searches find no batched knee within
+	// their budget: it measures the fixed rate's pair alone, unless a
+	// planted scenario is named.
+	for _, tt := range []struct {
+		quick bool
+		only  []string
+		want  []string
+	}{
+		{false, nil, nil},
+		{true, nil, []string{PlantedScenario}},
+		{true, []string{PlantedKneeScenario}, []string{PlantedKneeScenario}},
+		{false, []string{"model-fp32"}, []string{"model-fp32"}},
+	} {
+		if got := PlantedSelection(tt.quick, tt.only); !slices.Equal(got, tt.want) {
+			t.Errorf("PlantedSelection(%v, %q) = %q, want %q", tt.quick, tt.only, got, tt.want)
+		}
+	}
 	if !PlantedSelected(nil) || !PlantedSelected([]string{PlantedKneeScenario}) || PlantedSelected([]string{"model-fp32"}) {
 		t.Errorf("PlantedSelected: want true for all and for a planted scenario, false for another")
 	}
