@@ -28,7 +28,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	setUsage(fs, "demo")
-	quick := fs.Bool("quick", false, "shorter knee searches and no ladder: about two and a half minutes, with wider intervals")
+	quick := fs.Bool("quick", false, "shorter knee searches, no ladder and no planted knee: about two and a half minutes, with wider intervals")
 	out := fs.String("out", "perfgate-demo", "folder for results, baselines, the config to gate with and demo.log")
 	verbose := fs.Bool("verbose", false, "print every log line, each result's notes and warnings and the full report (they are always written to OUT/demo.log)")
 	var scenarios stringList

@@ -45,8 +45,9 @@
 // req/s and at its knee: the gate must call both regressed and recompute
 // the instance count. It sizes capacity, prints
 // the reports, and stores the run as a baseline folder with the command
-// that gates against it. About three minutes; --quick (about two and a half) shortens
-// the knee searches and leaves the ladder out.
+// that gates against it. About four minutes on 2 cores; --quick (about
+// two and a half) shortens the knee searches and leaves the ladder and
+// the planted knee out.
 // Its terminal output fits one screen: a live progress line (plain lines
 // when stderr is not a terminal), the results' figures, each report in
 // brief; every log line, each result's notes and the full reports go to
