@@ -19,8 +19,8 @@ import (
 const planLimit = 180 * time.Second
 
 // quickPlanLimit is the most the quick demo may plan: about two and a half minutes,
-// as --quick's help says, the planted regression's knee included.
-const quickPlanLimit = 155 * time.Second
+// as --quick's help says.
+const quickPlanLimit = 150 * time.Second
 
 // TestPlan checks the full and the quick demo's planned time (windows,
 // warm-ups, target starts, knee budgets and confirmations) against their
