@@ -71,8 +71,8 @@ type Options struct {
 	// ItemOverhead is CPU time the dynamic batcher spends on every item
 	// it puts in a batch (copying it in) when batching is on (MaxBatch >
 	// 1): a planted regression confined to the service layer, like
-	// BatchOverhead, but one no batch amortises, so that it moves the
-	// batched knee about as much as the latency at a light load. `perfgate
+	// BatchOverhead, but one no batch amortises, so that it lowers the
+	// batched knee as well as slowing requests at a light load. `perfgate
 	// demo` plants it. 0: none.
 	ItemOverhead time.Duration
 	// Instances is the number of model workers running batches in parallel;

@@ -87,21 +87,18 @@ func Planted(cfg *config.Config, only []string) (*config.Config, []config.Pair, 
 		if clean == nil {
 			return nil, nil, fmt.Errorf("the planted regression: no scenario %q", name)
 		}
+		where := "a fixed rate"
 		if clean.Load.Mode == "sweep" {
 			// The fewest paired rounds (four): the planted change is
 			// several times the rounds' spread, and the demo keeps to its
 			// minutes.
 			k := *clean
 			k.Load.Estimates = min(k.Load.Estimates, ab.MinPairedKneeRounds+1)
-			clean = &k
+			clean, where = &k, "the knee"
 		}
 		slowed := *clean
 		slowed.Name = clean.Name + "-slowed"
 		slowed.Args = append(slices.Clone(clean.Args), "--item-overhead", PlantedOverhead)
-		where := "a fixed rate"
-		if clean.Load.Mode == "sweep" {
-			where = "the knee"
-		}
 		c.Scenarios = append(c.Scenarios, clean, &slowed)
 		c.Pairs = append(c.Pairs, config.Pair{Name: fmt.Sprintf("planted: the batcher +%s an item, %s (%s layer)", PlantedOverhead, where, clean.Layer),
 			Base: clean.Name, Head: slowed.Name})
