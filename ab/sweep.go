@@ -281,6 +281,10 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	if err != nil {
 		return nil, run, nil, nil, err
 	}
+	var completed [2]bool
+	for i := range 2 {
+		completed[i] = knee.CompleteBracket(caps[i], ko)
+	}
 	for i := range 2 {
 		if p.logf != nil {
 			p.logf("a/b: %s: %s side's knee: %s, %d estimate(s)", name, sideName(i), kneeText(caps[i]), len(caps[i].Estimates))
@@ -294,6 +298,9 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	var rs [2]*result.Result
 	for i := range 2 {
 		rs[i] = kneeResult(p.sides[i].s, caps[i], p.runs[i])
+		if completed[i] {
+			rs[i].Warnings = append(rs[i].Warnings, fmt.Sprintf("the knee search's budget ended before any probe failed; the confirmation rounds' probes bracket the knee at [%.4g, %.4g]", caps[i].Bracket[0], caps[i].Bracket[1]))
+		}
 	}
 	c, err := compareKnees(name, layer, rs, paired, p.quietOnly, o.Settings)
 	if err != nil {

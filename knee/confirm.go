@@ -55,7 +55,30 @@ func Confirm(ctx context.Context, c *result.Capacity, probe Probe, fresh func(co
 			return err
 		}
 	}
+	CompleteBracket(c, o)
 	return nil
+}
+
+// CompleteBracket re-reads the bracket and max QPS of a search that ended
+// before any probe failed (its budget spent, every probe passed) from all
+// its probes, the confirmation rounds' included: a round whose probes all
+// pass steps up until one fails, so the rounds can bracket a knee the
+// search did not reach, and the knee is then measured, not missing. The
+// bracket is read as the search reads its own (a rate fails when any
+// window at it failed). It reports whether c was completed; a search
+// that bracketed its knee, or whose rounds found no failing rate above a
+// pass (a knee above max_rate), is left as it is.
+func CompleteBracket(c *result.Capacity, o Options) bool {
+	if c == nil || !c.Found || c.GeneratorBound || c.Bracket[1] > 0 {
+		return false
+	}
+	lo, hi, okLo, okHi := bracketOf(ratesOf(c.Points, o.withDefaults()))
+	if !okLo || !okHi || hi.rate <= lo.rate {
+		return false
+	}
+	c.MaxQPS, c.Bracket = lo.rate, [2]float64{lo.rate, hi.rate}
+	c.ReachedMaxRate = false
+	return true
 }
 
 // Confirmer runs Confirm's rounds one at a time, for a caller that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -159,5 +160,78 @@ func TestConfirmFollowsAKneeThatMovedFar(t *testing.T) {
 		if e < 370*0.85 || e > 370*1.15 {
 			t.Errorf("round %d estimated %.1f rps, want within 15%% of the knee it probed, 370", i+1, e)
 		}
+	}
+}
+
+// A search whose budget ended before any probe failed is completed by its
+// confirmation rounds' probes when they failed above a pass (the demo's
+// batched knee, whose search spent its budget re-probing 400 rps); one
+// that bracketed its knee, or whose rounds failed nowhere (a knee above
+// max_rate), is left as it was.
+func TestCompleteBracket(t *testing.T) {
+	o := DefaultOptions(60 * time.Millisecond)
+	pt := func(rate, p99 float64) result.Point {
+		p := result.Point{OfferedRPS: rate, AchievedRPS: rate, Latency: result.Latency{P99: p99}}
+		p.Pass, _ = judgePoint(p, o)
+		return p
+	}
+	search := []result.Point{pt(200, 26), pt(400, 48)}
+	tests := []struct {
+		name    string
+		c       result.Capacity
+		want    bool
+		bracket [2]float64
+	}{
+		{"rounds failed above every search probe",
+			result.Capacity{Found: true, MaxQPS: 400, Bracket: [2]float64{400, 0}, Points: append(slices.Clone(search), pt(219.5, 25), pt(424, 31), pt(819, 159), pt(424, 70))},
+			true, [2]float64{400, 424}},
+		{"rounds failed only far above",
+			result.Capacity{Found: true, MaxQPS: 400, Bracket: [2]float64{400, 0}, Points: append(slices.Clone(search), pt(424, 31), pt(819, 240))},
+			true, [2]float64{424, 819}},
+		{"every probe passed (a knee above max_rate)",
+			result.Capacity{Found: true, MaxQPS: 400, Bracket: [2]float64{400, 0}, ReachedMaxRate: true, Points: append(slices.Clone(search), pt(400, 30))},
+			false, [2]float64{400, 0}},
+		{"the search bracketed its knee",
+			result.Capacity{Found: true, MaxQPS: 210, Bracket: [2]float64{210, 400}, Points: []result.Point{pt(210, 38), pt(400, 536), pt(819, 900)}},
+			false, [2]float64{210, 400}},
+		{"no probe passed",
+			result.Capacity{Points: []result.Point{pt(200, 90), pt(100, 70)}},
+			false, [2]float64{0, 0}},
+	}
+	for _, tt := range tests {
+		c := tt.c
+		got := CompleteBracket(&c, o)
+		if got != tt.want || c.Bracket != tt.bracket {
+			t.Errorf("%s: completed %v, bracket %v; want %v, %v", tt.name, got, c.Bracket, tt.want, tt.bracket)
+		}
+		if got && (c.MaxQPS != c.Bracket[0] || c.ReachedMaxRate) {
+			t.Errorf("%s: max QPS %v (reached max rate %v), want the bracket's pass end %v", tt.name, c.MaxQPS, c.ReachedMaxRate, c.Bracket[0])
+		}
+	}
+}
+
+// Confirm completes a search cut off before any probe failed (here by
+// its window limit): its rounds step up past the search's highest pass
+// until a probe fails, and the capacity then has a bracket around the
+// true knee.
+func TestConfirmCompletesACutSearch(t *testing.T) {
+	probe := func(_ context.Context, rate float64) (result.Point, error) {
+		p99 := 5 + 5*math.Pow(rate/370, 3) // 10 ms at the knee, 370 rps
+		return result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 4, P99: p99, Mean: 4}}, nil
+	}
+	o := DefaultOptions(10 * time.Millisecond)
+	o.Drain, o.Start, o.MaxWindows = 0, 100, 2
+	c, err := Search(context.Background(), probe, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Bracket[1] != 0 {
+		t.Fatalf("search bracket %v, want no failing probe (cut after %d windows)", c.Bracket, c.Windows)
+	}
+	if err := Confirm(context.Background(), c, probe, nil, o, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !(c.Bracket[0] < 370 && c.Bracket[1] > 370 && c.MaxQPS == c.Bracket[0]) {
+		t.Errorf("after confirmation: max QPS %.1f, bracket %v; want a bracket around the knee, 370", c.MaxQPS, c.Bracket)
 	}
 }
