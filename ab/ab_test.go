@@ -604,14 +604,24 @@ func TestABSweep(t *testing.T) {
 	if ab.Processes[0] < 2 || ab.Processes[1] < 2 {
 		t.Errorf("processes per side %v, want at least 2 each", ab.Processes)
 	}
-	// Every probe is a back-to-back pair: AB or BA.
-	for i := 0; i+1 < len(ab.Order); i += 2 {
-		if pair := ab.Order[i : i+2]; pair != "AB" && pair != "BA" {
-			t.Fatalf("order %q: probe %d is %q, not a back-to-back pair", ab.Order, i/2, pair)
+	// Every probe is a back-to-back pair, AB or BA, or one side's alone
+	// (a or b: the second side's new rates, whose twins nothing reads).
+	pairs, alone := 0, 0
+	for i := 0; i < len(ab.Order); {
+		if c := ab.Order[i]; c == 'a' || c == 'b' {
+			alone, i = alone+1, i+1
+			continue
 		}
+		if i+2 > len(ab.Order) {
+			t.Fatalf("order %q: ends in half a pair", ab.Order)
+		}
+		if pair := ab.Order[i : i+2]; pair != "AB" && pair != "BA" {
+			t.Fatalf("order %q: probe at %d is %q, not a back-to-back pair", ab.Order, i, pair)
+		}
+		pairs, i = pairs+1, i+2
 	}
-	if len(ab.Order) != 2*ab.Pairs || ab.Pairs < 2 {
-		t.Errorf("order %q for %d pairs", ab.Order, ab.Pairs)
+	if pairs != ab.Pairs || 2*pairs+alone != ab.Trials || ab.Pairs < 2 {
+		t.Errorf("order %q (%d pairs, %d alone) for %d pairs and %d windows", ab.Order, pairs, alone, ab.Pairs, ab.Trials)
 	}
 	for i, r := range []*result.Result{res.Base[0], res.Head[0]} {
 		if r.Capacity.Found && !bracketed(r.Capacity) && r.Valid {

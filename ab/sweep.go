@@ -17,13 +17,16 @@ import (
 )
 
 // pairedProbes probes the two sides of a sweep at the same rates back to
-// back. A knee search asks one side for a rate; the rate is measured on
-// both sides (which goes first alternates), the asking side gets its
-// point, and the other's is queued for its own search, which takes it when
-// it asks for that rate (a repeated rate, as a confirmation re-probe is,
-// takes the next queued point or is measured again). So each side's knee
-// comes from its own search, and every probe of one side has a twin of
-// the other's measured moments apart.
+// back. A knee search asks one side for a rate; while the other side's
+// search (or its part of a confirmation round) is still to come, the rate
+// is measured on both sides (which goes first alternates), the asking
+// side gets its point, and the other's is queued for its own search,
+// which takes it when it asks for that rate (a repeated rate, as a
+// confirmation re-probe is, takes the next queued point or is measured
+// again). So each side's knee comes from its own search, the rates the
+// first side probed have twins of the other's measured moments apart,
+// and the second side's new rates are measured on it alone: no search
+// would read their twins.
 type pairedProbes struct {
 	ctx context.Context
 	cfg *config.Plan
@@ -55,6 +58,13 @@ type pairedProbes struct {
 	// the windows measured, both sides'.
 	solo    [2]bool
 	windows int
+	// reads[k] is whether side k's search, or its part of the round
+	// under way, is still to come: only then is a twin measured for it,
+	// since a twin is read by its side's own search or round and by
+	// nothing else (the queues are emptied every round), and a twin far
+	// past its side's knee drains for seconds.
+	reads [2]bool
+	stage string // "search" or "confirmation", for the log
 	// remeasured counts the probe pairs measured again because the host
 	// was busy during one of them; logf logs progress (nil: none).
 	remeasured int
@@ -106,7 +116,7 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 		var pts [2]result.Point
 		for try := 0; ; try++ {
 			var err error
-			if pts, err = p.pair(ctx, i, rate); err != nil {
+			if pts, err = p.pair(ctx, i, rate, p.alone(i)); err != nil {
 				return result.Point{OfferedRPS: rate}, err
 			}
 			busy := busyWhy(pts)
@@ -123,11 +133,14 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 		case p.solo[i]:
 			p.logf("a/b: %s: %s side's knee confirmation, probe at %.4g/s (alone: the other side has no knee): P99 %.1f ms; errors %.1f%%",
 				p.name, sideName(i), rate, pts[i].Latency.P99, 100*pts[i].ErrorRate)
+		case p.alone(i):
+			p.logf("a/b: %s: %s side's knee %s, probe at %.4g/s (alone: the %s side's is done): P99 %.1f ms; errors %.1f%%",
+				p.name, sideName(i), p.stage, rate, sideName(1-i), pts[i].Latency.P99, 100*pts[i].ErrorRate)
 		default:
-			p.logf("a/b: %s: %s side's knee search, probe pair %d at %.4g/s: P99 base %.1f ms, head %.1f ms; errors base %.1f%%, head %.1f%%",
-				p.name, sideName(i), p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
+			p.logf("a/b: %s: %s side's knee %s, probe pair %d at %.4g/s: P99 base %.1f ms, head %.1f ms; errors base %.1f%%, head %.1f%%",
+				p.name, sideName(i), p.stage, p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
 		}
-		if !p.solo[i] {
+		if !p.alone(i) {
 			p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
 		}
 		p.roundBusy = p.roundBusy || busyWhy(pts) != ""
@@ -135,16 +148,21 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 	}
 }
 
+// alone reports whether side i's probes are measured without a twin:
+// the other side has no knee (solo), or its search or its part of the
+// round under way is done (reads).
+func (p *pairedProbes) alone(i int) bool { return p.solo[i] || !p.reads[1-i] }
+
 // pair measures one probe pair at rate, the side asking (i) first or
-// second as the pairs alternate.
-func (p *pairedProbes) pair(ctx context.Context, i int, rate float64) ([2]result.Point, error) {
+// second as the pairs alternate; alone, side i's probe only.
+func (p *pairedProbes) pair(ctx context.Context, i int, rate float64, alone bool) ([2]result.Point, error) {
 	first := i
 	if p.pairs%2 == 1 {
 		first = 1 - i
 	}
 	var pts [2]result.Point
 	order := []int{first, 1 - first}
-	if p.solo[i] {
+	if alone {
 		order = []int{i}
 	}
 	for _, k := range order {
@@ -166,7 +184,11 @@ func (p *pairedProbes) pair(ctx context.Context, i int, rate float64) ([2]result
 			p.runs[k][rate] = r
 		}
 		pts[k] = pt
-		p.order.WriteString([2]string{"A", "B"}[k])
+		if alone {
+			p.order.WriteString([2]string{"a", "b"}[k])
+		} else {
+			p.order.WriteString([2]string{"A", "B"}[k])
+		}
 		p.windows++
 	}
 	if len(order) == 2 {
@@ -216,7 +238,7 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 
 // sweepAB searches both sides' knees with paired probes: the base side's
 // search first, then, after fresh processes for both, the head's (which
-// reads the twins measured during the first and measures both sides at
+// reads the twins measured during the first and measures itself alone at
 // any rate it needs anew). The knee confirmations then run interleaved
 // (confirm): each round in fresh processes for both, the base side's round
 // and the head's back to back. Max QPS is tested over those rounds,
@@ -232,9 +254,10 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // read as a change (an earlier design that tested every estimate unpaired
 // without the run-to-run term called a loopback A/A a −6% regression).
 //
-// Budget: a paired probe costs two windows (one a side), so each side's
-// search gets twice the scenario's sweep budget in wall time: the same
-// number of its own windows a `perfgate run` sweep would have. A side
+// Budget: each side's search gets as many windows of its own as a
+// `perfgate run` sweep would have: the base side's, whose every probe
+// costs two windows (one a side), twice the scenario's sweep budget in
+// wall time, and the head side's, measured alone, the budget itself. A side
 // whose search ends without a bracket (no probe failed, or none passed)
 // has no knee and is never sized; one where no probe failed (or that the
 // budget stopped) is invalid, never compared, while one where no probe
@@ -254,9 +277,6 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 		p.logf = func(format string, a ...any) { fmt.Fprintf(o.Suite.Log, format+"\n", a...) }
 	}
 	ko := suite.KneeOptions(cfg, s, o.Suite)
-	if ko.Budget > 0 {
-		ko.Budget *= 2 // each paired probe costs two windows
-	}
 	var caps [2]*result.Capacity
 	for i := range 2 {
 		// Fresh processes for each side's search (with one resident,
@@ -267,7 +287,12 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 			}
 		}
 		p.starts++
-		c, err := knee.Search(ctx, p.probe(i), ko)
+		p.reads, p.stage = [2]bool{false, i == 0}, "search"
+		so := ko
+		if i == 0 && so.Budget > 0 {
+			so.Budget *= 2 // each of its probes costs two windows
+		}
+		c, err := knee.Search(ctx, p.probe(i), so)
 		if c == nil || err != nil {
 			return nil, run, nil, nil, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
 		}
@@ -399,10 +424,12 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 		var est [2]float64
 		var ok [2]bool
 		first := (r + 1) % 2
-		for _, i := range []int{first, 1 - first} {
+		p.stage = "confirmation"
+		for j, i := range []int{first, 1 - first} {
 			if conf[i] == nil {
 				continue
 			}
+			p.reads[i], p.reads[1-i] = false, j == 0
 			t0 := time.Now()
 			e, has, err := conf[i].Round(ctx)
 			spent[i] += time.Since(t0)
