@@ -65,6 +65,11 @@ type pairedProbes struct {
 	// past its side's knee drains for seconds.
 	reads [2]bool
 	stage string // "search" or "confirmation", for the log
+	// roundRates are the rates every confirmation round probes first on
+	// both sides (0: not confirming); a round's steps beyond them are
+	// measured alone, since the other side's round reads a twin there
+	// only when it steps the same way, and measures it then.
+	roundRates [2]float64
 	// remeasured counts the probe pairs measured again because the host
 	// was busy during one of them; logf logs progress (nil: none).
 	remeasured int
@@ -116,7 +121,7 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 		var pts [2]result.Point
 		for try := 0; ; try++ {
 			var err error
-			if pts, err = p.pair(ctx, i, rate, p.alone(i)); err != nil {
+			if pts, err = p.pair(ctx, i, rate, p.alone(i, rate)); err != nil {
 				return result.Point{OfferedRPS: rate}, err
 			}
 			busy := busyWhy(pts)
@@ -133,14 +138,14 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 		case p.solo[i]:
 			p.logf("a/b: %s: %s side's knee confirmation, probe at %.4g/s (alone: the other side has no knee): P99 %.1f ms; errors %.1f%%",
 				p.name, sideName(i), rate, pts[i].Latency.P99, 100*pts[i].ErrorRate)
-		case p.alone(i):
+		case p.alone(i, rate):
 			p.logf("a/b: %s: %s side's knee %s, probe at %.4g/s (alone: the %s side's is done): P99 %.1f ms; errors %.1f%%",
 				p.name, sideName(i), p.stage, rate, sideName(1-i), pts[i].Latency.P99, 100*pts[i].ErrorRate)
 		default:
 			p.logf("a/b: %s: %s side's knee %s, probe pair %d at %.4g/s: P99 base %.1f ms, head %.1f ms; errors base %.1f%%, head %.1f%%",
 				p.name, sideName(i), p.stage, p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
 		}
-		if !p.alone(i) {
+		if !p.alone(i, rate) {
 			p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
 		}
 		p.roundBusy = p.roundBusy || busyWhy(pts) != ""
@@ -148,10 +153,14 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 	}
 }
 
-// alone reports whether side i's probes are measured without a twin:
-// the other side has no knee (solo), or its search or its part of the
-// round under way is done (reads).
-func (p *pairedProbes) alone(i int) bool { return p.solo[i] || !p.reads[1-i] }
+// alone reports whether side i's probe at rate is measured without a
+// twin: the other side has no knee (solo), its search or its part of the
+// round under way is done (reads), or the rate is a round's step beyond
+// the rates both sides' rounds probe first (roundRates).
+func (p *pairedProbes) alone(i int, rate float64) bool {
+	step := p.roundRates[0] > 0 && rate != p.roundRates[0] && rate != p.roundRates[1]
+	return p.solo[i] || !p.reads[1-i] || step
+}
 
 // pair measures one probe pair at rate, the side asking (i) first or
 // second as the pairs alternate; alone, side i's probe only.
@@ -399,14 +408,13 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 		p.solo[i] = conf[1-i] == nil
 	}
 	if conf[0] != nil && conf[1] != nil {
-		// One bracket holding both knees: each round's two estimates
-		// are read from the same rates (knee.Confirmer.Rebracket).
+		// One bracket holding both knees and one step beyond it: each
+		// round's two estimates are read from the same rates
+		// (knee.Share).
 		bl, bh := conf[0].Bracket()
 		hl, hh := conf[1].Bracket()
-		lo, hi := min(bl, hl), max(bh, hh)
-		for _, k := range conf {
-			k.Rebracket(lo, hi)
-		}
+		lo, hi := knee.Share(conf[0], conf[1])
+		p.roundRates = [2]float64{lo, hi}
 		if p.logf != nil {
 			p.logf("a/b: %s: knee confirmation: both sides' rounds probe [%.4g, %.4g] first (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.name, lo, hi, bl, bh, hl, hh)
 		}

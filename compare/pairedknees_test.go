@@ -110,12 +110,8 @@ func simPairedKnees(t *testing.T, rng *rand.Rand, scale, runShift, capNoise floa
 	if conf[0] == nil || conf[1] == nil {
 		t.Fatalf("a side's search found no knee to confirm: %+v, %+v", caps[0], caps[1])
 	}
-	// One bracket holding both knees, as ab's sweeps do.
-	bl, bh := conf[0].Bracket()
-	hl, hh := conf[1].Bracket()
-	for _, k := range conf {
-		k.Rebracket(min(bl, hl), max(bh, hh))
-	}
+	// One bracket holding both knees and one step, as ab's sweeps do.
+	knee.Share(conf[0], conf[1])
 	for r := 1; r < estimates; r++ {
 		runner = math.Exp(runShift * rng.NormFloat64())
 		var est [2]float64

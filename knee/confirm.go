@@ -92,7 +92,11 @@ type Confirmer struct {
 	probe               Probe
 	o                   Options
 	lo, hi, span, slope float64
-	round               int
+	// step is how far a round whose two first probes both passed (or
+	// both failed) steps on, in log rate: the bracket's span, or the one
+	// Share gives both sides.
+	step  float64
+	round int
 }
 
 // NewConfirmer prepares c's confirmation and records the search's own
@@ -118,7 +122,7 @@ func NewConfirmer(c *result.Capacity, probe Probe, o Options) *Confirmer {
 	} else {
 		hi = k.clamp(lo * math.Exp(span)) // the search never failed: probe a step up
 	}
-	k.hi, k.span = hi, span
+	k.hi, k.span, k.step = hi, span, span
 	k.slope = kneeSlope(c.Points, o)
 	c.Estimates = nil
 	if e, ok := estimateRound(searchPoints(c.Points, lo, hi), o, k.slope, span); ok {
@@ -146,6 +150,30 @@ func (k *Confirmer) Rebracket(lo, hi float64) {
 	}
 	k.lo, k.hi = lo, hi
 	k.span = math.Max(math.Log(hi/lo), math.Log(1+k.o.Resolution))
+	k.step = k.span
+}
+
+// Share gives the two sides' confirmers of a same-runner A/B one bracket
+// holding both knees (Rebracket) and one step, the wider of their
+// searches' spans, and returns the bracket. A round whose two probes both
+// pass (or both fail) steps on by it: both sides' rounds that step probe
+// the same rates (their lean cancels, as Rebracket's does), as far as
+// the coarser search resolved its knee rather than the shared bracket's
+// width, which spans both knees and, stepped by, lands far past a knee:
+// a probe far into overload drains for seconds, and the round's estimate
+// is then interpolated across a bracket several times its knee's width.
+// The narrower span would take several steps to reach a knee that moved
+// by the other's (bench/RESULTS-rules.md#kneeshare).
+func Share(a, b *Confirmer) (lo, hi float64) {
+	step := math.Max(a.span, b.span)
+	bl, bh := a.Bracket()
+	hl, hh := b.Bracket()
+	lo, hi = min(bl, hl), max(bh, hh)
+	for _, k := range []*Confirmer{a, b} {
+		k.Rebracket(lo, hi)
+		k.step = step
+	}
+	return a.Bracket()
 }
 
 // clamp keeps a rate within the options' bounds.
@@ -202,7 +230,7 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 		if !up {
 			next = lo
 		}
-		step := math.Max(span, math.Log(1+minConfirmStep))
+		step := math.Max(k.step, math.Log(1+minConfirmStep))
 		for s := 1; s <= maxConfirmSteps; s++ {
 			prev := next
 			if up {

@@ -235,3 +235,40 @@ func TestConfirmCompletesACutSearch(t *testing.T) {
 		t.Errorf("after confirmation: max QPS %.1f, bracket %v; want a bracket around the knee, 370", c.MaxQPS, c.Bracket)
 	}
 }
+
+// Share gives both sides one bracket holding both knees and the wider
+// search's span as the step: a round whose probes both pass steps on from
+// the shared bracket's top by that span (3/10 here), not by the shared
+// bracket's width (2.6 times), and both sides' rounds step through the
+// same rates.
+func TestShare(t *testing.T) {
+	o := DefaultOptions(50 * time.Millisecond)
+	o.Drain = 0
+	var rates [2][]float64
+	probe := func(i int) Probe {
+		return func(_ context.Context, rate float64) (result.Point, error) {
+			rates[i] = append(rates[i], rate)
+			p99 := 10 + 40*math.Pow(rate/400, 4) // 50 ms at 400 rps
+			return result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 5, P99: p99, Mean: 5}}, nil
+		}
+	}
+	capOf := func(lo, hi float64) *result.Capacity {
+		return &result.Capacity{Found: true, MaxQPS: lo, Bracket: [2]float64{lo, hi}}
+	}
+	a := NewConfirmer(capOf(100, 110), probe(0), o)
+	b := NewConfirmer(capOf(200, 260), probe(1), o)
+	if lo, hi := Share(a, b); lo != 100 || hi != 260 {
+		t.Fatalf("shared bracket [%v, %v], want [100, 260]", lo, hi)
+	}
+	for i, k := range []*Confirmer{a, b} {
+		if _, _, err := k.Round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(rates[i]) < 3 || rates[i][0] != 100 || rates[i][1] != 260 || math.Abs(rates[i][2]/(260*1.3)-1) > 1e-9 {
+			t.Errorf("side %d probed %.1f, want 100, 260, then a step of 3/10: 338", i, rates[i])
+		}
+	}
+	if !slices.Equal(rates[0], rates[1]) {
+		t.Errorf("the sides' rounds probed %.1f and %.1f, want the same rates", rates[0], rates[1])
+	}
+}
