@@ -27,7 +27,9 @@
 # Not part of CI (about an hour at the defaults). Settings (environment):
 # RUNS (5: A/A and +10% runs per design and state), CASES ("aa r10":
 # A/A and +10%), DESIGNS
-# ("interleaved concurrent"), STATES ("quiet hog"), COST_10 (2.2ms),
+# ("interleaved concurrent"), STATES ("quiet hog"), COST (2ms: the
+# service's CPU a request), RATE (100: req/s; keep COST × RATE at 20% of
+# a core to compare cells), COST_10 (2.2ms: 1.1 × COST),
 # MAX_TRIALS (20: ab.max_trials), DURATION (3s: the window), PIN (empty;
 # 1: the target on CPU 1 and perfgate on CPU 0, bench/lib.sh; split: the
 # targets on CPUs 0-1 and perfgate unpinned, so that the concurrent
@@ -41,6 +43,8 @@ RUNS=${RUNS:-5}
 DESIGNS=${DESIGNS:-interleaved concurrent}
 STATES=${STATES:-quiet hog}
 CASES=${CASES:-aa r10}
+COST=${COST:-2ms}
+RATE=${RATE:-100}
 COST_10=${COST_10:-2.2ms}
 MAX_TRIALS=${MAX_TRIALS:-20}
 DURATION=${DURATION:-3s}
@@ -65,7 +69,7 @@ if [ -z "${PERFGATE:-}" ]; then
 fi
 pg=$PERFGATE
 say() { echo "$*" | tee -a "$RESULTS"; }
-say "# bench/duet.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) runs $RUNS designs '$DESIGNS' states '$STATES' cases '$CASES' +10% cost $COST_10 max_trials $MAX_TRIALS window $DURATION pinned ${PIN:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "# bench/duet.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) runs $RUNS designs '$DESIGNS' states '$STATES' cases '$CASES' cost $COST at $RATE req/s, +10% cost $COST_10 max_trials $MAX_TRIALS window $DURATION pinned ${PIN:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 . "$root/bench/lib.sh"
 d=$work/repo
@@ -77,9 +81,9 @@ if [ "${PIN:-}" = split ]; then
 else
 	svc_config "$d/perfgate.yaml" "$pg" fixed
 fi
-sed -i "s|warmup: 1s, duration: 3s|warmup: 1s, duration: $DURATION|" "$d/perfgate.yaml"
+sed -i "s|rate: 100, warmup: 1s, duration: 3s|rate: $RATE, warmup: 1s, duration: $DURATION|" "$d/perfgate.yaml"
 printf 'ab:\n  max_trials: %s\n' "$MAX_TRIALS" >>"$d/perfgate.yaml"
-echo 2ms >"$d/cost.txt"
+echo "$COST" >"$d/cost.txt"
 git -C "$d" add -A
 git -C "$d" -c user.name=bench -c user.email=bench@localhost commit -qm base
 runs=$work/runs.tsv
@@ -91,7 +95,7 @@ ab() { # ab STATE DESIGN CASE I HEADCOST
 	t0=$(date +%s.%N)
 	(cd "$d" && "$pg" gate --config perfgate.yaml --ab HEAD --design "$2" --out "$work/out-$label" >"$work/$label.log" 2>&1) || rc=$?
 	secs=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$t0" "$(date +%s.%N)")
-	echo 2ms >"$d/cost.txt"
+	echo "$COST" >"$d/cost.txt"
 	python3 - "$work/out-$label/comparison.json" "$1" "$2" "$3" "$rc" "$secs" "$runs" <<'PY' | tee -a "$RESULTS"
 import json, sys
 path, state, design, case, rc, secs, runs = sys.argv[1:]
@@ -132,7 +136,7 @@ for i in $(seq 1 "$RUNS"); do
 		for design in $DESIGNS; do
 			for case in $CASES; do
 				case $case in
-				aa) ab "$state" "$design" aa "$i" 2ms ;;
+				aa) ab "$state" "$design" aa "$i" "$COST" ;;
 				r10) ab "$state" "$design" r10 "$i" "$COST_10" ;;
 				*)
 					echo "bench/duet.sh: unknown case $case (aa or r10)" >&2
