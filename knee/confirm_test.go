@@ -47,11 +47,7 @@ func TestConfirm(t *testing.T) {
 // (the knee moved up in the fresh process), both fail downward.
 func TestEstimateRound(t *testing.T) {
 	o := DefaultOptions(50 * time.Millisecond)
-	pt := func(rate, p99 float64) result.Point {
-		p := result.Point{OfferedRPS: rate, AchievedRPS: rate, Latency: result.Latency{P99: p99}}
-		p.Pass, _ = judgePoint(p, o)
-		return p
-	}
+	pt := func(rate, p99 float64) result.Point { return judgedPoint(rate, p99, o) }
 	tests := []struct {
 		name   string
 		pts    []result.Point
@@ -170,11 +166,7 @@ func TestConfirmFollowsAKneeThatMovedFar(t *testing.T) {
 // max_rate), is left as it was.
 func TestCompleteBracket(t *testing.T) {
 	o := DefaultOptions(60 * time.Millisecond)
-	pt := func(rate, p99 float64) result.Point {
-		p := result.Point{OfferedRPS: rate, AchievedRPS: rate, Latency: result.Latency{P99: p99}}
-		p.Pass, _ = judgePoint(p, o)
-		return p
-	}
+	pt := func(rate, p99 float64) result.Point { return judgedPoint(rate, p99, o) }
 	search := []result.Point{pt(200, 26), pt(400, 48)}
 	tests := []struct {
 		name    string
@@ -271,4 +263,12 @@ func TestShare(t *testing.T) {
 	if !slices.Equal(rates[0], rates[1]) {
 		t.Errorf("the sides' rounds probed %.1f and %.1f, want the same rates", rates[0], rates[1])
 	}
+}
+
+// judgedPoint is a probe at rate that achieved it with P99 p99 ms, judged
+// against o.
+func judgedPoint(rate, p99 float64, o Options) result.Point {
+	p := result.Point{OfferedRPS: rate, AchievedRPS: rate, Latency: result.Latency{P99: p99}}
+	p.Pass, _ = judgePoint(p, o)
+	return p
 }
