@@ -315,9 +315,8 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	if err != nil {
 		return nil, run, nil, nil, err
 	}
-	var completed [2]bool
 	for i := range 2 {
-		completed[i] = knee.CompleteBracket(caps[i], ko)
+		knee.CompleteBracket(caps[i], ko) // its result's warnings say so (Stopped)
 	}
 	for i := range 2 {
 		if p.logf != nil {
@@ -332,9 +331,6 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	var rs [2]*result.Result
 	for i := range 2 {
 		rs[i] = kneeResult(p.sides[i].s, caps[i], p.runs[i])
-		if completed[i] {
-			rs[i].Warnings = append(rs[i].Warnings, fmt.Sprintf("the knee search's budget ended before any probe failed; the confirmation rounds' probes bracket the knee at [%.4g, %.4g]", caps[i].Bracket[0], caps[i].Bracket[1]))
-		}
 	}
 	c, err := compareKnees(name, layer, rs, paired, p.quietOnly, o.Settings)
 	if err != nil {

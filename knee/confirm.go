@@ -65,9 +65,9 @@ func Confirm(ctx context.Context, c *result.Capacity, probe Probe, fresh func(co
 // pass steps up until one fails, so the rounds can bracket a knee the
 // search did not reach, and the knee is then measured, not missing. The
 // bracket is read as the search reads its own (a rate fails when any
-// window at it failed). It reports whether c was completed; a search
-// that bracketed its knee, or whose rounds found no failing rate above a
-// pass (a knee above max_rate), is left as it is.
+// window at it failed), and c.Stopped says so. It reports whether c was
+// completed; a search that bracketed its knee, or whose rounds found no
+// failing rate above a pass (a knee above max_rate), is left as it is.
 func CompleteBracket(c *result.Capacity, o Options) bool {
 	if c == nil || !c.Found || c.GeneratorBound || c.Bracket[1] > 0 {
 		return false
@@ -78,6 +78,11 @@ func CompleteBracket(c *result.Capacity, o Options) bool {
 	}
 	c.MaxQPS, c.Bracket = lo.rate, [2]float64{lo.rate, hi.rate}
 	c.ReachedMaxRate = false
+	why := c.Stopped
+	if why == "" {
+		why = "no probe failed"
+	}
+	c.Stopped = fmt.Sprintf("%s; its confirmation rounds bracketed the knee at [%s, %s] rps", why, fmtRate(lo.rate), fmtRate(hi.rate))
 	return true
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,8 +197,8 @@ func TestCompleteBracket(t *testing.T) {
 		if got != tt.want || c.Bracket != tt.bracket {
 			t.Errorf("%s: completed %v, bracket %v; want %v, %v", tt.name, got, c.Bracket, tt.want, tt.bracket)
 		}
-		if got && (c.MaxQPS != c.Bracket[0] || c.ReachedMaxRate) {
-			t.Errorf("%s: max QPS %v (reached max rate %v), want the bracket's pass end %v", tt.name, c.MaxQPS, c.ReachedMaxRate, c.Bracket[0])
+		if got && (c.MaxQPS != c.Bracket[0] || c.ReachedMaxRate || !strings.Contains(c.Stopped, "confirmation rounds bracketed the knee")) {
+			t.Errorf("%s: max QPS %v (reached max rate %v, stopped %q), want the bracket's pass end %v, and the completion said", tt.name, c.MaxQPS, c.ReachedMaxRate, c.Stopped, c.Bracket[0])
 		}
 	}
 }
