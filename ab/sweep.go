@@ -25,8 +25,9 @@ import (
 // confirmation re-probe is, takes the next queued point or is measured
 // again). So each side's knee comes from its own search, the rates the
 // first side probed have twins of the other's measured moments apart,
-// and the second side's new rates are measured on it alone: no search
-// would read their twins.
+// and the second side's new rates, and a round's steps beyond the rates
+// both sides' rounds probe first, are measured on it alone (alone): no
+// search would read their twins, or it measures them itself.
 type pairedProbes struct {
 	ctx context.Context
 	cfg *config.Plan
@@ -121,7 +122,7 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 		var pts [2]result.Point
 		for try := 0; ; try++ {
 			var err error
-			if pts, err = p.pair(ctx, i, rate, p.alone(i, rate)); err != nil {
+			if pts, err = p.pair(ctx, i, rate, p.alone(i, rate) != ""); err != nil {
 				return result.Point{OfferedRPS: rate}, err
 			}
 			busy := busyWhy(pts)
@@ -133,19 +134,17 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 				p.logf("a/b: %s: probe pair at %.4g/s measured again: the host was busy (%s)", p.name, rate, busy)
 			}
 		}
+		why := p.alone(i, rate)
 		switch {
 		case p.logf == nil:
-		case p.solo[i]:
-			p.logf("a/b: %s: %s side's knee confirmation, probe at %.4g/s (alone: the other side has no knee): P99 %.1f ms; errors %.1f%%",
-				p.name, sideName(i), rate, pts[i].Latency.P99, 100*pts[i].ErrorRate)
-		case p.alone(i, rate):
-			p.logf("a/b: %s: %s side's knee %s, probe at %.4g/s (alone: the %s side's is done): P99 %.1f ms; errors %.1f%%",
-				p.name, sideName(i), p.stage, rate, sideName(1-i), pts[i].Latency.P99, 100*pts[i].ErrorRate)
+		case why != "":
+			p.logf("a/b: %s: %s side's knee %s, probe at %.4g/s (alone: %s): P99 %.1f ms; errors %.1f%%",
+				p.name, sideName(i), p.stage, rate, why, pts[i].Latency.P99, 100*pts[i].ErrorRate)
 		default:
 			p.logf("a/b: %s: %s side's knee %s, probe pair %d at %.4g/s: P99 base %.1f ms, head %.1f ms; errors base %.1f%%, head %.1f%%",
 				p.name, sideName(i), p.stage, p.pairs, rate, pts[0].Latency.P99, pts[1].Latency.P99, 100*pts[0].ErrorRate, 100*pts[1].ErrorRate)
 		}
-		if !p.alone(i, rate) {
+		if why == "" {
 			p.queued[1-i][rate] = append(p.queued[1-i][rate], pts[1-i])
 		}
 		p.roundBusy = p.roundBusy || busyWhy(pts) != ""
@@ -153,13 +152,21 @@ func (p *pairedProbes) probe(i int) knee.Probe {
 	}
 }
 
-// alone reports whether side i's probe at rate is measured without a
-// twin: the other side has no knee (solo), its search or its part of the
-// round under way is done (reads), or the rate is a round's step beyond
-// the rates both sides' rounds probe first (roundRates).
-func (p *pairedProbes) alone(i int, rate float64) bool {
-	step := p.roundRates[0] > 0 && rate != p.roundRates[0] && rate != p.roundRates[1]
-	return p.solo[i] || !p.reads[1-i] || step
+// alone says why side i's probe at rate is measured without a twin, or
+// "" when it gets one: the other side has no knee (solo), its search or
+// its part of the round under way is done (reads), or the rate is a
+// round's step beyond the rates both sides' rounds probe first
+// (roundRates).
+func (p *pairedProbes) alone(i int, rate float64) string {
+	switch {
+	case p.solo[i]:
+		return "the other side has no knee"
+	case !p.reads[1-i]:
+		return fmt.Sprintf("the %s side's %s is done", sideName(1-i), p.stage)
+	case p.roundRates[0] > 0 && rate != p.roundRates[0] && rate != p.roundRates[1]:
+		return "a step beyond the rates both sides' rounds probe first"
+	}
+	return ""
 }
 
 // pair measures one probe pair at rate, the side asking (i) first or
