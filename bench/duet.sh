@@ -30,10 +30,13 @@
 # ("interleaved concurrent"), STATES ("quiet hog"), COST (2ms: the
 # service's CPU a request), RATE (100: req/s; keep COST × RATE at 20% of
 # a core to compare cells), COST_10 (2.2ms: 1.1 × COST),
-# MAX_TRIALS (20: ab.max_trials), DURATION (3s: the window), PIN (empty;
+# MAX_TRIALS (20: ab.max_trials), DURATION (3s: the window), WARMUP (1s:
+# each window's warm-up), PIN (empty;
 # 1: the target on CPU 1 and perfgate on CPU 0, bench/lib.sh; split: the
 # targets on CPUs 0-1 and perfgate unpinned, so that the concurrent
-# design gives each side one CPU, swapped at every start), PERFGATE (a
+# design gives each side one CPU, swapped at every start), METRICS (empty;
+# 1: the service's Prometheus metrics, so that the gate reads its compute
+# time a request, server_compute_ms, bench/lib.sh), PERFGATE (a
 # built binary; default: built here), RESULTS (default
 # bench/duet-<date>.txt), WORK (the scratch folder; KEEP=1 keeps it).
 set -euo pipefail
@@ -48,6 +51,7 @@ RATE=${RATE:-100}
 COST_10=${COST_10:-2.2ms}
 MAX_TRIALS=${MAX_TRIALS:-20}
 DURATION=${DURATION:-3s}
+WARMUP=${WARMUP:-1s}
 RESULTS=${RESULTS:-$root/bench/duet-$(date -u +%F).txt}
 work=${WORK:-$(mktemp -d /tmp/perfgate-duet.XXXXXX)}
 hog=
@@ -69,7 +73,7 @@ if [ -z "${PERFGATE:-}" ]; then
 fi
 pg=$PERFGATE
 say() { echo "$*" | tee -a "$RESULTS"; }
-say "# bench/duet.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) runs $RUNS designs '$DESIGNS' states '$STATES' cases '$CASES' cost $COST at $RATE req/s, +10% cost $COST_10 max_trials $MAX_TRIALS window $DURATION pinned ${PIN:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "# bench/duet.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) runs $RUNS designs '$DESIGNS' states '$STATES' cases '$CASES' cost $COST at $RATE req/s, +10% cost $COST_10 max_trials $MAX_TRIALS window $DURATION after $WARMUP pinned ${PIN:-no} metrics ${METRICS:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 . "$root/bench/lib.sh"
 d=$work/repo
@@ -81,7 +85,7 @@ if [ "${PIN:-}" = split ]; then
 else
 	svc_config "$d/perfgate.yaml" "$pg" fixed
 fi
-sed -i "s|rate: 100, warmup: 1s, duration: 3s|rate: $RATE, warmup: 1s, duration: $DURATION|" "$d/perfgate.yaml"
+sed -i "s|rate: 100, warmup: 1s, duration: 3s|rate: $RATE, warmup: $WARMUP, duration: $DURATION|" "$d/perfgate.yaml"
 printf 'ab:\n  max_trials: %s\n' "$MAX_TRIALS" >>"$d/perfgate.yaml"
 echo "$COST" >"$d/cost.txt"
 git -C "$d" add -A
@@ -106,7 +110,7 @@ except (OSError, KeyError, IndexError, ValueError) as e:
     print(f"  {state} {design} {case}: exit {rc}, {secs} s, no comparison ({e})")
     sys.exit(0)
 ms = [f"{m['metric']} {m['delta_pct']:+.1f}% [{m['ci_pct'][0]:+.1f}, {m['ci_pct'][1]:+.1f}] {m['verdict']}"
-      for m in s["metrics"] if m.get("gated") and m["metric"] in ("p50_ms", "p99_ms")]
+      for m in s["metrics"] if m.get("gated") and m["metric"] in ("p50_ms", "p99_ms", "server_compute_ms")]
 oe = ab.get("order_effect")
 oe_text, oe50, oe99 = "no order effect", "", ""
 if oe:

@@ -9,7 +9,10 @@
 #       open loop, 5 trials of 3 s after 1 s warm-ups) and `knee` (cpu-knee:
 #       a sweep from 100 req/s, 5 knee estimates over 3 target processes,
 #       1 s windows). PIN=1 in the environment puts the target on CPU 1 and
-#       perfgate on CPU 0.
+#       perfgate on CPU 0; METRICS=1 gives the target its Prometheus
+#       metrics (the reference server's Triton-style compute counters), so
+#       that the gate reads and gates the server's own compute time a
+#       request (server_compute_ms) beside its latency.
 
 svc_config() {
 	local file=$1 pg=$2
@@ -29,6 +32,7 @@ targets:
     command: ["sh", "-c", '$serve', "{port}"]
     ready: "http://127.0.0.1:{port}/v2/health/ready"
     dir: .
+${METRICS:+    metrics: "http://127.0.0.1:{port}/metrics"}
 ${PIN:+    cpus: "1"}
 ${PIN:+generator_cpus: "0"}
 scenarios:

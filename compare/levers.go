@@ -25,7 +25,32 @@ const (
 	// LeverAgreeingBaseline: the baseline's runs disagreed; store it from
 	// runs that agree.
 	LeverAgreeingBaseline Lever = "agreeing-baseline"
+	// LeverServerCompute: the median did not decide and the server's own
+	// compute time a request was not read (the target has no metrics, or
+	// none with compute counters). A code change moves the compute time
+	// about one to one, and the median only by its share of the latency
+	// (bench/RESULTS-rules.md#compareleverservercompute).
+	LeverServerCompute Lever = "server-compute"
 )
+
+// serverComputeLever reports whether sc calls for LeverServerCompute: an
+// undecided scenario whose gated median is undecided and that has no
+// server_compute_ms to decide what the median's noise hides.
+func serverComputeLever(sc *ScenarioComparison) bool {
+	if sc.Verdict != Inconclusive || sc.Invalid {
+		return false
+	}
+	median := false
+	for _, m := range sc.Metrics {
+		switch m.Metric {
+		case MetricServerCompute:
+			return false
+		case MetricP50:
+			median = m.Gated && m.Verdict == Inconclusive
+		}
+	}
+	return median
+}
 
 // addLevers appends ls to to, each once.
 func addLevers(to []Lever, ls ...Lever) []Lever {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,5 +202,45 @@ func TestServerComputeLeftOutWhenTrialsTooFew(t *testing.T) {
 		if got.Verdict != Fail {
 			t.Errorf("%d trials: verdict %s (%s), want fail", tt.trials, got.Verdict, got.Reason)
 		}
+	}
+}
+
+// An undecided scenario whose gated median did not decide and that has
+// no server compute time names the lever that reads it
+// (LeverServerCompute); one that has it, a decided median and a decided
+// or invalid scenario do not.
+func TestServerComputeLever(t *testing.T) {
+	p50 := func(v Verdict, gated bool) Metric { return Metric{Metric: MetricP50, Verdict: v, Gated: gated} }
+	p99 := Metric{Metric: MetricP99, Verdict: Inconclusive, Gated: true}
+	compute := Metric{Metric: MetricServerCompute, Verdict: Inconclusive, Gated: true}
+	tests := []struct {
+		name    string
+		metrics []Metric
+		invalid bool
+		want    bool
+	}{
+		{name: "median undecided, no compute time", metrics: []Metric{p50(Inconclusive, true), p99}, want: true},
+		{name: "compute time read", metrics: []Metric{p50(Inconclusive, true), p99, compute}},
+		{name: "median unchanged (P99 holds it)", metrics: []Metric{p50(Unchanged, true), p99}},
+		{name: "median reported only", metrics: []Metric{p50(Inconclusive, false), p99}},
+		{name: "no median (a knee)", metrics: []Metric{{Metric: MetricMaxQPS, Verdict: Inconclusive, Gated: true}}},
+		{name: "invalid run", metrics: []Metric{p50(Inconclusive, true), p99}, invalid: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := ScenarioComparison{Scenario: "s", Metrics: tt.metrics}
+			guardScenario(&sc, &scenarioEvidence{})
+			sc.Invalid = sc.Invalid || tt.invalid
+			if got := serverComputeLever(&sc); got != tt.want {
+				t.Errorf("serverComputeLever = %v, want %v (verdict %s)", got, tt.want, sc.Verdict)
+			}
+			if !tt.invalid && slices.Contains(sc.Levers, LeverServerCompute) != tt.want {
+				t.Errorf("levers %v: want %s %v", sc.Levers, LeverServerCompute, tt.want)
+			}
+		})
+	}
+	decided := ScenarioComparison{Scenario: "s", Verdict: Regressed, Metrics: []Metric{p50(Inconclusive, true), {Metric: MetricP99, Verdict: Regressed, Gated: true}}}
+	if serverComputeLever(&decided) {
+		t.Error("a regressed scenario names the server-compute lever")
 	}
 }

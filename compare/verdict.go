@@ -392,6 +392,9 @@ func guardScenario(sc *ScenarioComparison, ev *scenarioEvidence) {
 			sc.Levers = addLevers(sc.Levers, LeverAgreeingBaseline, LeverSameRunnerAB)
 		}
 	}
+	if serverComputeLever(sc) {
+		sc.Levers = addLevers(sc.Levers, LeverServerCompute)
+	}
 }
 
 // applyDowngrade makes d's metrics inconclusive, records d and the

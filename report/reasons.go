@@ -22,6 +22,8 @@ func LeverAdvice(l compare.Lever) string {
 		return "store the baseline from two runs (perfgate baseline update --from run1/ --from run2/ --to baselines/)"
 	case compare.LeverAgreeingBaseline:
 		return "store the baseline from runs that agree"
+	case compare.LeverServerCompute:
+		return "let the gate read the server's own compute time a request, which a code change moves one to one: give the target its Prometheus metrics (targets.NAME.metrics, docs/writing-a-target.md#metrics-perfgate-reads)"
 	}
 	return string(l)
 }

@@ -9,6 +9,9 @@
 // P99 that will not settle within ±5% limited by the runner (the pairs
 // spread more than their requests explain) or by the requests (a trial's
 // P99 is the third slowest of 300, and its own sampling is the spread)?
+// And a second: would another reading of a trial's tail spread less over
+// the same pairs (a smoother quantile estimator, the trial cut into
+// seconds, a lower quantile, a trimmed mean over the pairs)?
 //
 // Usage:
 //
@@ -85,6 +88,122 @@ func main() {
 	}
 	fmt.Printf("unchanged within ±%.0f%% with a true change of 0 needs about %d pairs at this spread: %.0f requests a side (the best case: a 90%% interval, no looks spent)\n",
 		100**thr, k, float64(k)*perUnit)
+	if err := estimators(base.Trials[:n], head.Trials[:n]); err != nil {
+		fail(err)
+	}
+}
+
+// estimator reads one number from a trial's requests (sorted, in the
+// histogram's unit) and its per-second timeline; 0 when it cannot.
+type estimator struct {
+	name string
+	read func(vals []float64, ps *result.PerSecond) float64
+}
+
+// estimators prints, for each reading of a trial's tail, the pairs' log
+// ratio's SD, the standard error of its mean, and the standard error of
+// its 20%-trimmed mean (Yuen's), which discounts the pair that one stall
+// moved.
+func estimators(base, head []result.Trial) error {
+	es := []estimator{
+		{"P99 (the gate's: the histogram's value at 99%)", func(v []float64, _ *result.PerSecond) float64 { return orderStat(v, 0.99) }},
+		{"Harrell-Davis P99 (a weighted mean of the order statistics)", func(v []float64, _ *result.PerSecond) float64 { return harrellDavis(v, 0.99) }},
+		{"geometric mean of the trial's per-second P99s", perSecondP99},
+		{"P98", func(v []float64, _ *result.PerSecond) float64 { return orderStat(v, 0.98) }},
+		{"P95", func(v []float64, _ *result.PerSecond) float64 { return orderStat(v, 0.95) }},
+		{"P50", func(v []float64, _ *result.PerSecond) float64 { return orderStat(v, 0.50) }},
+	}
+	vals := func(t result.Trial) ([]float64, error) {
+		h, err := result.DecodeHistogram(t.Histogram)
+		if err != nil {
+			return nil, err
+		}
+		var v []float64
+		for _, b := range h.Distribution() {
+			for range b.Count {
+				v = append(v, float64(b.To))
+			}
+		}
+		return v, nil
+	}
+	bv, hv := make([][]float64, len(base)), make([][]float64, len(head))
+	for i := range base {
+		var err error
+		if bv[i], err = vals(base[i]); err != nil {
+			return fmt.Errorf("base trial %d: %w", i+1, err)
+		}
+		if hv[i], err = vals(head[i]); err != nil {
+			return fmt.Errorf("head trial %d: %w", i+1, err)
+		}
+	}
+	fmt.Println("the same pairs, other readings of a trial's tail (log ratio a pair: SD; standard error of the mean; of the 20 percent trimmed mean):")
+	for _, e := range es {
+		var d []float64
+		for i := range base {
+			b, h := e.read(bv[i], base[i].PerSecond), e.read(hv[i], head[i].PerSecond)
+			if b > 0 && h > 0 {
+				d = append(d, math.Log(h/b))
+			}
+		}
+		if len(d) < 5 {
+			fmt.Printf("  %s: %d pairs readable, too few\n", e.name, len(d))
+			continue
+		}
+		sd := stat.StdDev(d, nil)
+		fmt.Printf("  %-62s SD %.4f  SE %.4f  trimmed SE %.4f\n", e.name+":", sd, sd/math.Sqrt(float64(len(d))), trimmedSE(d, 0.2))
+	}
+	return nil
+}
+
+// orderStat is the sample quantile q of sorted v as the HDR histogram
+// reads it: the value at or below which a fraction q of v lies.
+func orderStat(v []float64, q float64) float64 {
+	i := int(math.Ceil(q*float64(len(v)))) - 1
+	return v[max(i, 0)]
+}
+
+// harrellDavis is the Harrell-Davis estimate of quantile q of sorted v:
+// every order statistic weighted by a Beta(q(n+1), (1−q)(n+1)) density's
+// mass over its slot.
+func harrellDavis(v []float64, q float64) float64 {
+	n := float64(len(v))
+	b := distuv.Beta{Alpha: q * (n + 1), Beta: (1 - q) * (n + 1)}
+	s, prev := 0.0, 0.0
+	for i := range v {
+		c := b.CDF(float64(i+1) / n)
+		s += (c - prev) * v[i]
+		prev = c
+	}
+	return s
+}
+
+// perSecondP99 is the geometric mean of a trial's per-second P99s; 0
+// when the trial has no timeline.
+func perSecondP99(_ []float64, ps *result.PerSecond) float64 {
+	if ps == nil || len(ps.P99Ms) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range ps.P99Ms {
+		if x <= 0 {
+			return 0
+		}
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(ps.P99Ms)))
+}
+
+// trimmedSE is the standard error of the g-trimmed mean of x (Yuen): the
+// winsorized SD over (1 − 2g)·√n.
+func trimmedSE(x []float64, g float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	n := len(s)
+	k := int(g * float64(n))
+	for i := range k {
+		s[i], s[n-1-i] = s[k], s[n-1-k]
+	}
+	return stat.StdDev(s, nil) / ((1 - 2*g) * math.Sqrt(float64(n)))
 }
 
 // trialP99 is a trial's P99 (ms, as the engine reads it: the HDR
