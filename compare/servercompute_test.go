@@ -207,40 +207,40 @@ func TestServerComputeLeftOutWhenTrialsTooFew(t *testing.T) {
 
 // An undecided scenario whose gated median did not decide and that has
 // no server compute time names the lever that reads it
-// (LeverServerCompute); one that has it, a decided median and a decided
-// or invalid scenario do not.
+// (LeverServerCompute), as the comparison does; one that has it, a
+// decided median and a decided or invalid scenario do not.
 func TestServerComputeLever(t *testing.T) {
 	p50 := func(v Verdict, gated bool) Metric { return Metric{Metric: MetricP50, Verdict: v, Gated: gated} }
 	p99 := Metric{Metric: MetricP99, Verdict: Inconclusive, Gated: true}
 	compute := Metric{Metric: MetricServerCompute, Verdict: Inconclusive, Gated: true}
 	tests := []struct {
 		name    string
+		verdict Verdict
 		metrics []Metric
 		invalid bool
 		want    bool
 	}{
-		{name: "median undecided, no compute time", metrics: []Metric{p50(Inconclusive, true), p99}, want: true},
-		{name: "compute time read", metrics: []Metric{p50(Inconclusive, true), p99, compute}},
-		{name: "median unchanged (P99 holds it)", metrics: []Metric{p50(Unchanged, true), p99}},
-		{name: "median reported only", metrics: []Metric{p50(Inconclusive, false), p99}},
-		{name: "no median (a knee)", metrics: []Metric{{Metric: MetricMaxQPS, Verdict: Inconclusive, Gated: true}}},
-		{name: "invalid run", metrics: []Metric{p50(Inconclusive, true), p99}, invalid: true},
+		{name: "median undecided, no compute time", verdict: Inconclusive, metrics: []Metric{p50(Inconclusive, true), p99}, want: true},
+		{name: "compute time read", verdict: Inconclusive, metrics: []Metric{p50(Inconclusive, true), p99, compute}},
+		{name: "median unchanged (P99 holds it)", verdict: Inconclusive, metrics: []Metric{p50(Unchanged, true), p99}},
+		{name: "median reported only", verdict: Inconclusive, metrics: []Metric{p50(Inconclusive, false), p99}},
+		{name: "no median (a knee)", verdict: Inconclusive, metrics: []Metric{{Metric: MetricMaxQPS, Verdict: Inconclusive, Gated: true}}},
+		{name: "invalid run", verdict: Inconclusive, metrics: []Metric{p50(Inconclusive, true), p99}, invalid: true},
+		{name: "regressed", verdict: Regressed, metrics: []Metric{p50(Inconclusive, true), {Metric: MetricP99, Verdict: Regressed, Gated: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := ScenarioComparison{Scenario: "s", Metrics: tt.metrics}
-			guardScenario(&sc, &scenarioEvidence{})
-			sc.Invalid = sc.Invalid || tt.invalid
+			sc := ScenarioComparison{Scenario: "s", Verdict: tt.verdict, Metrics: tt.metrics, Invalid: tt.invalid}
 			if got := serverComputeLever(&sc); got != tt.want {
-				t.Errorf("serverComputeLever = %v, want %v (verdict %s)", got, tt.want, sc.Verdict)
+				t.Errorf("serverComputeLever = %v, want %v", got, tt.want)
 			}
-			if !tt.invalid && slices.Contains(sc.Levers, LeverServerCompute) != tt.want {
-				t.Errorf("levers %v: want %s %v", sc.Levers, LeverServerCompute, tt.want)
+			c := PairedComparison([]ScenarioComparison{sc}, withinRun())
+			if got := slices.Contains(c.Scenarios[0].Levers, LeverServerCompute); got != tt.want {
+				t.Errorf("the scenario's levers %v: want %s %v", c.Scenarios[0].Levers, LeverServerCompute, tt.want)
+			}
+			if got := slices.Contains(c.Levers, LeverServerCompute); got != tt.want {
+				t.Errorf("the comparison's levers %v: want %s %v", c.Levers, LeverServerCompute, tt.want)
 			}
 		})
-	}
-	decided := ScenarioComparison{Scenario: "s", Verdict: Regressed, Metrics: []Metric{p50(Inconclusive, true), {Metric: MetricP99, Verdict: Regressed, Gated: true}}}
-	if serverComputeLever(&decided) {
-		t.Error("a regressed scenario names the server-compute lever")
 	}
 }

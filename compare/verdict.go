@@ -392,9 +392,6 @@ func guardScenario(sc *ScenarioComparison, ev *scenarioEvidence) {
 			sc.Levers = addLevers(sc.Levers, LeverAgreeingBaseline, LeverSameRunnerAB)
 		}
 	}
-	if serverComputeLever(sc) {
-		sc.Levers = addLevers(sc.Levers, LeverServerCompute)
-	}
 }
 
 // applyDowngrade makes d's metrics inconclusive, records d and the
@@ -666,5 +663,10 @@ func setTop(c *Comparison, env *EnvCheck, compared int, s Settings, paired bool)
 	v, ev := topLevel(c, env, compared, s)
 	c.Verdict = v
 	topNotes(c, ev, env)
+	for i := range c.Scenarios {
+		if serverComputeLever(&c.Scenarios[i]) {
+			c.Scenarios[i].Levers = addLevers(c.Scenarios[i].Levers, LeverServerCompute)
+		}
+	}
 	c.Levers = comparisonLevers(c, paired)
 }

@@ -75,3 +75,16 @@ func TestScenarioReasonInJSON(t *testing.T) {
 		t.Errorf("decoded reason says %q, want %q", got, want)
 	}
 }
+
+// The comparison's levers read as one sentence, each in words, the
+// server-compute lever naming what to declare.
+func TestAdvice(t *testing.T) {
+	c := &compare.Comparison{Levers: []compare.Lever{compare.LeverQuietRunner, compare.LeverServerCompute}}
+	want := "to decide more: rerun on a quiet runner, or let the gate read the server's own compute time a request, which a code change moves about one to one where it moves the median by its share of the latency: declare the target's Prometheus metrics (metrics: under the target, docs/writing-a-target.md#metrics-perfgate-reads)"
+	if diff := cmp.Diff(want, Advice(c)); diff != "" {
+		t.Errorf("Advice (-want +got):\n%s", diff)
+	}
+	if got := Advice(&compare.Comparison{}); got != "" {
+		t.Errorf("Advice with no levers = %q, want \"\"", got)
+	}
+}
