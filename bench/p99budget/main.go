@@ -26,6 +26,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -114,17 +115,12 @@ func estimators(base, head []result.Trial) error {
 		{"P50", func(v []float64, _ *result.PerSecond) float64 { return orderStat(v, 0.50) }},
 	}
 	vals := func(t result.Trial) ([]float64, error) {
-		h, err := result.DecodeHistogram(t.Histogram)
-		if err != nil {
-			return nil, err
+		_, raw, err := trialValues(t)
+		v := make([]float64, len(raw))
+		for i, x := range raw {
+			v[i] = float64(x)
 		}
-		var v []float64
-		for _, b := range h.Distribution() {
-			for range b.Count {
-				v = append(v, float64(b.To))
-			}
-		}
-		return v, nil
+		return v, err
 	}
 	bv, hv := make([][]float64, len(base)), make([][]float64, len(head))
 	for i := range base {
@@ -211,15 +207,9 @@ func trimmedSE(x []float64, g float64) float64 {
 // its logarithm over resamples of the trial's own requests, and the
 // requests.
 func trialP99(t result.Trial, resamples int, rng *rand.Rand) (p99, logVar float64, n int, err error) {
-	h, err := result.DecodeHistogram(t.Histogram)
+	h, vals, err := trialValues(t)
 	if err != nil {
 		return 0, 0, 0, err
-	}
-	var vals []int64
-	for _, b := range h.Distribution() {
-		for range b.Count {
-			vals = append(vals, b.To)
-		}
 	}
 	if len(vals) < 100 {
 		return 0, 0, 0, fmt.Errorf("%d requests: want at least 100", len(vals))
@@ -236,6 +226,22 @@ func trialP99(t result.Trial, resamples int, rng *rand.Rand) (p99, logVar float6
 		logs[r] = math.Log(float64(x.ValueAtQuantile(99)))
 	}
 	return p99, stat.Variance(logs, nil), len(vals), nil
+}
+
+// trialValues is a trial's histogram and its requests' latencies in
+// ascending order, each as its bucket's upper end.
+func trialValues(t result.Trial) (*hdrhistogram.Histogram, []int64, error) {
+	h, err := result.DecodeHistogram(t.Histogram)
+	if err != nil {
+		return nil, nil, err
+	}
+	var vals []int64
+	for _, b := range h.Distribution() {
+		for range b.Count {
+			vals = append(vals, b.To)
+		}
+	}
+	return h, vals, nil
 }
 
 func median(x []float64) float64 {
