@@ -23,7 +23,7 @@ func LeverAdvice(l compare.Lever) string {
 	case compare.LeverAgreeingBaseline:
 		return "store the baseline from runs that agree"
 	case compare.LeverServerCompute:
-		return "let the gate read the server's own compute time a request, which a code change moves about one to one where it moves the median by its share of the latency: declare the target's Prometheus metrics (metrics: under the target, docs/writing-a-target.md#metrics-perfgate-reads)"
+		return "declare the target's metrics: so that the gate reads the server's compute time, which a code change moves about one to one (docs/writing-a-target.md#metrics-perfgate-reads)"
 	}
 	return string(l)
 }

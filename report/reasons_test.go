@@ -80,7 +80,7 @@ func TestScenarioReasonInJSON(t *testing.T) {
 // server-compute lever naming what to declare.
 func TestAdvice(t *testing.T) {
 	c := &compare.Comparison{Levers: []compare.Lever{compare.LeverQuietRunner, compare.LeverServerCompute}}
-	want := "to decide more: rerun on a quiet runner, or let the gate read the server's own compute time a request, which a code change moves about one to one where it moves the median by its share of the latency: declare the target's Prometheus metrics (metrics: under the target, docs/writing-a-target.md#metrics-perfgate-reads)"
+	want := "to decide more: rerun on a quiet runner, or declare the target's metrics: so that the gate reads the server's compute time, which a code change moves about one to one (docs/writing-a-target.md#metrics-perfgate-reads)"
 	if diff := cmp.Diff(want, Advice(c)); diff != "" {
 		t.Errorf("Advice (-want +got):\n%s", diff)
 	}
