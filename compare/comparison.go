@@ -251,7 +251,12 @@ type Metric struct {
 	// ThresholdPct is the practical-significance threshold, in percent (or
 	// percentage points when Absolute).
 	ThresholdPct float64 `json:"threshold_pct"`
-	BetterIs     string  `json:"better_is"`
+	// EquivalencePct is the margin `unchanged` was judged against, in
+	// percent, when it is wider than ThresholdPct (Settings.TailMargin: a
+	// tail quantile's): the interval inside ±EquivalencePct and the point
+	// change inside ±ThresholdPct. 0: ThresholdPct is the margin.
+	EquivalencePct float64 `json:"equivalence_pct,omitempty"`
+	BetterIs       string  `json:"better_is"`
 	// Absolute is true when DeltaPct, CIPct and ThresholdPct are in
 	// percentage points rather than relative percent (error_rate).
 	Absolute bool `json:"absolute,omitempty"`

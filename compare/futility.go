@@ -120,16 +120,22 @@ func metricPower(m Metric, l Look) (pw power, pairsNeeded int, ok bool) {
 		worse, better = better, worse
 	}
 	pw = power{decide: worse + better, regress: worse}
-	if w := lim - qEq*seEnd; w > 0 {
+	// Unchanged: the equivalence interval inside ±margin (the threshold,
+	// or a tail quantile's wider margin) and the mean inside ±threshold.
+	eqLim := lim
+	if m.EquivalencePct > m.ThresholdPct {
+		eqLim = math.Log1p(m.EquivalencePct / 100)
+	}
+	if w := math.Min(eqLim-qEq*seEnd, lim); w > 0 {
 		pw.decide += final.CDF(w) - final.CDF(-w)
 	}
 	// The units at the present spread that would decide the estimate as it
-	// stands: unchanged inside the threshold, a change beyond it.
+	// stands: unchanged inside the margin, a change beyond the threshold.
 	var units float64
-	switch gap := lim - math.Abs(x); {
-	case gap > 0:
+	switch gap := eqLim - math.Abs(x); {
+	case math.Abs(x) < lim && gap > 0:
 		units = math.Pow(qEq*sigma/gap, 2)
-	case gap < 0:
+	case math.Abs(x) > lim:
 		units = math.Pow(qChange*sigma/math.Abs(x), 2)
 	}
 	if units > 0 {

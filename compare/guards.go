@@ -6,13 +6,15 @@ import "math"
 // of its runs and says what it cannot stand behind. They assign nothing;
 // verdict.go applies them, in the order its pipeline states.
 
-// noiseFloorHolds: inside the noise floor is not inside the threshold the
-// user set; a PASS must not hide a change beyond it.
+// noiseFloorHolds: inside the noise floor is not inside the threshold (or
+// the wider margin of unchanged) the user set; a PASS must not hide a
+// change beyond it.
 func noiseFloorHolds(m Metric) bool {
 	thr := m.ConfiguredThresholdPct
 	if thr <= 0 || m.Verdict != Unchanged {
 		return false
 	}
+	thr = math.Max(thr, m.EquivalencePct)
 	eq := m.equivalenceCI()
 	return eq[0] < -thr || eq[1] > thr
 }

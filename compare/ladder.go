@@ -125,7 +125,7 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 		}
 		wholeReps = append(wholeReps, 100*(q[k-1]/q[0]-1))
 	}
-	thr := 100 * s.P99Regression
+	thr, margin := 100*s.P99Regression, s.TailMargin(MetricP99)
 	change := func(from, to int, reps []float64) Change {
 		ratio := point[to] / point[from]
 		eq := percentileInterval(reps, equivConf(s.Confidence))
@@ -135,11 +135,11 @@ func Ladder(rungs []*result.Result, s Settings) (*LadderAttribution, error) {
 			if t, ok := processTest(perProc[from], perProc[to], s.Confidence, 0); ok { // rungs of one run: no run-to-run term
 				eq, _ := processTest(perProc[from], perProc[to], equivConf(s.Confidence), 0)
 				c.CIPct, c.EquivCIPct = t.ci, &eq.ci
-				decideChange(&c, thr, LowerIsBetter, t.p, s.alpha())
+				decideChange(&c, thr, margin, LowerIsBetter, t.p, s.alpha())
 				return c
 			}
 		}
-		decideChange(&c, thr, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
+		decideChange(&c, thr, margin, LowerIsBetter, mannWhitney(perTrial[from], perTrial[to]), s.alpha())
 		return c
 	}
 	allQPS := true

@@ -188,6 +188,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 			paired: &pairedDiffs{d: d, base: bv, head: hv, order: orderIfKnown(order, len(p.HeadFirst) >= n), absolute: sp.absolute, pairs: n}}) // pairedBlocks applies to any d
 		m := latencyMetric(e, sp.name)
 		m.Gated, m.BetterIs, m.Absolute, m.ThresholdPct = sp.gated, sp.betterIs, sp.absolute, sp.thresholdPct(s)
+		m.EquivalencePct = s.TailMargin(sp.name)
 		if allZero(d) {
 			untestable[len(sc.Metrics)] = true
 		}

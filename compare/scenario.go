@@ -284,6 +284,7 @@ func (out *scenarioOut) decide(s Settings, nb, nc int) {
 		case m.PValue != nil:
 			p = *m.PValue
 		}
+		m.EquivalencePct = s.TailMargin(m.Metric)
 		decideMetric(m, p, alpha)
 		if m.Gated && m.Verdict == Inconclusive && beyond(*m) && m.TrialsNeeded == 0 && m.RequestsNeeded == 0 && m.Method != MethodCensoredKnee {
 			m.TrialsNeeded = needed(*m, level)

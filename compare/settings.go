@@ -12,6 +12,12 @@ type Settings struct {
 	// P99Regression is the practical-significance threshold for latency
 	// metrics, as a fraction (0.05 = 5%).
 	P99Regression float64 `json:"p99_regression"`
+	// P99Equivalence is the margin inside which the tail quantiles (P99,
+	// P99.9, TTFT and TPOT P99) are called unchanged, as a fraction, when
+	// it is wider than P99Regression; a regression is still called beyond
+	// P99Regression. 0: P99Regression's (one threshold for both, the
+	// behaviour before). See TailMargin.
+	P99Equivalence float64 `json:"p99_equivalence,omitempty"`
 	// P50Regression is the threshold for the median latency (P50, and
 	// TTFT and TPOT P50 for streams), as a fraction, which gates them
 	// beside P99: a code regression moves the median about one to one,
@@ -152,6 +158,9 @@ func (s Settings) Validate() error {
 	if !(s.P99Regression > 0 && s.P99Regression < 1) {
 		errs = append(errs, fmt.Errorf("p99 regression threshold %v: want a fraction in (0, 1)", s.P99Regression))
 	}
+	if !(s.P99Equivalence == 0 || (s.P99Equivalence >= s.P99Regression && s.P99Equivalence < 1)) {
+		errs = append(errs, fmt.Errorf("p99 equivalence margin %v: want 0 (the p99 regression threshold's) or a fraction from the p99 regression threshold %v up to 1", s.P99Equivalence, s.P99Regression))
+	}
 	if !(s.P50Regression >= 0 && s.P50Regression < 1) {
 		errs = append(errs, fmt.Errorf("p50 regression threshold %v: want a fraction in [0, 1) (0: not gated)", s.P50Regression))
 	}
@@ -177,6 +186,25 @@ func (s Settings) Validate() error {
 		errs = append(errs, fmt.Errorf("median run-to-run noise %v: want a fraction in [0, 1) (0: the run-to-run noise's)", s.RunToRunMedian))
 	}
 	return errors.Join(errs...)
+}
+
+// TailMargin is the margin, in percent, inside which the metric named
+// name is called unchanged when it is not the metric's threshold:
+// 100·P99Equivalence for the tail quantiles gated at P99Regression (P99,
+// P99.9, TTFT and TPOT P99) when it is wider than P99Regression, else 0
+// (the threshold is the margin). A tail quantile at light load carries
+// the host's scheduling, so an interval narrow enough to sit inside the
+// regression threshold takes many times the requests a median needs; a
+// wider margin, stated before the run, lets the gate say unchanged
+// without loosening what it calls a regression.
+func (s Settings) TailMargin(name string) float64 {
+	switch name {
+	case MetricP99, MetricP999, MetricTTFTP99, MetricTPOTP99:
+		if s.P99Equivalence > s.P99Regression {
+			return 100 * s.P99Equivalence
+		}
+	}
+	return 0
 }
 
 // alpha is the test level.

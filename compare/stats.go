@@ -182,7 +182,7 @@ func (m *Metric) equivalenceCI() [2]float64 {
 // test) at level alpha.
 func (m *Metric) evidence(p, alpha float64) Evidence {
 	return Evidence{DeltaPct: m.DeltaPct, EquivCIPct: m.equivalenceCI(), ThresholdPct: m.ThresholdPct,
-		BetterIs: m.BetterIs, P: p, Alpha: alpha}
+		EquivalencePct: m.EquivalencePct, BetterIs: m.BetterIs, P: p, Alpha: alpha}
 }
 
 // percentileInterval returns the (1−conf)/2 and (1+conf)/2 quantiles of

@@ -145,6 +145,9 @@ type Evidence struct {
 	// metric is better (LowerIsBetter, HigherIsBetter).
 	ThresholdPct float64
 	BetterIs     string
+	// EquivalencePct is the margin of `unchanged` when it is wider than
+	// the threshold (Metric.EquivalencePct); 0: the threshold.
+	EquivalencePct float64
 	// P is the p-value of no change: NaN when there is no test, as for a
 	// max QPS from one knee a side. Alpha is the level it is tested at.
 	P, Alpha float64
@@ -163,7 +166,11 @@ type Evidence struct {
 //     more in either direction, so a real change of thr is called
 //     unchanged at most at alpha. Their interval is the (1−2α) one (90%
 //     at 95% confidence); asking the (1−α) interval to fit would test at
-//     alpha/2 and leave most real A/A comparisons undecided;
+//     alpha/2 and leave most real A/A comparisons undecided. With a
+//     wider margin e.EquivalencePct (a tail quantile's), the interval
+//     must lie inside ±margin and the point change inside ±thr: a real
+//     change of the margin is called unchanged at most at alpha, and no
+//     point change the gate would call a regression reads unchanged;
 //   - inconclusive: anything else, and any interval with a NaN end.
 //
 // Requiring the whole interval beyond thr to call a regression would miss
@@ -188,6 +195,8 @@ func Decide(e Evidence) Verdict {
 	case better && significant:
 		return Improved
 	case lo >= -thr && hi <= thr:
+		return Unchanged
+	case e.EquivalencePct > thr && lo >= -e.EquivalencePct && hi <= e.EquivalencePct && !worse && !better:
 		return Unchanged
 	}
 	return Inconclusive
@@ -540,13 +549,14 @@ func inGateFamily(method string) bool {
 	return method == MethodProcesses || method == MethodKneeEstimates || method == MethodCensoredKnee
 }
 
-// decideChange decides a ladder step's change as a scenario's metric is.
-func decideChange(c *Change, thr float64, betterIs string, p, alpha float64) {
+// decideChange decides a ladder step's change as a scenario's metric is,
+// with margin the margin of `unchanged` when wider than thr (0: thr).
+func decideChange(c *Change, thr, margin float64, betterIs string, p, alpha float64) {
 	eq := c.CIPct
 	if c.EquivCIPct != nil {
 		eq = *c.EquivCIPct
 	}
-	c.Verdict = Decide(Evidence{DeltaPct: c.DeltaPct, EquivCIPct: eq, ThresholdPct: thr, BetterIs: betterIs, P: p, Alpha: alpha})
+	c.Verdict = Decide(Evidence{DeltaPct: c.DeltaPct, EquivCIPct: eq, ThresholdPct: thr, EquivalencePct: margin, BetterIs: betterIs, P: p, Alpha: alpha})
 }
 
 // holdChange is the host-busy guard on a ladder step's change: a

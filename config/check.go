@@ -24,6 +24,7 @@ func (c *Config) validateRanges() error {
 		{"capacity.headroom", "capacity.headroom", c.Capacity.Headroom},
 		{"capacity.cost_per_instance_hour", "capacity.cost_per_instance_hour", c.Capacity.CostPerInstanceHour},
 		{"gate.p99_regression", "gate.p99_regression", float64(c.Gate.P99Regression)},
+		{"gate.p99_equivalence", "gate.p99_equivalence", float64(c.Gate.P99Equivalence)},
 		{"gate.p50_regression", "gate.p50_regression", float64(c.Gate.P50Regression)},
 		{"gate.server_compute_regression", "gate.server_compute_regression", float64(c.Gate.ServerComputeRegression)},
 		{"gate.max_qps_regression", "gate.max_qps_regression", float64(c.Gate.MaxQPSRegression)},

@@ -101,6 +101,11 @@ type Capacity struct {
 // Gate holds the regression thresholds.
 type Gate struct {
 	P99Regression Percent `yaml:"p99_regression,omitempty"`
+	// P99Equivalence (default: P99Regression's) is the margin inside which
+	// the tail quantiles (P99, TTFT and TPOT P99) are called unchanged,
+	// when wider than P99Regression; a regression is still called beyond
+	// P99Regression (compare.Settings.TailMargin).
+	P99Equivalence Percent `yaml:"p99_equivalence,omitempty"`
 	// P50Regression (default 5%) gates the median latency (P50, and TTFT
 	// and TPOT P50 for streams) beside P99 with its own threshold; 0%
 	// reports the medians without gating them.

@@ -66,6 +66,13 @@ func TestDefaults(t *testing.T) {
 	if c.Scenarios[0].Protocol != "http" {
 		t.Errorf("protocol default = %q", c.Scenarios[0].Protocol)
 	}
+	if c.Gate.P99Equivalence != 0 {
+		t.Errorf("gate.p99_equivalence default = %v, want 0 (gate.p99_regression's)", c.Gate.P99Equivalence)
+	}
+	c10, err := Parse("p.yaml", []byte("version: 1\ngate: {p99_equivalence: 10%}\nscenarios:\n  - {name: a, layer: model, url: 'http://127.0.0.1:1/', load: {mode: rate, rate: 5}}\n"))
+	if err != nil || float64(c10.Gate.P99Equivalence) != 0.10 {
+		t.Errorf("gate.p99_equivalence: 10%% = %v (%v), want 0.10", c10.Gate.P99Equivalence, err)
+	}
 }
 
 // Every bad file gives an error naming the file, the line and the key; the

@@ -168,6 +168,7 @@ func Bounds() []Bound {
 		{Key: "capacity.lead_time", Flag: "lead-time", Range: dur(0, false), Zero: "sizing's default"},
 		{Key: "capacity.scale_in_after", Flag: "scale-in-after", Range: dur(0, false), Zero: "sizing's default"},
 		{Key: "gate.p99_regression", Range: Range{Min: 0, Max: 10, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},
+		{Key: "gate.p99_equivalence", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "gate.p99_regression's value (at least that when set)"},
 		{Key: "gate.p50_regression", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "the medians reported, not gated"},
 		{Key: "gate.server_compute_regression", Range: Range{Min: 0, Max: 1, MaxOpen: true, Kind: Fraction}, Zero: "the server's compute time reported, not gated"},
 		{Key: "gate.max_qps_regression", Range: Range{Min: 0, Max: 1, MinOpen: true, Kind: Fraction}, Zero: "the default, 5%"},

@@ -250,6 +250,9 @@ func (c *Config) validate() error {
 	if err := CheckOnInconclusive(c.Gate.OnInconclusive); err != nil {
 		return c.errAt("gate.on_inconclusive", "%v", err)
 	}
+	if eq, thr := c.Gate.P99Equivalence, c.Gate.P99Regression; eq != 0 && eq < thr {
+		return c.errAt("gate.p99_equivalence", "must be at least gate.p99_regression (%g%%): got %g%%; the margin of unchanged cannot be narrower than the threshold of a regression", 100*float64(thr), 100*float64(eq))
+	}
 	if conf := c.Gate.Confidence; conf <= 0.5 || conf >= 1 {
 		return c.errAt("gate.confidence", "must be between 0.5 and 1 (got %v), for example 0.95", conf)
 	}

@@ -20,6 +20,7 @@ import (
 func Settings(cfg *config.Config, allowEnvMismatch bool) compare.Settings {
 	s := compare.DefaultSettings()
 	s.P99Regression = float64(cfg.Gate.P99Regression)
+	s.P99Equivalence = float64(cfg.Gate.P99Equivalence)
 	s.P50Regression = float64(cfg.Gate.P50Regression)
 	s.ServerComputeRegression = float64(cfg.Gate.ServerComputeRegression)
 	s.MaxQPSRegression = float64(cfg.Gate.MaxQPSRegression)

@@ -125,7 +125,7 @@ func (r *Report) method() []string {
 			pctOf(s.P99Regression), medianGate(s), serverComputeGate(r.Comparison), pctOf(s.MaxQPSRegression), num(100*s.ErrorRateIncrease), pctOf(s.Confidence)),
 		fmt.Sprintf("latency: over target processes when the trials came from several (Student's t on the log of each process's quantile, variance pooled over both sides: the run-to-run noise is in the test; a regression needs the change beyond the threshold and the test significant), else two-sided Mann-Whitney U over per-trial values with a %d-resample bootstrap interval of the change (seed %d); Holm-corrected across a scenario's gated metrics, and, for tests over processes or knee estimates, a regression or improvement also significant after Holm's correction across all such tests of the comparison (p_gate: the gate is one decision)", s.Resamples, s.Seed),
 		"max QPS under the SLO: Welch's t-test over each side's independent knee estimates (the search's and one per confirmation round in a fresh target process); a regression needs the change beyond the threshold and the test significant; with one knee a side (no estimates) the brackets show the change but never call it",
-		fmt.Sprintf("unchanged: the change's %s interval (two one-sided tests at %s each) lies inside the threshold, so the %s interval shown may reach a little past it; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy), and one the runner's own slowdown could explain (a fixed compute probe run between the target processes, slower by 10%% or more and significantly) is inconclusive (runner slower); a baseline's noise floor, when its runs disagreed beyond their sampling, is in the test as run-to-run noise, pooled with the candidate's assumed run shift (weighted as four runs against the floor's one)", pctOf(2*s.Confidence-1), pctOf(1-s.Confidence), pctOf(s.Confidence)))
+		fmt.Sprintf("unchanged: the change's %s interval (two one-sided tests at %s each) lies inside the threshold%s, so the %s interval shown may reach a little past it; an interval wider than the threshold is inconclusive, not a verdict; a regression resting on trials measured while the host was busy is inconclusive (host busy), and one the runner's own slowdown could explain (a fixed compute probe run between the target processes, slower by 10%% or more and significantly) is inconclusive (runner slower); a baseline's noise floor, when its runs disagreed beyond their sampling, is in the test as run-to-run noise, pooled with the candidate's assumed run shift (weighted as four runs against the floor's one)", pctOf(2*s.Confidence-1), pctOf(1-s.Confidence), tailMarginMethod(s), pctOf(s.Confidence)))
 	if r.Comparison.AB != nil {
 		out[len(out)-3] = abMethod(s, r.Comparison.AB.Design)
 		if usesMethod(r.Comparison, compare.MethodPairedKnees) {
@@ -172,4 +172,14 @@ func (r *Report) method() []string {
 // pctOf formats a fraction as a percentage: 0.05 is "5%".
 func pctOf(f float64) string {
 	return num(100*f) + "%"
+}
+
+// tailMarginMethod says how a tail quantile with a wider margin of
+// unchanged is judged ("" when there is none).
+func tailMarginMethod(s compare.Settings) string {
+	m := s.TailMargin(compare.MetricP99)
+	if m <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (for P99, TTFT and TPOT P99: inside ±%.3g%% with the point change inside the threshold)", m)
 }

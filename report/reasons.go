@@ -130,13 +130,21 @@ func reasonWithAdvice(c *compare.Comparison) string {
 	return why + "; " + a
 }
 
-// medianThreshold says the medians' threshold beside the latency one
-// ("" when they are not gated).
+// medianThreshold says, after the latency threshold, the tail quantiles'
+// wider margin of unchanged and the medians' threshold (each "" when
+// there is none).
 func medianThreshold(s compare.Settings) string {
-	if s.P50Regression <= 0 {
+	var parts []string
+	if m := s.TailMargin(compare.MetricP99); m > 0 {
+		parts = append(parts, fmt.Sprintf("P99 unchanged within ±%.3g%%", m))
+	}
+	if s.P50Regression > 0 {
+		parts = append(parts, fmt.Sprintf("P50 %.3g%%", 100*s.P50Regression))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (P50 %.3g%%)", 100*s.P50Regression)
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // serverComputeGated reports whether c gated the server's own compute
@@ -172,10 +180,15 @@ func serverComputeGate(c *compare.Comparison) string {
 	return ", the server's own compute time per request (server_compute_ms, from its metrics) worse by more than " + pctOf(c.Settings.ServerComputeRegression)
 }
 
-// medianGate is the medians' gate in words ("" when they are not gated).
+// medianGate is, after P99's gate in words, its wider margin of unchanged
+// and the medians' gate (each "" when there is none).
 func medianGate(s compare.Settings) string {
-	if s.P50Regression <= 0 {
-		return ""
+	t := ""
+	if m := s.TailMargin(compare.MetricP99); m > 0 {
+		t = fmt.Sprintf(" (called unchanged within ±%.3g%%)", m)
 	}
-	return ", P50 (and TTFT and TPOT P50) worse by more than " + pctOf(s.P50Regression)
+	if s.P50Regression <= 0 {
+		return t
+	}
+	return t + ", P50 (and TTFT and TPOT P50) worse by more than " + pctOf(s.P50Regression)
 }

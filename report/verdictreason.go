@@ -89,7 +89,16 @@ func comparisonReason(c *compare.Comparison) string {
 		}
 		return withDetects(strings.Join(parts, "; "))
 	}
-	return withDetects("every gated metric unchanged or improved within its threshold")
+	return withDetects("every gated metric unchanged or improved within its threshold" + tailMarginText(c.Settings))
+}
+
+// tailMarginText names the tail quantiles' wider margin of unchanged
+// (compare.Settings.TailMargin), "" when there is none.
+func tailMarginText(s compare.Settings) string {
+	if m := s.TailMargin(compare.MetricP99); m > 0 {
+		return fmt.Sprintf(" (P99 within ±%.3g%%)", m)
+	}
+	return ""
 }
 
 // intervalsText quotes a scenario's gated metrics left inconclusive whose
@@ -105,9 +114,10 @@ func intervalsText(sc compare.ScenarioComparison) string {
 		if m.Absolute {
 			unit = " points"
 		}
-		t := fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, m.ThresholdPct, unit)
+		margin := max(m.ThresholdPct, m.EquivalencePct) // a tail quantile's margin of unchanged, when wider
+		t := fmt.Sprintf("%s %+.1f%s [%+.1f%s, %+.1f%s] leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.CIPct[1], unit, margin, unit)
 		if m.CIOpenHigh {
-			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, ∞) leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, m.ThresholdPct, unit)
+			t = fmt.Sprintf("%s %+.1f%s [%+.1f%s, ∞) leaves ±%.3g%s", m.Metric, m.DeltaPct, unit, m.CIPct[0], unit, margin, unit)
 		}
 		if c := m.ConfiguredThresholdPct; c > 0 && !m.Beyond() {
 			// Not a regression (inside the baseline's noise floor), and

@@ -34,6 +34,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		candPath = fs.String("candidate", "", "candidate result `FILE` or folder of results (default with --config: perfgate-out)")
 		format   = formatFlag(fs, "the comparison on stdout")
 		p99      = fs.String("p99-threshold", thresholdString(s.P99Regression), "latency regression threshold (practical significance)")
+		p99Eq    = fs.String("p99-equivalence", "", "the margin inside which P99 (and TTFT and TPOT P99) is called unchanged, at least --p99-threshold (default: --p99-threshold's; a regression is still called beyond --p99-threshold)")
 		qps      = fs.String("max-qps-threshold", thresholdString(s.MaxQPSRegression), "max QPS regression threshold")
 	)
 	fs.Float64Var(&s.Confidence, "confidence", s.Confidence, "confidence of the intervals; tests run at 1 − confidence")
@@ -74,6 +75,9 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		if !set["p99-threshold"] {
 			*p99 = thresholdString(g.P99Regression)
 		}
+		if !set["p99-equivalence"] && g.P99Equivalence > 0 {
+			*p99Eq = thresholdString(g.P99Equivalence)
+		}
 		if !set["max-qps-threshold"] {
 			*qps = thresholdString(g.MaxQPSRegression)
 		}
@@ -103,6 +107,15 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	}
 	if s.P99Regression, err = parseThreshold(*p99); err != nil {
 		return usageErr("compare: --p99-threshold: %v", err)
+	}
+	if *p99Eq != "" {
+		if s.P99Equivalence, err = parseThreshold(*p99Eq); err != nil {
+			return usageErr("compare: --p99-equivalence: %v", err)
+		}
+		if s.P99Equivalence < s.P99Regression {
+			return usageErr("compare: --p99-equivalence %s: must be at least the latency threshold (%s): the margin of unchanged cannot be narrower than the threshold of a regression",
+				*p99Eq, thresholdString(s.P99Regression))
+		}
 	}
 	if s.MaxQPSRegression, err = parseThreshold(*qps); err != nil {
 		return usageErr("compare: --max-qps-threshold: %v", err)

@@ -55,6 +55,8 @@ func TestCompareCommand(t *testing.T) {
 		{"a flag after the results is named", []string{"compare", base, slow, "--format", "json"}, exitUsage, "", "flags first"},
 		{"one positional", []string{"compare", base}, exitUsage, "", "BASELINE CANDIDATE"},
 		{"positional beside --baseline", []string{"compare", "--baseline", base, same, slow}, exitUsage, "", "unexpected argument"},
+		{"a P99 margin narrower than the threshold", []string{"compare", "--p99-equivalence", "3%", base, same}, exitUsage, "", "--p99-equivalence 3%: must be at least the latency threshold (5%)"},
+		{"a P99 margin", []string{"compare", "--verbose", "--p99-equivalence", "10%", base, same}, exitPass, "latency 5% (P99 unchanged within ±10%; P50 5%)", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +103,18 @@ func TestCompareConfigRunToRun(t *testing.T) {
 		if got.Settings.RunToRun == nil || *got.Settings.RunToRun != tt.want {
 			t.Errorf("gate %s: settings.run_to_run %v, want %v", tt.gate, got.Settings.RunToRun, tt.want)
 		}
+	}
+	// The config's P99 margin of unchanged, as the gate's.
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	os.WriteFile(cfg, []byte("version: 1\ngate: {p99_equivalence: 10%}\nscenarios:\n  - name: api\n    layer: service\n    url: \"http://127.0.0.1:9\"\n    load: {mode: rate, rate: 10}\n"), 0o644)
+	code, stdout, stderr := runCLI(t, "compare", "--config", cfg, "--format", "json", base, cand)
+	var got struct {
+		Settings struct {
+			P99Equivalence float64 `json:"p99_equivalence"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || got.Settings.P99Equivalence != 0.10 {
+		t.Errorf("gate {p99_equivalence: 10%%}: exit %d, settings.p99_equivalence %v (%v), want 0.1\nstderr:\n%s", code, got.Settings.P99Equivalence, err, stderr)
 	}
 }
 

@@ -1,0 +1,256 @@
+// Command replay judges kept interleaved A/B runs again, look by look,
+// under other gate settings: for each run folder (a `gate --ab --out DIR`
+// folder: comparison.json, base-results/ and results/) and each margin of
+// unchanged for P99 (Settings.P99Equivalence), it replays the run's
+// sequential design on the pairs it measured (the same looks, levels,
+// futility stops and paired test as ab's looker) and says where the run
+// would have stopped and with what verdict.
+//
+// It answers one question behind issue 44's fixed-rate A/A target: how
+// often would the gate say `unchanged` on the same pairs were P99's
+// margin of unchanged wider than its 5% regression threshold, and at
+// what cost in false `unchanged` (a +10% head called unchanged)? A run
+// that stopped early at its own settings holds only the pairs it
+// measured: a replay that would have gone on is cut there, and says so
+// ("cut").
+//
+// Usage:
+//
+//	go run ./bench/replay [-margins 5,7.5,10,15] [-label NAME=REGEXP ...] DIR...
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perfgate/perfgate/compare"
+	"github.com/perfgate/perfgate/result"
+)
+
+// run is one kept A/B run's scenario: its settings, design and pairs.
+type run struct {
+	dir, scenario string
+	settings      compare.Settings
+	maxPairs      int
+	pairs         compare.Pairs
+	runnerS       float64 // the run's own runner time
+	measured      int     // the pairs it measured
+	verdict       compare.Verdict
+	stopped       string
+}
+
+// outcome is one replay: where it stopped and with what.
+type outcome struct {
+	verdict compare.Verdict
+	pairs   int
+	stopped string
+	p99     string
+}
+
+func main() {
+	marginsFlag := flag.String("margins", "5,7.5,10,15", "P99 margins of unchanged to replay, in percent")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: replay [-margins 5,7.5,10,15] DIR...")
+		os.Exit(2)
+	}
+	var margins []float64
+	for _, f := range strings.Split(*marginsFlag, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || v <= 0 || v >= 100 {
+			fail(fmt.Errorf("-margins: %q: want percentages in (0, 100)", f))
+		}
+		margins = append(margins, v)
+	}
+	groups := map[string][]map[compare.Verdict]int{}
+	runnerS := map[string][]float64{}
+	var names []string
+	for _, dir := range flag.Args() {
+		r, err := load(dir)
+		if err != nil {
+			fail(err)
+		}
+		g := groupOf(dir)
+		if _, ok := groups[g]; !ok {
+			names = append(names, g)
+			groups[g] = make([]map[compare.Verdict]int, len(margins))
+			runnerS[g] = make([]float64, len(margins))
+			for i := range margins {
+				groups[g][i] = map[compare.Verdict]int{}
+			}
+		}
+		// The replay at the run's own settings must be the run: the same
+		// looks over the same pairs give the same verdict and stop.
+		if o := replay(r, r.settings.P99Equivalence); o.verdict != r.verdict || o.pairs != r.measured || o.stopped != r.stopped {
+			fail(fmt.Errorf("%s: the replay at the run's own settings gives %s at %d pairs (%s), the run %s at %d (%s)",
+				dir, o.verdict, o.pairs, o.stopped, r.verdict, r.measured, r.stopped))
+		}
+		var line []string
+		for i, mg := range margins {
+			o := replay(r, mg/100)
+			groups[g][i][o.verdict]++
+			runnerS[g][i] += r.runnerS * float64(o.pairs) / float64(r.measured)
+			line = append(line, fmt.Sprintf("±%g%%: %s at %d (%s; %s)", mg, o.verdict, o.pairs, o.stopped, o.p99))
+		}
+		fmt.Printf("%s [%s]: %s\n", filepath.Base(dir), g, strings.Join(line, " | "))
+	}
+	sort.Strings(names)
+	fmt.Println("# per group and margin: verdicts over runs; runner time a run (the run's own per pair, times the replay's pairs)")
+	for _, g := range names {
+		for i, mg := range margins {
+			c := groups[g][i]
+			n := 0
+			for _, k := range c {
+				n += k
+			}
+			fmt.Printf("%-12s ±%-5g unchanged %d, regressed %d, improved %d, inconclusive %d of %d; runner %.0f s a run\n",
+				g, mg, c[compare.Unchanged], c[compare.Regressed], c[compare.Improved], c[compare.Inconclusive], n, runnerS[g][i]/float64(n))
+		}
+	}
+}
+
+// groupOf names a run folder's cell from bench/duet.sh's folder names
+// (out-STATE-DESIGN-CASE-I): STATE-CASE, else the folder's name.
+func groupOf(dir string) string {
+	m := regexp.MustCompile(`out-([a-z]+)-[a-z]+-([a-z0-9]+)-\d+$`).FindStringSubmatch(filepath.Base(dir))
+	if m == nil {
+		return filepath.Base(dir)
+	}
+	return m[1] + "-" + m[2]
+}
+
+// load reads a kept `gate --ab` folder's first scenario.
+func load(dir string) (*run, error) {
+	var c struct {
+		Settings  compare.Settings `json:"settings"`
+		Scenarios []struct {
+			Verdict compare.Verdict `json:"verdict"`
+		} `json:"scenarios"`
+		AB struct {
+			MaxTrials int `json:"max_trials"`
+			Scenarios []struct {
+				Scenario string  `json:"scenario"`
+				Order    string  `json:"order"`
+				Pairs    int     `json:"pairs"`
+				RunnerS  float64 `json:"runner_s"`
+				Stopped  string  `json:"stopped"`
+			} `json:"scenarios"`
+		} `json:"ab"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "comparison.json"))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if len(c.AB.Scenarios) == 0 || len(c.Scenarios) == 0 || c.AB.MaxTrials < 2 {
+		return nil, fmt.Errorf("%s: comparison.json has no A/B scenario", dir)
+	}
+	s := c.AB.Scenarios[0]
+	base, err := result.ReadFile(filepath.Join(dir, "base-results", s.Scenario+".json"))
+	if err != nil {
+		return nil, err
+	}
+	head, err := result.ReadFile(filepath.Join(dir, "results", s.Scenario+".json"))
+	if err != nil {
+		return nil, err
+	}
+	r := &run{dir: dir, scenario: s.Scenario, settings: c.Settings, maxPairs: c.AB.MaxTrials, runnerS: s.RunnerS, measured: s.Pairs,
+		verdict: c.Scenarios[0].Verdict, stopped: s.Stopped}
+	r.pairs = compare.Pairs{Base: base.Trials, Head: head.Trials, HeadFirst: headFirst(s.Order)}
+	if n := r.pairs.Len(); n != s.Pairs || n < 2 {
+		return nil, fmt.Errorf("%s: %d pairs in the results, %d in comparison.json", dir, n, s.Pairs)
+	}
+	return r, nil
+}
+
+// headFirst reads, per pair, whether its head trial ran first, from the
+// run's order of trials ("ABBA…": A the base), as ab pairs them: a pair
+// is complete when both sides have a pending trial.
+func headFirst(order string) []bool {
+	var out []bool
+	var pending [2]bool
+	for _, ch := range order {
+		i := 0
+		if ch == 'B' {
+			i = 1
+		}
+		pending[i] = true
+		if pending[0] && pending[1] {
+			out = append(out, i == 0)
+			pending = [2]bool{}
+		}
+	}
+	return out
+}
+
+// replay runs ab's looker over the first pairs of r with P99's margin of
+// unchanged set to margin (a fraction; the threshold when not wider).
+func replay(r *run, margin float64) outcome {
+	s := r.settings
+	s.P99Equivalence = 0
+	if margin > s.P99Regression {
+		s.P99Equivalence = margin
+	}
+	d := compare.Sequential{Alpha: 1 - s.Confidence, MaxPairs: r.maxPairs}
+	var tPrev float64
+	last := 0
+	for n := 1; n <= r.measured; n++ {
+		t := d.Fraction(n, 0)
+		if !d.LookAt(n, last) && t < 1 {
+			continue
+		}
+		level := d.Spent(t) - d.Spent(tPrev)
+		eq := d.EquivSpent(t) - d.EquivSpent(tPrev)
+		tPrev, last = t, n
+		p := compare.Pairs{Base: r.pairs.Base[:n], Head: r.pairs.Head[:n], HeadFirst: r.pairs.HeadFirst[:n]}
+		sc := compare.ComparePaired(r.scenario, "", p, s, level, eq)
+		o := outcome{verdict: sc.Verdict, pairs: n, p99: p99Text(sc)}
+		switch {
+		case compare.Decided(sc):
+			o.stopped = "decided"
+			return o
+		case n >= d.MaxPairs:
+			o.stopped = "max_trials"
+			return o
+		}
+		look := compare.Look{Pairs: n, EndPairs: d.MaxPairs, Level: level,
+			AlphaLeft: d.Spent(1) - d.Spent(t), EqAlphaLeft: d.EquivSpent(1) - d.EquivSpent(t)}
+		if _, ok := compare.Futile(sc, look); ok {
+			o.stopped = "futile"
+			return o
+		}
+		if n == r.measured {
+			o.stopped = "cut"
+			return o
+		}
+	}
+	return outcome{verdict: compare.Inconclusive, pairs: r.measured, stopped: "cut"}
+}
+
+// p99Text is the scenario's P99 change with its interval and verdict.
+func p99Text(sc compare.ScenarioComparison) string {
+	for _, m := range sc.Metrics {
+		if m.Metric == compare.MetricP99 {
+			eq := m.CIPct
+			if m.EquivCIPct != nil {
+				eq = *m.EquivCIPct
+			}
+			return fmt.Sprintf("p99 %+.1f%% equivalence interval [%+.1f, %+.1f] %s", m.DeltaPct, eq[0], eq[1], m.Verdict)
+		}
+	}
+	return "no p99"
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "replay:", err)
+	os.Exit(1)
+}
