@@ -36,7 +36,11 @@
 # targets on CPUs 0-1 and perfgate unpinned, so that the concurrent
 # design gives each side one CPU, swapped at every start), METRICS (empty;
 # 1: the service's Prometheus metrics, so that the gate reads its compute
-# time a request, server_compute_ms, bench/lib.sh), PERFGATE (a
+# time a request, server_compute_ms, bench/lib.sh), P99_EQUIVALENCE
+# (empty; 10%: gate.p99_equivalence, bench/lib.sh), NICE (empty; -10:
+# perfgate and the targets it starts at that niceness, a higher CPU
+# weight than a neighbour's at normal priority; needs CAP_SYS_NICE),
+# PERFGATE (a
 # built binary; default: built here), RESULTS (default
 # bench/duet-<date>.txt), WORK (the scratch folder; KEEP=1 keeps it).
 set -euo pipefail
@@ -73,7 +77,7 @@ if [ -z "${PERFGATE:-}" ]; then
 fi
 pg=$PERFGATE
 say() { echo "$*" | tee -a "$RESULTS"; }
-say "# bench/duet.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) runs $RUNS designs '$DESIGNS' states '$STATES' cases '$CASES' cost $COST at $RATE req/s, +10% cost $COST_10 max_trials $MAX_TRIALS window $DURATION after $WARMUP pinned ${PIN:-no} metrics ${METRICS:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "# bench/duet.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) runs $RUNS designs '$DESIGNS' states '$STATES' cases '$CASES' cost $COST at $RATE req/s, +10% cost $COST_10 max_trials $MAX_TRIALS window $DURATION after $WARMUP pinned ${PIN:-no} metrics ${METRICS:-no} p99_equivalence ${P99_EQUIVALENCE:-threshold} nice ${NICE:-0} load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 . "$root/bench/lib.sh"
 d=$work/repo
@@ -97,7 +101,7 @@ ab() { # ab STATE DESIGN CASE I HEADCOST
 	local label=$1-$2-$3-$4 rc=0 t0 secs
 	echo "$5" >"$d/cost.txt"
 	t0=$(date +%s.%N)
-	(cd "$d" && "$pg" gate --config perfgate.yaml --ab HEAD --design "$2" --out "$work/out-$label" >"$work/$label.log" 2>&1) || rc=$?
+	(cd "$d" && ${NICE:+nice -n "$NICE"} "$pg" gate --config perfgate.yaml --ab HEAD --design "$2" --out "$work/out-$label" >"$work/$label.log" 2>&1) || rc=$?
 	secs=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$t0" "$(date +%s.%N)")
 	echo "$COST" >"$d/cost.txt"
 	python3 - "$work/out-$label/comparison.json" "$1" "$2" "$3" "$rc" "$secs" "$runs" <<'PY' | tee -a "$RESULTS"

@@ -12,7 +12,9 @@
 #       perfgate on CPU 0; METRICS=1 gives the target its Prometheus
 #       metrics (the reference server's Triton-style compute counters), so
 #       that the gate reads and gates the server's own compute time a
-#       request (server_compute_ms) beside its latency.
+#       request (server_compute_ms) beside its latency;
+#       P99_EQUIVALENCE=10% sets gate.p99_equivalence (P99 called unchanged
+#       within ±10%, a regression still beyond 5%).
 
 svc_config() {
 	local file=$1 pg=$2
@@ -22,6 +24,7 @@ svc_config() {
 version: 1
 gate:
   p99_regression: 5%
+${P99_EQUIVALENCE:+  p99_equivalence: $P99_EQUIVALENCE}
   max_qps_regression: 5%
   confidence: 0.95
   on_inconclusive: pass
