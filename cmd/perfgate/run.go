@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -115,11 +117,19 @@ const noBuildUsage = "do not run the targets' build: steps first; start whatever
 
 // runSuite runs cfg's scenarios with progress on e.stderr.
 // Each opt adjusts the suite's options (a part, a generator).
-func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, outDir string, opts ...func(*suite.Options)) ([]suite.Outcome, error) {
+func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, outDir string, opts ...func(*suite.Options)) (outs []suite.Outcome, err error) {
 	if outDir != "" {
+		created := firstMissing(outDir)
 		if err := result.MkdirOut(outDir, e.workdir); err != nil {
 			return nil, usageErr("--out: %v", err)
 		}
+		// A run refused before it measured (a scenario that cannot be
+		// split over generators) leaves no empty folder behind.
+		defer func() {
+			if err != nil {
+				removeEmpty(outDir, created)
+			}
+		}()
 	}
 	prog := newProgress(e)
 	defer prog.close()
@@ -132,7 +142,7 @@ func runSuite(ctx context.Context, e *env, cfg *config.Config, names []string, o
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	outs, err := suite.Run(ctx, plan, so)
+	outs, err = suite.Run(ctx, plan, so)
 	if err != nil {
 		return nil, gate.SuiteErr(err, outs)
 	}
@@ -296,4 +306,32 @@ func (q *quickFlags) config(fs *flag.FlagSet) (*config.Config, error) {
 		return nil, flagError(err)
 	}
 	return c, nil
+}
+
+// firstMissing is the outermost folder of dir's path that does not exist
+// ("" when dir exists): what creating dir creates.
+func firstMissing(dir string) string {
+	missing := ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			return missing
+		}
+		missing = d
+		if parent := filepath.Dir(d); parent == d {
+			return missing
+		}
+	}
+}
+
+// removeEmpty removes dir and its parents up to and including top, each
+// only while empty: the folders a refused run created.
+func removeEmpty(dir, top string) {
+	if top == "" {
+		return
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if os.Remove(d) != nil || d == filepath.Clean(top) {
+			return
+		}
+	}
 }

@@ -341,6 +341,15 @@ func TestScaleUsageErrors(t *testing.T) {
 		{"merge different loads", []string{"merge", "--out", filepath.Join(dir, "m"), filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}, "different loads"},
 		{"merge no results", []string{"merge", "--out", filepath.Join(dir, "m"), filepath.Join(dir, "m-missing")}, "no such file"},
 	}
+	// A refused run leaves no empty output folder behind ("generator on a
+	// sweep" is refused after its default perfgate-out/results, relative
+	// to this package's folder, was created).
+	_, before := os.Stat(defaultOutDir)
+	t.Cleanup(func() {
+		if _, after := os.Stat(defaultOutDir); before != nil && after == nil {
+			t.Errorf("a refused run left %s/ behind", defaultOutDir)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, tt.args...)
