@@ -49,3 +49,42 @@ func TestEquivalenceCalibrated(t *testing.T) {
 		t.Errorf("A/A: the equivalence interval decided unchanged in %.1f%%, no more than the 95%% interval's %.1f%%", 100*tost, 100*wide)
 	}
 }
+
+// TestTailMarginCalibrated: with a margin of unchanged wider than the
+// threshold (Settings.P99Equivalence), a true change exactly at the
+// margin, in either direction, is called unchanged in at most α of
+// comparisons (the two one-sided tests at the margin), and a true change
+// of zero is called unchanged more often than at the threshold alone,
+// which is what the margin is for.
+func TestTailMarginCalibrated(t *testing.T) {
+	const runs, n, sigma, thr, margin = 4000, 8, 0.10, 5.0, 10.0
+	rate := func(seed uint64, shift, margin float64) float64 {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		hits := 0
+		for range runs {
+			x, y := lognormals(rng, n, 10, sigma), lognormals(rng, n, 10*(1+shift/100), sigma)
+			tt, ok := processTest(x, y, equivConf(0.95), 0)
+			if !ok {
+				t.Fatal("processTest refused the sample")
+			}
+			if Decide(Evidence{DeltaPct: pctChange(tt.base, tt.cand), EquivCIPct: tt.ci, ThresholdPct: thr, EquivalencePct: margin,
+				BetterIs: LowerIsBetter, P: tt.p, Alpha: 0.05}) == Unchanged {
+				hits++
+			}
+		}
+		return float64(hits) / runs
+	}
+	bound := 0.05 + 3*math.Sqrt(0.05*0.95/runs)
+	for _, shift := range []float64{margin, -margin} {
+		if r := rate(3, shift, margin); r > bound {
+			t.Errorf("true change %+.0f%% (at the margin) called unchanged in %.1f%% of comparisons, want at most α = 5%% (bound %.1f%%)", shift, 100*r, 100*bound)
+		} else {
+			t.Logf("true change %+.0f%% (at the margin): unchanged in %.1f%%", shift, 100*r)
+		}
+	}
+	withMargin, atThreshold := rate(4, 0, margin), rate(4, 0, 0)
+	t.Logf("true change 0: unchanged in %.1f%% with a ±%.0f%% margin, %.1f%% at the ±%.0f%% threshold", 100*withMargin, margin, 100*atThreshold, thr)
+	if withMargin <= atThreshold+0.2 {
+		t.Errorf("A/A: unchanged in %.1f%% with the margin against %.1f%% without: want the margin to decide far more", 100*withMargin, 100*atThreshold)
+	}
+}
