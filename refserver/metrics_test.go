@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 )
@@ -113,38 +114,47 @@ func TestSimTiming(t *testing.T) {
 // (nv_inference_compute_infer_duration_us over nv_inference_request_success,
 // as perfgate's telemetry reads it into server_ms.compute) is the time the
 // server really spent computing: a model of twice the CPU a request shows
-// about twice the compute time per request. The two servers' requests
-// alternate, so a busy host slows both alike.
+// about twice the compute time per request, neither less than the CPU it
+// burned nor counted twice. The counter is wall time, as Triton's is: a
+// request preempted by the host's other work (a CI's other packages)
+// reads its wait too, so each request's increment is read and the
+// least of eleven, the one that ran unpreempted, is what follows the CPU.
+// The costs fit in one scheduler slice: beside two CPU hogs a 4 ms
+// request read 8 to 12 ms in each of eleven tries, a 2 ms one 2.
 func TestComputeCountersFollowCPU(t *testing.T) {
-	costs := []time.Duration{2 * time.Millisecond, 4 * time.Millisecond}
+	costs := []time.Duration{time.Millisecond, 2 * time.Millisecond}
 	var urls []string
 	for _, c := range costs {
 		_, hs := newTestServer(t, Options{Model: ModelSim, SimCPU: true, SimFixed: c, SimPerItem: time.Microsecond})
 		urls = append(urls, hs.URL)
 	}
 	c := http.DefaultClient
-	const n = 10
+	l := []string{"model", NameSim, "version", "1"}
+	const n = 11
+	prev := make([]float64, len(urls))   // the counter's last value, µs
+	each := make([][]float64, len(urls)) // each request's increment, ms
 	for i := range n {
-		for _, u := range urls {
+		for k, u := range urls {
 			inferHTTP(t, c, u, "mlp", inferRequest(uint64(i), 1, 64))
+			v := metricValue(t, scrape(t, u), "nv_inference_compute_infer_duration_us", l...)
+			each[k] = append(each[k], (v-prev[k])/1000)
+			prev[k] = v
 		}
 	}
-	l := []string{"model", NameSim, "version", "1"}
-	perReq := make([]float64, len(urls)) // ms
+	perReq := make([]float64, len(urls)) // the least request's compute, ms
 	for k, u := range urls {
-		mf := scrape(t, u)
-		ok := metricValue(t, mf, "nv_inference_request_success", l...)
-		if ok != n {
+		if ok := metricValue(t, scrape(t, u), "nv_inference_request_success", l...); ok != n {
 			t.Fatalf("%v model: %v successes, want %d", costs[k], ok, n)
 		}
-		perReq[k] = metricValue(t, mf, "nv_inference_compute_infer_duration_us", l...) / ok / 1000
+		perReq[k] = slices.Min(each[k])
 		if want := 0.8 * float64(costs[k]) / float64(time.Millisecond); perReq[k] < want {
-			t.Errorf("%v model: compute %.3g ms a request, want at least %.3g", costs[k], perReq[k], want)
+			t.Errorf("%v model: compute %.3g ms the least request (%.3g), want at least %.3g", costs[k], perReq[k], each[k], want)
 		}
 	}
 	ratio := perReq[1] / perReq[0]
-	t.Logf("compute per request: %.3g ms and %.3g ms (×%.2f)", perReq[0], perReq[1], ratio)
+	t.Logf("compute per request (least of %d): %.3g ms and %.3g ms (×%.2f)", n, perReq[0], perReq[1], ratio)
 	if ratio < 1.4 || ratio > 3 {
-		t.Errorf("twice the CPU a request moved the compute counter ×%.2f (%.3g → %.3g ms), want about ×2", ratio, perReq[0], perReq[1])
+		t.Errorf("twice the CPU a request moved the compute counter ×%.2f (%.3g → %.3g ms; each request: %.3g and %.3g), want about ×2",
+			ratio, perReq[0], perReq[1], each[0], each[1])
 	}
 }
