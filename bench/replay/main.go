@@ -16,7 +16,7 @@
 //
 // Usage:
 //
-//	go run ./bench/replay [-margins 5,7.5,10,15] [-label NAME=REGEXP ...] DIR...
+//	go run ./bench/replay [-margins 5,7.5,10,15] DIR...
 package main
 
 import (
