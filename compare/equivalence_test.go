@@ -15,24 +15,11 @@ import (
 func TestEquivalenceCalibrated(t *testing.T) {
 	const runs, n, sigma, thr = 4000, 8, 0.03, 5.0
 	rate := func(seed uint64, shift float64, eqLevel bool) float64 {
-		rng := rand.New(rand.NewPCG(seed, 11))
-		hits := 0
-		for range runs {
-			x, y := lognormals(rng, n, 10, sigma), lognormals(rng, n, 10*(1+shift/100), sigma)
-			conf := 0.95
-			if eqLevel {
-				conf = equivConf(0.95)
-			}
-			tt, ok := processTest(x, y, conf, 0)
-			p, ci, gx, gy := tt.p, tt.ci, tt.base, tt.cand
-			if !ok {
-				t.Fatal("processTest refused the sample")
-			}
-			if Decide(Evidence{DeltaPct: pctChange(gx, gy), EquivCIPct: ci, ThresholdPct: thr, BetterIs: LowerIsBetter, P: p, Alpha: 0.05}) == Unchanged {
-				hits++
-			}
+		conf := 0.95
+		if eqLevel {
+			conf = equivConf(0.95)
 		}
-		return float64(hits) / runs
+		return unchangedRate(t, rand.New(rand.NewPCG(seed, 11)), runs, n, sigma, shift, conf, thr, 0)
 	}
 	// α plus three binomial standard errors at α.
 	bound := 0.05 + 3*math.Sqrt(0.05*0.95/runs)
@@ -59,20 +46,7 @@ func TestEquivalenceCalibrated(t *testing.T) {
 func TestTailMarginCalibrated(t *testing.T) {
 	const runs, n, sigma, thr, margin = 4000, 8, 0.10, 5.0, 10.0
 	rate := func(seed uint64, shift, margin float64) float64 {
-		rng := rand.New(rand.NewPCG(seed, 13))
-		hits := 0
-		for range runs {
-			x, y := lognormals(rng, n, 10, sigma), lognormals(rng, n, 10*(1+shift/100), sigma)
-			tt, ok := processTest(x, y, equivConf(0.95), 0)
-			if !ok {
-				t.Fatal("processTest refused the sample")
-			}
-			if Decide(Evidence{DeltaPct: pctChange(tt.base, tt.cand), EquivCIPct: tt.ci, ThresholdPct: thr, EquivalencePct: margin,
-				BetterIs: LowerIsBetter, P: tt.p, Alpha: 0.05}) == Unchanged {
-				hits++
-			}
-		}
-		return float64(hits) / runs
+		return unchangedRate(t, rand.New(rand.NewPCG(seed, 13)), runs, n, sigma, shift, equivConf(0.95), thr, margin)
 	}
 	bound := 0.05 + 3*math.Sqrt(0.05*0.95/runs)
 	for _, shift := range []float64{margin, -margin} {
@@ -87,4 +61,25 @@ func TestTailMarginCalibrated(t *testing.T) {
 	if withMargin <= atThreshold+0.2 {
 		t.Errorf("A/A: unchanged in %.1f%% with the margin against %.1f%% without: want the margin to decide far more", 100*withMargin, 100*atThreshold)
 	}
+}
+
+// unchangedRate is the share of runs comparisons that Decide calls
+// unchanged: n lognormal values a side around 10 (log spread sigma), the
+// candidate's moved by shift percent, tested over processes at confidence
+// conf, with threshold thr and margin of unchanged margin (0: thr).
+func unchangedRate(t *testing.T, rng *rand.Rand, runs, n int, sigma, shift, conf, thr, margin float64) float64 {
+	t.Helper()
+	hits := 0
+	for range runs {
+		x, y := lognormals(rng, n, 10, sigma), lognormals(rng, n, 10*(1+shift/100), sigma)
+		tt, ok := processTest(x, y, conf, 0)
+		if !ok {
+			t.Fatal("processTest refused the sample")
+		}
+		if Decide(Evidence{DeltaPct: pctChange(tt.base, tt.cand), EquivCIPct: tt.ci, ThresholdPct: thr, EquivalencePct: margin,
+			BetterIs: LowerIsBetter, P: tt.p, Alpha: 0.05}) == Unchanged {
+			hits++
+		}
+	}
+	return float64(hits) / float64(runs)
 }
