@@ -119,8 +119,9 @@ func TestSimTiming(t *testing.T) {
 // request preempted by the host's other work (a CI's other packages)
 // reads its wait too, so each request's increment is read and the
 // least of eleven, the one that ran unpreempted, is what follows the CPU.
-// The costs fit in one scheduler slice: beside two CPU hogs a 4 ms
-// request read 8 to 12 ms in each of eleven tries, a 2 ms one 2.
+// The costs fit in one scheduler slice, so that beside CPU hogs some
+// request still runs unpreempted; a longer one waits for its next slice
+// every time.
 func TestComputeCountersFollowCPU(t *testing.T) {
 	costs := []time.Duration{time.Millisecond, 2 * time.Millisecond}
 	var urls []string
