@@ -138,3 +138,44 @@ func TestLadderHostBusy(t *testing.T) {
 		}
 	}
 }
+
+// A ladder step's P99 change is judged as a scenario's metric is, with
+// P99's margin of unchanged (Settings.P99Equivalence): a step whose
+// equivalence interval leaves ±5% but sits inside ±10%, its point inside
+// ±5%, is unchanged with the margin and inconclusive without; a point
+// beyond the threshold is not unchanged under any margin.
+func TestLadderTailMargin(t *testing.T) {
+	tests := []struct {
+		name          string
+		seed          uint64
+		noise         float64
+		plain, margin Verdict
+	}{
+		{"inside the margin", 7, 0.05, Inconclusive, Unchanged},
+		{"the point past the threshold", 1, 0.03, Inconclusive, Inconclusive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(tt.seed, 1))
+			rung := func(name string) *result.Result {
+				return comparetest.Result(comparetest.Spec{Scenario: name, Layer: "model", Trials: 5, Requests: 5000, MedianMs: 4, Noise: tt.noise, Scale: 1}, rng)
+			}
+			rungs := []*result.Result{rung("fp16"), rung("int8")}
+			s := DefaultSettings()
+			plain, err := Ladder(rungs, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.P99Equivalence = 0.10
+			wide, err := Ladder(rungs, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := plain.Steps[0].P99
+			if got, want := [2]Verdict{c.Verdict, wide.Steps[0].P99.Verdict}, [2]Verdict{tt.plain, tt.margin}; got != want {
+				t.Errorf("P99 step %+.1f%%, equivalence interval %.1f: %s at ±5%%, %s at ±10%%; want %s and %s",
+					c.DeltaPct, *c.EquivCIPct, got[0], got[1], want[0], want[1])
+			}
+		})
+	}
+}
