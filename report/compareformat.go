@@ -189,7 +189,7 @@ func headline(c *compare.Comparison) string {
 func settingsLine(c *compare.Comparison) string {
 	s := c.Settings
 	return fmt.Sprintf("thresholds: latency %.3g%%%s%s, max QPS %.3g%%, error rate %.3g pp; confidence %.3g%%; %d bootstrap resamples (seed %d)",
-		100*s.P99Regression, medianThreshold(s), serverComputeThreshold(c), 100*s.MaxQPSRegression, 100*s.ErrorRateIncrease, 100*s.Confidence, s.Resamples, s.Seed)
+		100*s.P99Regression, latencyThresholdDetail(s), serverComputeThreshold(c), 100*s.MaxQPSRegression, 100*s.ErrorRateIncrease, 100*s.Confidence, s.Resamples, s.Seed)
 }
 
 // legend explains the columns.

@@ -130,10 +130,10 @@ func reasonWithAdvice(c *compare.Comparison) string {
 	return why + "; " + a
 }
 
-// medianThreshold says, after the latency threshold, the tail quantiles'
-// wider margin of unchanged and the medians' threshold (each "" when
-// there is none).
-func medianThreshold(s compare.Settings) string {
+// latencyThresholdDetail says, after the latency threshold, the tail
+// quantiles' wider margin of unchanged and the medians' threshold (each
+// left out when there is none).
+func latencyThresholdDetail(s compare.Settings) string {
 	var parts []string
 	if m := s.TailMargin(compare.MetricP99); m > 0 {
 		parts = append(parts, fmt.Sprintf("P99 unchanged within ±%.3g%%", m))
@@ -180,9 +180,9 @@ func serverComputeGate(c *compare.Comparison) string {
 	return ", the server's own compute time per request (server_compute_ms, from its metrics) worse by more than " + pctOf(c.Settings.ServerComputeRegression)
 }
 
-// medianGate is, after P99's gate in words, its wider margin of unchanged
-// and the medians' gate (each "" when there is none).
-func medianGate(s compare.Settings) string {
+// latencyGateDetail is, after P99's gate in words, its wider margin of
+// unchanged and the medians' gate (each left out when there is none).
+func latencyGateDetail(s compare.Settings) string {
 	t := ""
 	if m := s.TailMargin(compare.MetricP99); m > 0 {
 		t = fmt.Sprintf(" (called unchanged within ±%.3g%%)", m)
