@@ -6,6 +6,11 @@
 // futility stops and paired test as ab's looker) and says where the run
 // would have stopped and with what verdict.
 //
+// With -max-pairs N it replays the runs as if their design had stopped
+// at N pairs (ab.max_trials: N), its looks and levels spent over N: a run
+// measured to 40 pairs says what a design of 20 would have said on its
+// first 20.
+//
 // It answers one question behind issue 44's fixed-rate A/A target: how
 // often would the gate say `unchanged` on the same pairs were P99's
 // margin of unchanged wider than its 5% regression threshold, and at
@@ -16,7 +21,7 @@
 //
 // Usage:
 //
-//	go run ./bench/replay [-margins 5,7.5,10,15] DIR...
+//	go run ./bench/replay [-margins 5,7.5,10,15] [-max-pairs N] DIR...
 package main
 
 import (
@@ -56,9 +61,10 @@ type outcome struct {
 
 func main() {
 	marginsFlag := flag.String("margins", "5,7.5,10,15", "P99 margins of unchanged to replay, in percent")
+	maxPairs := flag.Int("max-pairs", 0, "replay as if ab.max_trials were this (0: each run's own)")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: replay [-margins 5,7.5,10,15] DIR...")
+		fmt.Fprintln(os.Stderr, "usage: replay [-margins 5,7.5,10,15] [-max-pairs N] DIR...")
 		os.Exit(2)
 	}
 	var margins []float64
@@ -68,6 +74,9 @@ func main() {
 			fail(fmt.Errorf("-margins: %q: want percentages in (0, 100)", f))
 		}
 		margins = append(margins, v)
+	}
+	if *maxPairs == 1 || *maxPairs < 0 {
+		fail(fmt.Errorf("-max-pairs %d: want 0 (each run's own) or at least 2", *maxPairs))
 	}
 	groups := map[string][]map[compare.Verdict]int{}
 	runnerS := map[string][]float64{}
@@ -88,13 +97,17 @@ func main() {
 		}
 		// The replay at the run's own settings must be the run: the same
 		// looks over the same pairs give the same verdict and stop.
-		if o := replay(r, r.settings.P99Equivalence); o.verdict != r.verdict || o.pairs != r.measured || o.stopped != r.stopped {
+		if o := replay(r, r.settings.P99Equivalence, r.maxPairs); o.verdict != r.verdict || o.pairs != r.measured || o.stopped != r.stopped {
 			fail(fmt.Errorf("%s: the replay at the run's own settings gives %s at %d pairs (%s), the run %s at %d (%s)",
 				dir, o.verdict, o.pairs, o.stopped, r.verdict, r.measured, r.stopped))
 		}
 		var line []string
+		design := r.maxPairs
+		if *maxPairs > 0 {
+			design = *maxPairs
+		}
 		for i, mg := range margins {
-			o := replay(r, mg/100)
+			o := replay(r, mg/100, design)
 			groups[g][i][o.verdict]++
 			runnerS[g][i] += r.runnerS * float64(o.pairs) / float64(r.measured)
 			line = append(line, fmt.Sprintf("±%g%%: %s at %d (%s; %s)", mg, o.verdict, o.pairs, o.stopped, o.p99))
@@ -193,14 +206,15 @@ func headFirst(order string) []bool {
 }
 
 // replay runs ab's looker over the first pairs of r with P99's margin of
-// unchanged set to margin (a fraction; the threshold when not wider).
-func replay(r *run, margin float64) outcome {
+// unchanged set to margin (a fraction; the threshold when not wider) and
+// a design of at most maxPairs pairs.
+func replay(r *run, margin float64, maxPairs int) outcome {
 	s := r.settings
 	s.P99Equivalence = 0
 	if margin > s.P99Regression {
 		s.P99Equivalence = margin
 	}
-	d := compare.Sequential{Alpha: 1 - s.Confidence, MaxPairs: r.maxPairs}
+	d := compare.Sequential{Alpha: 1 - s.Confidence, MaxPairs: maxPairs}
 	var tPrev float64
 	last := 0
 	for n := 1; n <= r.measured; n++ {
