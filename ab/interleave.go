@@ -208,8 +208,10 @@ func (l *looker) after(out *Measured, blocks int, elapsed time.Duration) bool {
 			run.Stopped = "decided"
 		case n >= p.Design.MaxPairs:
 			run.Stopped = "max_trials"
+			morePairs(&out.Comparison, n, level, p.Design.Alpha)
 		case final:
 			run.Stopped = "budget"
+			morePairs(&out.Comparison, n, level, p.Design.Alpha)
 		case !p.Design.NoFutility:
 			look := compare.Look{Pairs: n, EndPairs: int(math.Round(float64(n) / t)), Level: level,
 				AlphaLeft: p.Design.Spent(1) - p.Design.Spent(t), EqAlphaLeft: p.Design.EquivSpent(1) - p.Design.EquivSpent(t)}
@@ -222,6 +224,16 @@ func (l *looker) after(out *Measured, blocks int, elapsed time.Duration) bool {
 		p.logLook(out.Comparison, run.Looks, n, level, eqLevel, elapsed, run.Stopped)
 	}
 	return run.Stopped != ""
+}
+
+// morePairs notes, on a scenario left undecided at the end of its design
+// after n pairs, the metric that held it and about how many pairs would
+// decide it (compare.PairsToDecide): what the user can buy with runner
+// time.
+func morePairs(sc *compare.ScenarioComparison, n int, level, alpha float64) {
+	if m, need, ok := compare.PairsToDecide(*sc, compare.Look{Pairs: n, Level: level}, alpha); ok && (need == 0 || need > n) {
+		sc.Notes = append(sc.Notes, compare.Note{Code: compare.NoteMorePairs, Metric: m, Count: n, Need: need})
+	}
 }
 
 // finish records a finished scenario's order, pairs, runner time (and

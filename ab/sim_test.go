@@ -371,6 +371,7 @@ func TestSimulatedABFutility(t *testing.T) {
 		return out
 	}
 	var spread []float64
+	advised := 0 // A/A runs measured to max_trials, undecided, with a more-pairs note
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var with, without tally
@@ -382,6 +383,17 @@ func TestSimulatedABFutility(t *testing.T) {
 					out := run(tt.seed, i, tt.scale, k == 1)
 					v := scenarioVerdict(out.Comparison)
 					vs[k] = v
+					for _, n := range out.Comparison.Notes {
+						if n.Code != compare.NoteMorePairs {
+							continue
+						}
+						if v != compare.Inconclusive || out.Run.Stopped != "max_trials" || n.Count != out.Run.Pairs || (n.Need != 0 && n.Need <= n.Count) {
+							t.Errorf("%s: a more-pairs note %+v on a run %s, stopped %s after %d pairs", tt.name, n, v, out.Run.Stopped, out.Run.Pairs)
+						}
+						if k == 1 && tt.scale == 1 {
+							advised++
+						}
+					}
 					tl.got[v]++
 					tl.pairs = append(tl.pairs, out.Run.Pairs)
 					tl.runner += out.Run.RunnerS
@@ -417,6 +429,12 @@ func TestSimulatedABFutility(t *testing.T) {
 				}
 			}
 		})
+	}
+	// Most A/A runs end undecided at max_trials (their P99 cannot be
+	// called unchanged within ±5% in 20 pairs): each says how many pairs
+	// would decide it.
+	if advised < runs/2 {
+		t.Errorf("A/A measured to max_trials: %d of %d runs carry a more-pairs note, want at least half", advised, runs)
 	}
 	if len(spread) > 0 {
 		slices.Sort(spread)

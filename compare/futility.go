@@ -81,6 +81,34 @@ func Futile(sc ScenarioComparison, l Look) (Futility, bool) {
 	return f, f.Metric != "" && f.Power < FutilePower
 }
 
+// PairsToDecide is, for a paired scenario left undecided at the end of
+// its design (ab.max_trials or its budget) after l.Pairs pairs, tested at
+// l.Level, the undecided gated metric that needs the most pairs and about
+// how many pairs in all would decide it at its present estimate and
+// spread, were a design to test at alpha: the advice behind "raise
+// ab.max_trials". need is 0 when no number of pairs would (an estimate at
+// the threshold). ok is false when the scenario is decided or an
+// undecided metric has no such projection (Futile's cases).
+func PairsToDecide(sc ScenarioComparison, l Look, alpha float64) (metric string, need int, ok bool) {
+	if Decided(sc) || l.Pairs < 1 || !(l.Level > 0 && l.Level < 1) || !(alpha > 0 && alpha < 1) {
+		return "", 0, false
+	}
+	at := Look{Pairs: l.Pairs, EndPairs: 2 * l.Pairs, Level: l.Level, AlphaLeft: alpha, EqAlphaLeft: alpha}
+	for _, m := range sc.Metrics {
+		if !m.Gated || m.Verdict != Inconclusive || computeYields(sc.Metrics, m) != "" {
+			continue
+		}
+		_, n, ok := metricPower(m, at)
+		if !ok {
+			return "", 0, false
+		}
+		if metric == "" || (need != 0 && (n == 0 || n > need)) {
+			metric, need = m.Metric, n
+		}
+	}
+	return metric, need, metric != ""
+}
+
 // power is one undecided metric's chance, at the end of its design, to
 // be decided (regressed, improved or unchanged) and to be regressed.
 type power struct{ decide, regress float64 }

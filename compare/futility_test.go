@@ -62,3 +62,36 @@ func TestFutile(t *testing.T) {
 		})
 	}
 }
+
+// PairsToDecide's advice holds: a P99 left undecided by 12 pairs (its
+// equivalence interval past ±5%) names p99_ms and a number of pairs; the
+// same pairs' pattern measured to a quarter more than that number is
+// decided, and to half of it is not. A decided scenario has no advice.
+func TestPairsToDecide(t *testing.T) {
+	s := DefaultSettings()
+	cycle := func(n int) Pairs {
+		src := tailPairs(1)
+		var p Pairs
+		for i := range n {
+			p.Base = append(p.Base, src.Base[i%src.Len()])
+			p.Head = append(p.Head, src.Head[i%src.Len()])
+		}
+		return p
+	}
+	sc := ComparePaired("api", "service", tailPairs(1), s, 0.05, 0.05)
+	metric, need, ok := PairsToDecide(sc, Look{Pairs: 12, Level: 0.05}, 0.05)
+	if !ok || metric != MetricP99 || need <= 12 {
+		t.Fatalf("PairsToDecide = %q, %d, %v: want p99_ms and more than the 12 pairs measured", metric, need, ok)
+	}
+	t.Logf("12 pairs, P99's equivalence interval past ±5%%: about %d pairs advised", need)
+	if got := ComparePaired("api", "service", cycle(need*5/4), s, 0.05, 0.05); !Decided(got) {
+		t.Errorf("the pattern measured to %d pairs (a quarter more than the advised %d) is undecided: %+v", need*5/4, need, got.Metrics)
+	}
+	if got := ComparePaired("api", "service", cycle(need/2), s, 0.05, 0.05); Decided(got) {
+		t.Errorf("the pattern measured to %d pairs (half the advised %d) is decided: the advice asks for too many", need/2, need)
+	}
+	decided := ComparePaired("api", "service", cycle(need*2), s, 0.05, 0.05)
+	if _, _, ok := PairsToDecide(decided, Look{Pairs: need * 2, Level: 0.05}, 0.05); ok {
+		t.Error("a decided scenario got advice")
+	}
+}

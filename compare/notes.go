@@ -114,6 +114,7 @@ const (
 	NotePairedFlagged NoteCode = "paired-flagged"  // Side (base, head), Count, Total, Text
 	NotePairedLeftOut NoteCode = "paired-left-out" // Metric, Count, Total
 	NoteFutile        NoteCode = "futile"          // Metric, Count (pairs), Need (pairs it would need; 0: none known), Pct (the chance to decide)
+	NoteMorePairs     NoteCode = "more-pairs"      // Metric, Count (pairs), Need (pairs a design would need to decide it; 0: none known)
 	// Why an A/B scenario had nothing to decide from
 	// (ScenarioComparison.Undecidable).
 	NotePairedTooFewUnits NoteCode = "paired-too-few-units" // Count (units), Total (pairs), Need (requests a unit a side)

@@ -163,6 +163,13 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 		return fmt.Sprintf("%s: stopped after %d pairs: the pairs left had a %.0f%% chance to decide it (%s; raise ab.max_trials for more)", n.Metric, n.Count, n.Pct, need)
 	},
 
+	compare.NoteMorePairs: func(n compare.Note) string {
+		if n.Need == 0 {
+			return fmt.Sprintf("%s: undecided after %d pairs, and at this estimate no number of pairs would decide it", n.Metric, n.Count)
+		}
+		return fmt.Sprintf("%s: undecided after %d pairs; at this estimate and spread about %d pairs would decide it (raise ab.max_trials)", n.Metric, n.Count, n.Need)
+	},
+
 	compare.NoteRunInterrupted: func(n compare.Note) string { return n.Side + " run was interrupted" },
 	compare.NoteRunInvalid: func(n compare.Note) string {
 		return n.Side + " run is invalid (the load generator could not hold its schedule or every trial was invalid)"

@@ -66,6 +66,10 @@ func TestNoteText(t *testing.T) {
 			"ladder step fp16 → int8: its max QPS regressed rests on 2 of 9 measurements taken while the host was busy with other work: inconclusive (host busy)"},
 		{"load modes", compare.Note{Code: compare.NoteLoadModes, Names: []string{"open", "closed"}},
 			"load modes differ (baseline open, candidate closed): latencies are not like for like"},
+		{"more pairs", compare.Note{Code: compare.NoteMorePairs, Metric: compare.MetricP99, Count: 20, Need: 38},
+			"p99_ms: undecided after 20 pairs; at this estimate and spread about 38 pairs would decide it (raise ab.max_trials)"},
+		{"more pairs, none would", compare.Note{Code: compare.NoteMorePairs, Metric: compare.MetricP99, Count: 20},
+			"p99_ms: undecided after 20 pairs, and at this estimate no number of pairs would decide it"},
 		// A code from a newer perfgate is shown, not dropped.
 		{"unknown code", compare.Note{Code: "from-the-future"}, "from-the-future"},
 	}

@@ -57,6 +57,9 @@ type outcome struct {
 	pairs   int
 	stopped string
 	p99     string
+	// advice is what a run left undecided at max_trials would need
+	// (compare.PairsToDecide, the gate's "more-pairs" note).
+	advice string
 }
 
 func main() {
@@ -110,7 +113,7 @@ func main() {
 			o := replay(r, mg/100, design)
 			groups[g][i][o.verdict]++
 			runnerS[g][i] += r.runnerS * float64(o.pairs) / float64(r.measured)
-			line = append(line, fmt.Sprintf("±%g%%: %s at %d (%s; %s)", mg, o.verdict, o.pairs, o.stopped, o.p99))
+			line = append(line, fmt.Sprintf("±%g%%: %s at %d (%s%s; %s)", mg, o.verdict, o.pairs, o.stopped, o.advice, o.p99))
 		}
 		fmt.Printf("%s [%s]: %s\n", filepath.Base(dir), g, strings.Join(line, " | "))
 	}
@@ -234,6 +237,9 @@ func replay(r *run, margin float64, maxPairs int) outcome {
 			return o
 		case n >= d.MaxPairs:
 			o.stopped = "max_trials"
+			if m, need, ok := compare.PairsToDecide(sc, compare.Look{Pairs: n, Level: level}, d.Alpha); ok {
+				o.advice = fmt.Sprintf("; %s would need about %d pairs", m, need)
+			}
 			return o
 		}
 		look := compare.Look{Pairs: n, EndPairs: d.MaxPairs, Level: level,
