@@ -167,7 +167,7 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 		if n.Need == 0 {
 			return fmt.Sprintf("%s: undecided after %d pairs, and at this estimate no number of pairs would decide it", n.Metric, n.Count)
 		}
-		return fmt.Sprintf("%s: undecided after %d pairs; at this estimate and spread about %d pairs would decide it (raise ab.max_trials)", n.Metric, n.Count, n.Need)
+		return fmt.Sprintf("%s: undecided after %d pairs; at this estimate and spread about %d pairs would decide it (raise ab.max_trials, and ab.budget where it ended the run)", n.Metric, n.Count, n.Need)
 	},
 
 	compare.NoteRunInterrupted: func(n compare.Note) string { return n.Side + " run was interrupted" },

@@ -67,7 +67,7 @@ func TestNoteText(t *testing.T) {
 		{"load modes", compare.Note{Code: compare.NoteLoadModes, Names: []string{"open", "closed"}},
 			"load modes differ (baseline open, candidate closed): latencies are not like for like"},
 		{"more pairs", compare.Note{Code: compare.NoteMorePairs, Metric: compare.MetricP99, Count: 20, Need: 38},
-			"p99_ms: undecided after 20 pairs; at this estimate and spread about 38 pairs would decide it (raise ab.max_trials)"},
+			"p99_ms: undecided after 20 pairs; at this estimate and spread about 38 pairs would decide it (raise ab.max_trials, and ab.budget where it ended the run)"},
 		{"more pairs, none would", compare.Note{Code: compare.NoteMorePairs, Metric: compare.MetricP99, Count: 20},
 			"p99_ms: undecided after 20 pairs, and at this estimate no number of pairs would decide it"},
 		// A code from a newer perfgate is shown, not dropped.
