@@ -93,6 +93,8 @@ func PairsToDecide(sc ScenarioComparison, l Look, alpha float64) (metric string,
 	if Decided(sc) || l.Pairs < 1 || !(l.Level > 0 && l.Level < 1) || !(alpha > 0 && alpha < 1) {
 		return "", 0, false
 	}
+	// metricPower's pairs needed rest on the spread, the estimate and the
+	// levels; EndPairs only shapes the chance it also projects, unused here.
 	at := Look{Pairs: l.Pairs, EndPairs: 2 * l.Pairs, Level: l.Level, AlphaLeft: alpha, EqAlphaLeft: alpha}
 	for _, m := range sc.Metrics {
 		if !m.Gated || m.Verdict != Inconclusive || computeYields(sc.Metrics, m) != "" {
