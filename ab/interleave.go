@@ -231,7 +231,7 @@ func (l *looker) after(out *Measured, blocks int, elapsed time.Duration) bool {
 // decide it (compare.PairsToDecide): what the user can buy with runner
 // time.
 func morePairs(sc *compare.ScenarioComparison, n int, level, alpha float64) {
-	if m, need, ok := compare.PairsToDecide(*sc, compare.Look{Pairs: n, Level: level}, alpha); ok && (need == 0 || need > n) {
+	if m, need, ok := compare.PairsToDecide(*sc, compare.Look{Pairs: n, Level: level}, alpha); ok {
 		sc.Notes = append(sc.Notes, compare.Note{Code: compare.NoteMorePairs, Metric: m, Count: n, Need: need})
 	}
 }

@@ -87,8 +87,10 @@ func Futile(sc ScenarioComparison, l Look) (Futility, bool) {
 // how many pairs in all would decide it at its present estimate and
 // spread, were a design to test at alpha: the advice behind "raise
 // ab.max_trials". need is 0 when no number of pairs would (an estimate at
-// the threshold). ok is false when the scenario is decided or an
-// undecided metric has no such projection (Futile's cases).
+// the threshold). ok is false when the scenario is decided, an undecided
+// metric has no such projection (Futile's cases), or the projection asks
+// for no more pairs than were measured: then the looks' spent levels held
+// it, not the pairs, and more pairs is not the advice.
 func PairsToDecide(sc ScenarioComparison, l Look, alpha float64) (metric string, need int, ok bool) {
 	if Decided(sc) || l.Pairs < 1 || !(l.Level > 0 && l.Level < 1) || !(alpha > 0 && alpha < 1) {
 		return "", 0, false
@@ -108,7 +110,7 @@ func PairsToDecide(sc ScenarioComparison, l Look, alpha float64) (metric string,
 			metric, need = m.Metric, n
 		}
 	}
-	return metric, need, metric != ""
+	return metric, need, metric != "" && (need == 0 || need > l.Pairs)
 }
 
 // power is one undecided metric's chance, at the end of its design, to

@@ -66,7 +66,8 @@ func TestFutile(t *testing.T) {
 // PairsToDecide's advice holds: a P99 left undecided by 12 pairs (its
 // equivalence interval past ±5%) names p99_ms and a number of pairs; the
 // same pairs' pattern measured to a quarter more than that number is
-// decided, and to half of it is not. A decided scenario has no advice.
+// decided, and to half of it is not. A decided scenario has no advice,
+// nor one whose projection asks for no more pairs than were measured.
 func TestPairsToDecide(t *testing.T) {
 	s := DefaultSettings()
 	cycle := func(n int) Pairs {
@@ -89,6 +90,14 @@ func TestPairsToDecide(t *testing.T) {
 	}
 	if got := ComparePaired("api", "service", cycle(need/2), s, 0.05, 0.05); Decided(got) {
 		t.Errorf("the pattern measured to %d pairs (half the advised %d) is decided: the advice asks for too many", need/2, need)
+	}
+	// A late look's small level leaves the same pattern undecided with
+	// more pairs than a design at α needs: the level held it, not the pairs.
+	late := cycle(need * 5 / 4)
+	if sc := ComparePaired("api", "service", late, s, 0.0005, 0.0005); Decided(sc) {
+		t.Fatalf("%d pairs at level 0.0005 decided: the case needs an undecided scenario", late.Len())
+	} else if m, n, ok := PairsToDecide(sc, Look{Pairs: late.Len(), Level: 0.0005}, 0.05); ok {
+		t.Errorf("%d pairs held by a late look's level: advice %s, %d pairs; want none", late.Len(), m, n)
 	}
 	decided := ComparePaired("api", "service", cycle(need*2), s, 0.05, 0.05)
 	if _, _, ok := PairsToDecide(decided, Look{Pairs: need * 2, Level: 0.05}, 0.05); ok {
