@@ -43,7 +43,9 @@
 // pair is two windows); a side whose search ends without a bracket is
 // invalid; a probe pair measured while the host was busy is measured again
 // (a few a sweep). The confirmation runs at least MinPairedKneeRounds
-// interleaved rounds; a round with a busy probe is run once more, and max
+// interleaved rounds, and up to MaxKneeRoundsFactor times as many when
+// the planned ones leave max QPS undecided (kneeDesign: two looks, the
+// level spent over them); a round with a busy probe is run once more, and max
 // QPS is tested over the quiet rounds when two or more are left (a busy
 // probe outside them vetoes nothing), else over all, a change resting on
 // a busy one inconclusive (host busy).

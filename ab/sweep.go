@@ -85,7 +85,10 @@ type pairedProbes struct {
 	// quietRounds counts the quiet rounds.
 	quietOnly   bool
 	quietRounds int
-	logf        func(format string, a ...any)
+	// alpha is the comparison's level, spent over the confirmation
+	// rounds' looks (kneeDesign).
+	alpha float64
+	logf  func(format string, a ...any)
 }
 
 // MinPairedKneeRounds is the fewest interleaved confirmation rounds an
@@ -96,6 +99,32 @@ type pairedProbes struct {
 // on a 25% capacity loss stay undecided (TestBusyProbeNoVeto replays
 // such a pair).
 const MinPairedKneeRounds = 4
+
+// MaxKneeRoundsFactor bounds an A/B knee's confirmation rounds: a
+// comparison its planned rounds leave undecided measures more rounds, up
+// to this many times the planned number, and looks again at the end
+// (kneeDesign). Student's t on three degrees of freedom needs a mean
+// ratio 3.2 standard errors from 1, and the rounds' estimates move by a
+// tenth or more: four rounds leave a 25% capacity loss undecided as often
+// as not, where eight decide it.
+const MaxKneeRoundsFactor = 2
+
+// kneeDesign is an A/B knee's sequential design over its confirmation
+// rounds (a round is the design's unit, as a pair is a fixed-rate
+// scenario's): the first look after the planned rounds, max(estimates −
+// 1, MinPairedKneeRounds), the last after MaxKneeRoundsFactor times as
+// many, the levels spent over the looks as compare.Sequential spends
+// them, so that looking twice raises no error rate. With one side's
+// knee alone to confirm (paired false) no round pairs, and the planned
+// rounds are the whole design.
+func kneeDesign(estimates int, alpha float64, paired bool) compare.Sequential {
+	planned := max(estimates-1, MinPairedKneeRounds)
+	most := planned
+	if paired {
+		most = MaxKneeRoundsFactor * planned
+	}
+	return compare.Sequential{Alpha: alpha, MaxPairs: most, MinPairs: planned}
+}
 
 // maxBusyRounds bounds the confirmation rounds of one sweep measured
 // again because a probe of theirs ran while the host was busy: on a host
@@ -282,13 +311,13 @@ func (p *pairedProbes) fresh(run *compare.ABScenario) func(context.Context) erro
 // rate is a regression, not an invalid run.
 func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, head *targetSide, o Options) (*compare.ScenarioComparison, compare.ABScenario, *result.Result, *result.Result, error) {
 	s := base.s // the sides' loads are the same (config.Pair's rule)
-	run := compare.ABScenario{Scenario: name, Design: config.DesignInterleaved, Stopped: "knee", Looks: 1}
+	run := compare.ABScenario{Scenario: name, Design: config.DesignInterleaved, Stopped: "knee", Looks: 1, Level: 1 - o.Settings.Confidence}
 	begin := time.Now()
 	defer base.Stop()
 	defer head.Stop()
 	p := &pairedProbes{ctx: ctx, cfg: cfg, name: name, o: o.Suite, sides: [2]*targetSide{base, head},
 		queued: [2]map[float64][]result.Point{{}, {}}, runs: [2]map[float64]*result.Result{{}, {}},
-		residentOne: cfg.AB.Resident == "one", active: -1, processes: &run.Processes}
+		residentOne: cfg.AB.Resident == "one", active: -1, processes: &run.Processes, alpha: 1 - o.Settings.Confidence}
 	if o.Suite.Log != nil {
 		p.logf = func(format string, a ...any) { fmt.Fprintf(o.Suite.Log, format+"\n", a...) }
 	}
@@ -318,10 +347,26 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 				name, sideName(i), kneeText(c), c.Windows, p.pairs, time.Since(begin).Round(time.Second))
 		}
 	}
-	paired, err := p.confirm(ctx, &run, caps, ko, s.Load.Estimates, begin)
+	// look compares the rounds so far at a look's levels, as the final
+	// comparison does (on copies of the capacities, which compareKnees
+	// gives the rounds' estimates).
+	look := func(tested [2][]float64, quietOnly bool, level, eqLevel float64) *compare.ScenarioComparison {
+		var rs [2]*result.Result
+		for i := range 2 {
+			c := *caps[i]
+			rs[i] = kneeResult(p.sides[i].s, &c, p.runs[i])
+		}
+		c, err := compareKnees(name, layer, rs, tested, quietOnly, atLook(o.Settings, level, eqLevel))
+		if err != nil || len(c.Scenarios) == 0 {
+			return nil
+		}
+		return &c.Scenarios[0]
+	}
+	kr, err := p.confirm(ctx, &run, caps, ko, s.Load.Estimates, begin, look)
 	if err != nil {
 		return nil, run, nil, nil, err
 	}
+	paired := kr.paired
 	for i := range 2 {
 		knee.CompleteBracket(caps[i], ko) // its result's warnings say so (Stopped)
 	}
@@ -332,18 +377,33 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	}
 	run.Order = p.order.String()
 	run.Pairs, run.Trials = p.pairs, p.windows
-	run.FixedTrials = run.Trials
 	run.RunnerS = time.Since(begin).Seconds()
-	run.FixedRunnerS = run.RunnerS
+	// The fixed design measures every round the sequential one may:
+	// the rounds not measured at the rate of those that were.
+	run.FixedTrials, run.FixedRunnerS = run.Trials, run.RunnerS
+	if left := kr.most - kr.counted; left > 0 && kr.measured > 0 {
+		run.FixedTrials += int(math.Round(float64(left*kr.windows) / float64(kr.measured)))
+		run.FixedRunnerS += float64(left) * kr.seconds / float64(kr.measured)
+	}
 	var rs [2]*result.Result
 	for i := range 2 {
 		rs[i] = kneeResult(p.sides[i].s, caps[i], p.runs[i])
 	}
-	c, err := compareKnees(name, layer, rs, paired, p.quietOnly, o.Settings)
+	settings := o.Settings
+	if kr.level > 0 {
+		settings = atLook(o.Settings, kr.level, kr.eqLevel)
+	}
+	c, err := compareKnees(name, layer, rs, paired, p.quietOnly, settings)
 	if err != nil {
 		return nil, run, rs[0], rs[1], err
 	}
 	sc := c.Scenarios[0]
+	switch run.Stopped {
+	case "futile":
+		sc.Notes = append(sc.Notes, kr.futile)
+	case "max_rounds":
+		morePairs(&sc, kr.counted, kr.level, 1-o.Settings.Confidence)
+	}
 	sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: both sides probed at the same rates back to back (%d pairs of probes)", p.pairs))
 	if p.remeasured > 0 {
 		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d probe pair(s) measured again because the host was busy with other work during them", p.remeasured))
@@ -384,6 +444,30 @@ func compareKnees(name, layer string, rs [2]*result.Result, paired [2][]float64,
 	return compare.Compare([]*result.Result{&named[0]}, []*result.Result{&named[1]}, settings)
 }
 
+// atLook is s for a comparison at a sequential look of an A/B knee's
+// rounds: max QPS's test at level, each one-sided test of its
+// equivalence at eqLevel (Settings.KneeEquivLevel).
+func atLook(s compare.Settings, level, eqLevel float64) compare.Settings {
+	s.Confidence, s.KneeEquivLevel = 1-level, eqLevel
+	return s
+}
+
+// kneeRounds is what an A/B knee's confirmation rounds measured: the
+// rounds' paired estimates that max QPS is tested over; the last look's
+// levels (0: no look, nothing confirmed); the rounds the design counted
+// (a busy round measured again counts once), the most it allows and the
+// rounds counted at the last look; the rounds measured, and their windows
+// and seconds, for the fixed design's cost; and the note of a futile stop.
+type kneeRounds struct {
+	paired            [2][]float64
+	level, eqLevel    float64
+	counted, most     int
+	lastLook          int
+	measured, windows int
+	seconds           float64
+	futile            compare.Note
+}
+
 // confirm runs both sides' knee confirmations interleaved: before each
 // round fresh processes for both (p.fresh), then the base side's round and
 // the head side's (which goes first alternates), so that a round's two
@@ -395,17 +479,24 @@ func compareKnees(name, layer string, rs [2]*result.Result, paired [2][]float64,
 // other waited) are not paired. With estimates < 2
 // nothing is confirmed, as a suite sweep does. When one side's search
 // ended with no knee, the other's rounds probe it alone (pairedProbes.solo).
-func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, caps [2]*result.Capacity, ko knee.Options, estimates int, begin time.Time) ([2][]float64, error) {
-	var paired [2][]float64
+//
+// The rounds are a sequential design (kneeDesign): at each look, look
+// compares the rounds so far at the look's levels, and the rounds stop
+// once max QPS is decided, or the rounds left could hardly decide it
+// (compare.Futile), else at the design's most rounds. run records the
+// looks, the last look's levels and why the rounds stopped.
+func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, caps [2]*result.Capacity, ko knee.Options, estimates int, begin time.Time,
+	look func(tested [2][]float64, quietOnly bool, level, eqLevel float64) *compare.ScenarioComparison) (kneeRounds, error) {
+	var kr kneeRounds
 	if estimates < 2 {
-		return paired, nil
+		return kr, nil
 	}
 	var conf [2]*knee.Confirmer
 	for i := range 2 {
 		conf[i] = knee.NewConfirmer(caps[i], p.probe(i), ko)
 	}
 	if conf[0] == nil && conf[1] == nil {
-		return paired, nil
+		return kr, nil
 	}
 	for i := range 2 {
 		p.solo[i] = conf[1-i] == nil
@@ -422,18 +513,16 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 			p.logf("a/b: %s: knee confirmation: both sides' rounds probe [%.4g, %.4g] first (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.name, lo, hi, bl, bh, hl, hh)
 		}
 	}
+	design := kneeDesign(estimates, p.alpha, conf[0] != nil && conf[1] != nil)
 	var spent [2]time.Duration
 	fresh := p.fresh(run)
-	rounds := max(estimates-1, MinPairedKneeRounds)
-	var quiet, busy [2][]float64 // the rounds' paired estimates, by the host's state
-	for r := 1; r <= rounds; r++ {
+	windows0 := p.windows
+	measure := func(r int) (est [2]float64, ok [2]bool, busy bool, err error) {
 		if err := fresh(ctx); err != nil {
-			return paired, fmt.Errorf("knee confirmation %d: %w", r, err)
+			return est, ok, false, fmt.Errorf("knee confirmation %d: %w", r, err)
 		}
 		p.queued = [2]map[float64][]result.Point{{}, {}}
 		p.roundBusy = false
-		var est [2]float64
-		var ok [2]bool
 		first := (r + 1) % 2
 		p.stage = "confirmation"
 		for j, i := range []int{first, 1 - first} {
@@ -445,42 +534,119 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 			e, has, err := conf[i].Round(ctx)
 			spent[i] += time.Since(t0)
 			if err != nil {
-				return paired, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
+				return est, ok, false, fmt.Errorf("%s side's knee search: %w", sideName(i), err)
 			}
 			est[i], ok[i] = e, has
 		}
+		return est, ok, p.roundBusy, nil
+	}
+	kr, err := p.runRounds(run, design, begin, measure, look)
+	kr.windows = p.windows - windows0
+	for i := range 2 {
+		kr.seconds += spent[i].Seconds()
+		if caps[i] != nil {
+			caps[i].ConfirmS = math.Round(spent[i].Seconds()*10) / 10
+		}
+	}
+	return kr, err
+}
+
+// runRounds measures confirmation rounds (measure, round r from 1) under
+// design, looking at them where it says (kneeLook), until a look stops
+// them. A round with a busy probe (busy) is measured once more, up to
+// maxBusyRounds a sweep, and the design counts the two as one. It
+// returns the rounds' paired estimates that max QPS is tested over: the
+// quiet rounds when two or more are left; the busy ones join only when
+// too few quiet ones are, and then a change resting on them stays vetoed
+// (host busy).
+func (p *pairedProbes) runRounds(run *compare.ABScenario, design compare.Sequential, begin time.Time,
+	measure func(r int) (est [2]float64, ok [2]bool, busy bool, err error),
+	look func(tested [2][]float64, quietOnly bool, level, eqLevel float64) *compare.ScenarioComparison) (kneeRounds, error) {
+	kr := kneeRounds{most: design.MaxPairs}
+	run.Looks = 0
+	var quiet, busy [2][]float64 // the rounds' paired estimates, by the host's state
+	var tPrev float64
+	for r := 1; ; r++ {
+		est, ok, roundBusy, err := measure(r)
+		if err != nil {
+			return kr, err
+		}
+		kr.measured = r
 		if ok[0] && ok[1] {
 			to := &quiet
-			if p.roundBusy {
+			if roundBusy {
 				to = &busy
 			}
 			to[0], to[1] = append(to[0], est[0]), append(to[1], est[1])
 		}
 		again := ""
-		if p.roundBusy && ok[0] && ok[1] && p.busyRounds < maxBusyRounds {
+		if roundBusy && ok[0] && ok[1] && p.busyRounds < maxBusyRounds {
 			p.busyRounds++
-			rounds++
 			again = "; a probe ran while the host was busy: one more round"
 		}
+		kr.counted = r - p.busyRounds
 		if p.logf != nil {
-			p.logf("a/b: %s: knee confirmation round %d of %d: %s; %d probe pairs so far, %s elapsed%s",
-				p.name, r, rounds, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second), again)
+			p.logf("a/b: %s: knee confirmation round %d (%d of the design's %d to %d): %s; %d probe pairs so far, %s elapsed%s",
+				p.name, r, kr.counted, design.FirstLook(), design.MaxPairs, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second), again)
+		}
+		if again != "" || !design.LookAt(kr.counted, kr.lastLook) {
+			continue
+		}
+		if p.kneeLook(run, &kr, design, &tPrev, quiet, busy, look) {
+			break
 		}
 	}
-	// The paired test rests on the quiet rounds when two or more are
-	// left; the busy ones join only when too few quiet ones are, and
-	// then a change resting on them stays vetoed (host busy).
-	paired, p.quietOnly = testedRounds(quiet, busy)
+	kr.paired, p.quietOnly = testedRounds(quiet, busy)
 	p.quietRounds = len(quiet[0])
 	if p.quietOnly {
 		p.busyLeftOut = len(busy[0])
 	}
-	for i := range 2 {
-		if caps[i] != nil {
-			caps[i].ConfirmS = math.Round(spent[i].Seconds()*10) / 10
+	return kr, nil
+}
+
+// kneeLook is a look at an A/B knee's rounds after kr.counted of them,
+// when the design says to: it spends the look's levels, compares the
+// rounds at them (look) and reports whether the rounds stop there:
+// max QPS decided, the design's last round, or the rounds left futile.
+func (p *pairedProbes) kneeLook(run *compare.ABScenario, kr *kneeRounds, design compare.Sequential, tPrev *float64, quiet, busy [2][]float64,
+	look func(tested [2][]float64, quietOnly bool, level, eqLevel float64) *compare.ScenarioComparison) bool {
+	n := kr.counted
+	kr.lastLook = n
+	t := design.Fraction(n, 0)
+	kr.level = design.Spent(t) - design.Spent(*tPrev)
+	kr.eqLevel = design.EquivSpent(t) - design.EquivSpent(*tPrev)
+	*tPrev = t
+	run.Looks++
+	run.Level, run.EquivLevel = kr.level, kr.eqLevel
+	var sc *compare.ScenarioComparison
+	if tested, quietOnly := testedRounds(quiet, busy); len(tested[0]) >= 2 {
+		sc = look(tested, quietOnly, kr.level, kr.eqLevel)
+	}
+	switch {
+	case sc != nil && compare.Decided(*sc):
+		run.Stopped = "decided"
+	case n >= design.MaxPairs:
+		run.Stopped = "max_rounds"
+	case sc != nil:
+		l := compare.Look{Pairs: n, EndPairs: design.MaxPairs, Level: kr.level,
+			AlphaLeft: design.Spent(1) - design.Spent(t), EqAlphaLeft: design.EquivSpent(1) - design.EquivSpent(t)}
+		if f, ok := compare.Futile(*sc, l); ok {
+			run.Stopped = "futile"
+			kr.futile = compare.Note{Code: compare.NoteFutile, Metric: f.Metric, Count: f.Pairs, Need: f.PairsNeeded, Pct: 100 * f.Power}
 		}
 	}
-	return paired, nil
+	stop := run.Stopped == "decided" || run.Stopped == "max_rounds" || run.Stopped == "futile"
+	if p.logf != nil {
+		verdict, then := "too few rounds to compare", "; more rounds"
+		if sc != nil {
+			verdict = string(sc.Verdict)
+		}
+		if stop {
+			then = "; stopped: " + run.Stopped
+		}
+		p.logf("a/b: %s: knee look %d after %d round(s) at level %.3g (unchanged: %.3g): max QPS %s%s", p.name, run.Looks, n, kr.level, kr.eqLevel, verdict, then)
+	}
+	return stop
 }
 
 // testedRounds picks the confirmation rounds max QPS is tested over,

@@ -56,8 +56,10 @@ type Look struct {
 // stopping on it costs few verdicts (TestSimulatedABFutility), and it
 // never adds a false alarm, which the levels bound. ok is false when the
 // scenario is decided, no more pairs can come, or an undecided metric is
-// not a paired test of a ratio (a knee, the error rate, one held by a
-// guard): those have no such projection.
+// not a paired test of a ratio (a stored knee's unpaired estimates, the
+// error rate, one held by a guard): those have no such projection. An
+// A/B knee's paired rounds are one (MethodPairedKnees: a round is a
+// unit, and Look counts rounds).
 func Futile(sc ScenarioComparison, l Look) (Futility, bool) {
 	if l.EndPairs <= l.Pairs || l.Pairs < 1 || Decided(sc) || !(l.Level > 0 && l.Level < 1) || !(l.AlphaLeft > 0) || !(l.EqAlphaLeft > 0) {
 		return Futility{}, false
@@ -121,7 +123,7 @@ type power struct{ decide, regress float64 }
 // about the pairs that would decide it.
 func metricPower(m Metric, l Look) (pw power, pairsNeeded int, ok bool) {
 	n := m.NBase
-	if m.Method != MethodPaired || m.Absolute || m.Guard != "" || n < 3 || m.NCand != n || m.ThresholdPct <= 0 {
+	if (m.Method != MethodPaired && m.Method != MethodPairedKnees) || m.Absolute || m.Guard != "" || n < 3 || m.NCand != n || m.ThresholdPct <= 0 {
 		return power{}, 0, false
 	}
 	lo, hi := m.CIPct[0], m.CIPct[1]

@@ -32,7 +32,11 @@ func (pairedKneeRounds) estimate(b, c *result.Capacity, s Settings, _, _ float64
 	}
 	stat := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
 	t := pairedT(d, s.Confidence)
-	eq := pairedT(d, equivConf(s.Confidence))
+	eqConf := equivConf(s.Confidence)
+	if s.KneeEquivLevel > 0 {
+		eqConf = math.Max(0, 1-2*s.KneeEquivLevel)
+	}
+	eq := pairedT(d, eqConf)
 	e := Estimate{Base: GeoMean(be), Cand: GeoMean(ce), DeltaPct: stat(t.mid),
 		CIPct: [2]float64{stat(t.lo), stat(t.hi)}, EquivCIPct: &[2]float64{stat(eq.lo), stat(eq.hi)}, P: t.p,
 		NBase: len(be), NCand: len(ce), Ratio: [3]float64{math.Exp(t.mid), math.Exp(t.lo), math.Exp(t.hi)}}

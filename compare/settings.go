@@ -74,6 +74,13 @@ type Settings struct {
 	// run-to-run term: both sides ran every round on the runner as it was
 	// then. Not a user setting.
 	PairedKnees bool `json:"-"`
+	// KneeEquivLevel is the level of each one-sided test of max QPS's
+	// equivalence test over paired knee rounds at an A/B run's sequential
+	// look (ab's confirmation rounds spend it over their looks, as the
+	// fixed-rate pairs do: Sequential.EquivSpent); its interval is then at
+	// 1 − 2·KneeEquivLevel. 0: 1 − Confidence, as everywhere else. Not a
+	// user setting.
+	KneeEquivLevel float64 `json:"-"`
 	// Learned is the run-to-run noise learned from the history, by
 	// scenario; it replaces RunToRun for those scenarios (see
 	// LearnedNoise). Nil: none learned.

@@ -156,18 +156,26 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 	},
 
 	compare.NoteFutile: func(n compare.Note) string {
-		need := "no number of pairs would at this estimate"
+		unit, left, raise := "pairs", "pairs", "ab.max_trials"
+		if n.Metric == compare.MetricMaxQPS {
+			unit, left, raise = "confirmation rounds", "rounds", "the scenario's load.estimates"
+		}
+		need := "no number of " + left + " would at this estimate"
 		if n.Need > 0 {
 			need = fmt.Sprintf("about %d would", n.Need)
 		}
-		return fmt.Sprintf("%s: stopped after %d pairs: the pairs left had a %.0f%% chance to decide it (%s; raise ab.max_trials for more)", n.Metric, n.Count, n.Pct, need)
+		return fmt.Sprintf("%s: stopped after %d %s: the %s left had a %.0f%% chance to decide it (%s; raise %s for more)", n.Metric, n.Count, unit, left, n.Pct, need, raise)
 	},
 
 	compare.NoteMorePairs: func(n compare.Note) string {
-		if n.Need == 0 {
-			return fmt.Sprintf("%s: undecided after %d pairs, and at this estimate no number of pairs would decide it", n.Metric, n.Count)
+		unit, more, raise := "pairs", "pairs", "ab.max_trials, and ab.budget where it ended the run"
+		if n.Metric == compare.MetricMaxQPS {
+			unit, more, raise = "confirmation rounds", "rounds", "the scenario's load.estimates: an A/B knee measures up to twice the rounds it plans"
 		}
-		return fmt.Sprintf("%s: undecided after %d pairs; at this estimate and spread about %d pairs would decide it (raise ab.max_trials, and ab.budget where it ended the run)", n.Metric, n.Count, n.Need)
+		if n.Need == 0 {
+			return fmt.Sprintf("%s: undecided after %d %s, and at this estimate no number of %s would decide it", n.Metric, n.Count, unit, more)
+		}
+		return fmt.Sprintf("%s: undecided after %d %s; at this estimate and spread about %d %s would decide it (raise %s)", n.Metric, n.Count, unit, n.Need, more, raise)
 	},
 
 	compare.NoteRunInterrupted: func(n compare.Note) string { return n.Side + " run was interrupted" },

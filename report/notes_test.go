@@ -70,6 +70,14 @@ func TestNoteText(t *testing.T) {
 			"p99_ms: undecided after 20 pairs; at this estimate and spread about 38 pairs would decide it (raise ab.max_trials, and ab.budget where it ended the run)"},
 		{"more pairs, none would", compare.Note{Code: compare.NoteMorePairs, Metric: compare.MetricP99, Count: 20},
 			"p99_ms: undecided after 20 pairs, and at this estimate no number of pairs would decide it"},
+		// An A/B knee's units are its confirmation rounds, and its lever
+		// the scenario's load.estimates.
+		{"more rounds", compare.Note{Code: compare.NoteMorePairs, Metric: compare.MetricMaxQPS, Count: 8, Need: 14},
+			"max_qps: undecided after 8 confirmation rounds; at this estimate and spread about 14 rounds would decide it (raise the scenario's load.estimates: an A/B knee measures up to twice the rounds it plans)"},
+		{"futile rounds", compare.Note{Code: compare.NoteFutile, Metric: compare.MetricMaxQPS, Count: 4, Need: 30, Pct: 6},
+			"max_qps: stopped after 4 confirmation rounds: the rounds left had a 6% chance to decide it (about 30 would; raise the scenario's load.estimates for more)"},
+		{"futile pairs", compare.Note{Code: compare.NoteFutile, Metric: compare.MetricP99, Count: 12, Pct: 4},
+			"p99_ms: stopped after 12 pairs: the pairs left had a 4% chance to decide it (no number of pairs would at this estimate; raise ab.max_trials for more)"},
 		// A code from a newer perfgate is shown, not dropped.
 		{"unknown code", compare.Note{Code: "from-the-future"}, "from-the-future"},
 	}
