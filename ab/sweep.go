@@ -350,13 +350,13 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	// look compares the rounds so far at a look's levels, as the final
 	// comparison does (on copies of the capacities, which compareKnees
 	// gives the rounds' estimates).
-	look := func(tested [2][]float64, quietOnly bool, level, eqLevel float64) *compare.ScenarioComparison {
+	look := func(tested [2][]float64, level, eqLevel float64) *compare.ScenarioComparison {
 		var rs [2]*result.Result
 		for i := range 2 {
 			c := *caps[i]
 			rs[i] = kneeResult(p.sides[i].s, &c, p.runs[i])
 		}
-		c, err := compareKnees(name, layer, rs, tested, quietOnly, atLook(o.Settings, level, eqLevel))
+		c, err := compareKnees(name, layer, rs, tested, atLook(o.Settings, level, eqLevel))
 		if err != nil || len(c.Scenarios) == 0 {
 			return nil
 		}
@@ -393,7 +393,7 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 	if kr.level > 0 {
 		settings = atLook(o.Settings, kr.level, kr.eqLevel)
 	}
-	c, err := compareKnees(name, layer, rs, paired, p.quietOnly, settings)
+	c, err := compareKnees(name, layer, rs, paired, settings)
 	if err != nil {
 		return nil, run, rs[0], rs[1], err
 	}
@@ -409,8 +409,12 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d probe pair(s) measured again because the host was busy with other work during them", p.remeasured))
 	}
 	if p.busyRounds > 0 || p.busyLeftOut > 0 {
-		sc.Warnings = append(sc.Warnings, fmt.Sprintf("max QPS: %d confirmation round(s) measured again because a probe of theirs ran while the host was busy; %d busy round(s) left out of the test, which rests on %d round(s), %d of them quiet",
-			p.busyRounds, p.busyLeftOut, len(paired[0]), p.quietRounds))
+		w := fmt.Sprintf("max QPS: %d confirmation round(s) measured again because a probe of theirs ran while the host was busy; %d busy round(s) left out of the test, which rests on %d round(s), %d of them quiet",
+			p.busyRounds, p.busyLeftOut, len(paired[0]), p.quietRounds)
+		if !p.quietOnly && len(paired[0]) >= 2 {
+			w += ": the other work loaded both sides of each busy round, measured back to back, and the paired test holds it; the knees are this busy runner's, not a quiet one's"
+		}
+		sc.Warnings = append(sc.Warnings, w)
 	}
 	return &sc, run, rs[0], rs[1], nil
 }
@@ -424,18 +428,21 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 // that the capacity line rests on the estimates the gate tested. Else
 // every estimate, unpaired, with the run-to-run term.
 //
-// A busy probe vetoes only the evidence it is part of: when the test
-// rests on rounds none of whose probes ran on a busy host (quietOnly),
-// the searches' busy probes (whose estimates are left out) and the busy
-// rounds left out have no say in it: a busy probe never vetoes what the
-// quiet rounds decide (TestBusyProbeNoVeto).
-func compareKnees(name, layer string, rs [2]*result.Result, paired [2][]float64, quietOnly bool, settings compare.Settings) (*compare.Comparison, error) {
+// A busy host vetoes no paired test of the rounds (TestBusyProbeNoVeto):
+// the rounds tested are the quiet ones when two or more are (the
+// searches' busy probes and the busy rounds then have no say), and
+// otherwise nearly every round ran beside the neighbour, which then
+// loaded both sides of each round, measured back to back in alternating
+// order, so that the pairing cancels it as it cancels a drift, and the
+// paired test's false-alarm rate holds, as for fixed-rate trials (step 7
+// of ab.md). A knee compared unpaired keeps the guard.
+func compareKnees(name, layer string, rs [2]*result.Result, paired [2][]float64, settings compare.Settings) (*compare.Comparison, error) {
 	if len(paired[0]) >= 2 {
 		for i := range 2 {
 			rs[i].Capacity.Estimates = paired[i]
 		}
 		settings.PairedKnees = true
-		settings.IgnoreHostLoad = settings.IgnoreHostLoad || quietOnly
+		settings.IgnoreHostLoad = true
 	}
 	named := [2]result.Result{*rs[0], *rs[1]}
 	for i := range named {
@@ -486,7 +493,7 @@ type kneeRounds struct {
 // (compare.Futile), else at the design's most rounds. run records the
 // looks, the last look's levels and why the rounds stopped.
 func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, caps [2]*result.Capacity, ko knee.Options, estimates int, begin time.Time,
-	look func(tested [2][]float64, quietOnly bool, level, eqLevel float64) *compare.ScenarioComparison) (kneeRounds, error) {
+	look func(tested [2][]float64, level, eqLevel float64) *compare.ScenarioComparison) (kneeRounds, error) {
 	var kr kneeRounds
 	if estimates < 2 {
 		return kr, nil
@@ -561,7 +568,7 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 // (host busy).
 func (p *pairedProbes) runRounds(run *compare.ABScenario, design compare.Sequential, begin time.Time,
 	measure func(r int) (est [2]float64, ok [2]bool, busy bool, err error),
-	look func(tested [2][]float64, quietOnly bool, level, eqLevel float64) *compare.ScenarioComparison) (kneeRounds, error) {
+	look func(tested [2][]float64, level, eqLevel float64) *compare.ScenarioComparison) (kneeRounds, error) {
 	kr := kneeRounds{most: design.MaxPairs}
 	run.Looks = 0
 	var quiet, busy [2][]float64 // the rounds' paired estimates, by the host's state
@@ -609,7 +616,7 @@ func (p *pairedProbes) runRounds(run *compare.ABScenario, design compare.Sequent
 // rounds at them (look) and reports whether the rounds stop there:
 // max QPS decided, the design's last round, or the rounds left futile.
 func (p *pairedProbes) kneeLook(run *compare.ABScenario, kr *kneeRounds, design compare.Sequential, tPrev *float64, quiet, busy [2][]float64,
-	look func(tested [2][]float64, quietOnly bool, level, eqLevel float64) *compare.ScenarioComparison) bool {
+	look func(tested [2][]float64, level, eqLevel float64) *compare.ScenarioComparison) bool {
 	n := kr.counted
 	kr.lastLook = n
 	t := design.Fraction(n, 0)
@@ -619,8 +626,8 @@ func (p *pairedProbes) kneeLook(run *compare.ABScenario, kr *kneeRounds, design 
 	run.Looks++
 	run.Level, run.EquivLevel = kr.level, kr.eqLevel
 	var sc *compare.ScenarioComparison
-	if tested, quietOnly := testedRounds(quiet, busy); len(tested[0]) >= 2 {
-		sc = look(tested, quietOnly, kr.level, kr.eqLevel)
+	if tested, _ := testedRounds(quiet, busy); len(tested[0]) >= 2 {
+		sc = look(tested, kr.level, kr.eqLevel)
 	}
 	switch {
 	case sc != nil && compare.Decided(*sc):

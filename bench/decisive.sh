@@ -58,6 +58,7 @@ AB_30=${AB_30:-2}
 AB_SLOW=${AB_SLOW:-0}
 RESULTS=${RESULTS:-$root/bench/decisive-$(date -u +%F).txt}
 work=${WORK:-$(mktemp -d /tmp/perfgate-decisive.XXXXXX)}
+mkdir -p "$work"
 hog=
 cleanup() {
 	[ -n "$hog" ] && kill "$hog" 2>/dev/null || true
