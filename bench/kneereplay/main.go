@@ -99,7 +99,7 @@ func replay(dir string, n int, tally map[string]map[compare.Verdict]int) ([]stri
 		run := c.AB.Scenarios[i]
 		add(tally, "sequential", live.Verdict)
 		add(tally, fmt.Sprintf("fixed %d", n), f.Verdict)
-		lines = append(lines, fmt.Sprintf("%s %s: sequential %s %+.1f%% [%+.1f, %+.1f] after %d rounds (%s, %d looks, %.0f s) | fixed %d: %s %+.1f%% [%+.1f, %+.1f]",
+		lines = append(lines, fmt.Sprintf("%s %s: sequential %s %+.1f%% [%+.1f, %+.1f] after %d rounds (%s, looks %d, %.0f s) | fixed %d: %s %+.1f%% [%+.1f, %+.1f]",
 			filepath.Base(dir), sc.Scenario, live.Verdict, live.DeltaPct, live.CIPct[0], live.CIPct[1], live.NBase, run.Stopped, run.Looks, run.RunnerS,
 			n, f.Verdict, f.DeltaPct, f.CIPct[0], f.CIPct[1]))
 	}
