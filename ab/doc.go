@@ -47,8 +47,8 @@
 // the planned ones leave max QPS undecided (kneeDesign: two looks, the
 // level spent over them); a round with a busy probe is run once more, and max
 // QPS is tested over the quiet rounds when two or more are left (a busy
-// probe outside them vetoes nothing), else over all, a change resting on
-// a busy one inconclusive (host busy).
+// probe outside them vetoes nothing), else over all: the other work then
+// loaded both sides of nearly every round, and the paired test holds it.
 //
 // Duet is the concurrent design (ab.design: concurrent): a fixed-rate
 // scenario's two sides measured at once, fresh processes for both every

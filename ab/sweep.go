@@ -563,9 +563,8 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 // them. A round with a busy probe (busy) is measured once more, up to
 // maxBusyRounds a sweep, and the design counts the two as one. It
 // returns the rounds' paired estimates that max QPS is tested over: the
-// quiet rounds when two or more are left; the busy ones join only when
-// too few quiet ones are, and then a change resting on them stays vetoed
-// (host busy).
+// quiet rounds when two or more are left, else every round, busy ones
+// included (testedRounds).
 func (p *pairedProbes) runRounds(run *compare.ABScenario, design compare.Sequential, begin time.Time,
 	measure func(r int) (est [2]float64, ok [2]bool, busy bool, err error),
 	look func(tested [2][]float64, level, eqLevel float64) *compare.ScenarioComparison) (kneeRounds, error) {
@@ -593,7 +592,7 @@ func (p *pairedProbes) runRounds(run *compare.ABScenario, design compare.Sequent
 		}
 		kr.counted = r - p.busyRounds
 		if p.logf != nil {
-			p.logf("a/b: %s: knee confirmation round %d (%d of the design's %d to %d): %s; %d probe pairs so far, %s elapsed%s",
+			p.logf("a/b: %s: knee confirmation round %d (%d counted; looks after %d and at most %d): %s; %d probe pairs so far, %s elapsed%s",
 				p.name, r, kr.counted, design.FirstLook(), design.MaxPairs, roundText(est, ok), p.pairs, time.Since(begin).Round(time.Second), again)
 		}
 		if again != "" || !design.LookAt(kr.counted, kr.lastLook) {
@@ -659,8 +658,9 @@ func (p *pairedProbes) kneeLook(run *compare.ABScenario, kr *kneeRounds, design 
 // testedRounds picks the confirmation rounds max QPS is tested over,
 // from the rounds' paired estimates (base, head) split by whether a probe
 // of the round ran on a busy host: the quiet rounds when there are two or
-// more (quietOnly), else every round, busy ones included (the comparison
-// then vetoes a change resting on them).
+// more (quietOnly), else every round, busy ones included: the other work
+// then ran beside nearly every round, on both of its sides, and the
+// paired test holds it (compareKnees).
 func testedRounds(quiet, busy [2][]float64) (tested [2][]float64, quietOnly bool) {
 	if len(quiet[0]) >= 2 {
 		return quiet, true
