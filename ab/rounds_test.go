@@ -150,11 +150,11 @@ func TestKneeDesign(t *testing.T) {
 // TestSimulatedKneeRounds drives the confirmation rounds' real loop
 // (runRounds, kneeLook, compareKnees) with seeded rounds: the base's
 // knee about 300/s moving 8% round to round, the head's ratio to it
-// moving 10% (as this project's 2-core VM's rounds did), 400 runs a row
-// at estimates: 5. The sequential rounds must keep an A/A's false
-// decisions at the level, catch a change the four planned rounds leave
-// undecided half the time (−15%, which is what a 25% capacity loss read
-// on that VM), and stop a clear one at the first look.
+// moving 10% (bench/decisive-2026-12-07-s10.txt has real rounds), 400
+// runs a row at estimates: 5. The sequential rounds must keep an A/A's
+// false decisions at the level, catch a change the four planned rounds
+// leave undecided about half the time (−15%), and stop a clear one at
+// the first look.
 func TestSimulatedKneeRounds(t *testing.T) {
 	const runs = 400
 	type row struct {

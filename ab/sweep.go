@@ -103,10 +103,11 @@ const MinPairedKneeRounds = 4
 // MaxKneeRoundsFactor bounds an A/B knee's confirmation rounds: a
 // comparison its planned rounds leave undecided measures more rounds, up
 // to this many times the planned number, and looks again at the end
-// (kneeDesign). Student's t on three degrees of freedom needs a mean
-// ratio 3.2 standard errors from 1, and the rounds' estimates move by a
-// tenth or more: four rounds leave a 25% capacity loss undecided as often
-// as not, where eight decide it.
+// (kneeDesign). Why: the planned rounds' t-test has few degrees of
+// freedom (three at the default), so it needs a mean ratio several
+// standard errors from 1, and a change of a fifth, whose rounds' spread
+// leaves it near that bound, is decided by the extra rounds' degrees of
+// freedom and units (TestSimulatedKneeRounds).
 const MaxKneeRoundsFactor = 2
 
 // kneeDesign is an A/B knee's sequential design over its confirmation
