@@ -68,9 +68,14 @@ func replay(dir string, n int, tally map[string]map[compare.Verdict]int) ([]stri
 		return nil, fmt.Errorf("%s: comparison.json is not an A/B run's", dir)
 	}
 	var lines []string
-	for i, sc := range c.Scenarios {
+	runs := map[string]compare.ABScenario{}
+	for _, r := range c.AB.Scenarios {
+		runs[r.Scenario] = r
+	}
+	for _, sc := range c.Scenarios {
 		live, ok := maxQPS(sc)
-		if !ok || live.Method != compare.MethodPairedKnees || i >= len(c.AB.Scenarios) {
+		run, measured := runs[sc.Scenario]
+		if !ok || !measured || live.Method != compare.MethodPairedKnees {
 			continue
 		}
 		var rs [2]*result.Result
@@ -85,8 +90,8 @@ func replay(dir string, n int, tally map[string]map[compare.Verdict]int) ([]stri
 		}
 		s := c.Settings
 		s.PairedKnees = true
-		// The rounds kept are the ones the run tested: its own busy
-		// rounds are left out of them already.
+		// As ab's compareKnees tests paired rounds: the results hold the
+		// rounds the run tested, and no busy host vetoes them.
 		s.IgnoreHostLoad = true
 		fixed, err := compare.Compare([]*result.Result{rs[0]}, []*result.Result{rs[1]}, s)
 		if err != nil {
@@ -96,7 +101,6 @@ func replay(dir string, n int, tally map[string]map[compare.Verdict]int) ([]stri
 		if !ok {
 			return nil, fmt.Errorf("%s: %s: no max QPS in the replay", dir, sc.Scenario)
 		}
-		run := c.AB.Scenarios[i]
 		add(tally, "sequential", live.Verdict)
 		add(tally, fmt.Sprintf("fixed %d", n), f.Verdict)
 		lines = append(lines, fmt.Sprintf("%s %s: sequential %s %+.1f%% [%+.1f, %+.1f] after %d rounds (%s, looks %d, %.0f s) | fixed %d: %s %+.1f%% [%+.1f, %+.1f]",
