@@ -11,7 +11,9 @@ import (
 
 	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/compare/comparetest"
+	"github.com/perfgate/perfgate/config"
 	"github.com/perfgate/perfgate/harness"
+	"github.com/perfgate/perfgate/knee"
 	"github.com/perfgate/perfgate/result"
 )
 
@@ -232,5 +234,35 @@ func TestSimulatedKneeRounds(t *testing.T) {
 	}
 	if r45.regressed < runs*99/100 || r45.rounds[runs*9/10] != 4 {
 		t.Errorf("-45%%: regressed in %d of %d runs, 90th percentile of rounds %d: want every run, at the first look (4 rounds)", r45.regressed, runs, r45.rounds[runs*9/10])
+	}
+}
+
+// TestKneeLookCompletes: a look compares the rounds so far as the final
+// comparison does. The clean batched server's search ran out of budget
+// before any probe failed (800/s, nothing above), and its rounds stepped
+// up and bracketed its knee at [1800, 2000]; the slowed head's rounds
+// read −84%. Judged as never found, the base knee left the look
+// inconclusive and the rounds ran to their most (the demo's planted knee,
+// 86 s against 48 s); completed from the rounds, the first look decides.
+func TestKneeLookCompletes(t *testing.T) {
+	base := kneeSide("a", 1800, false)
+	base.Capacity.MaxQPS, base.Capacity.Bracket = 800, [2]float64{800, 0}
+	base.Capacity.Points = []result.Point{{OfferedRPS: 400, Pass: true}, {OfferedRPS: 800, Pass: true},
+		{OfferedRPS: 1800, Pass: true}, {OfferedRPS: 2000, Why: "p99"}}
+	head := kneeSide("b", 290, false)
+	scen := [2]*config.Scenario{{Name: "a", Layer: "service"}, {Name: "b", Layer: "service"}}
+	scen[0].Load.Mode, scen[1].Load.Mode = harness.ModeSweep, harness.ModeSweep
+	runs := [2]map[float64]*result.Result{{1800: base, 800: base}, {290: head}}
+	caps := [2]*result.Capacity{base.Capacity, head.Capacity}
+	tested := [2][]float64{{1850, 1830, 1857, 1847}, {285, 295, 292, 294}}
+	sc := kneeAtLook("svc", "service", scen, caps, runs, knee.DefaultOptions(50*time.Millisecond), tested, atLook(compare.DefaultSettings(), 0.031, 0.0056))
+	if sc == nil {
+		t.Fatal("no comparison at the look")
+	}
+	if sc.Verdict != compare.Regressed {
+		t.Errorf("look: %s (%s, %q), want regressed", sc.Verdict, sc.Reason, sc.Warnings)
+	}
+	if caps[0].Bracket != [2]float64{800, 0} || caps[0].MaxQPS != 800 {
+		t.Errorf("the look changed the search's own capacity: max QPS %v, bracket %v", caps[0].MaxQPS, caps[0].Bracket)
 	}
 }

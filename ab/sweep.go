@@ -71,6 +71,10 @@ type pairedProbes struct {
 	// measured alone, since the other side's round reads a twin there
 	// only when it steps the same way, and measures it then.
 	roundRates [2]float64
+	// own marks confirmation rounds that probe each side's own bracket
+	// (knees too far apart to share one, knee.Share): a twin at the
+	// other side's rates would serve nothing.
+	own bool
 	// remeasured counts the probe pairs measured again because the host
 	// was busy during one of them; logf logs progress (nil: none).
 	remeasured int
@@ -195,6 +199,8 @@ func (p *pairedProbes) alone(i int, rate float64) string {
 		return fmt.Sprintf("the %s side's %s is done", sideName(1-i), p.stage)
 	case p.roundRates[0] > 0 && rate != p.roundRates[0] && rate != p.roundRates[1]:
 		return "a step beyond the rates both sides' rounds probe first"
+	case p.own && p.stage == "confirmation":
+		return "the knees are too far apart for one bracket: each side's rounds probe their own"
 	}
 	return ""
 }
@@ -348,20 +354,8 @@ func sweepAB(ctx context.Context, cfg *config.Plan, name, layer string, base, he
 				name, sideName(i), kneeText(c), c.Windows, p.pairs, time.Since(begin).Round(time.Second))
 		}
 	}
-	// look compares the rounds so far at a look's levels, as the final
-	// comparison does (on copies of the capacities, which compareKnees
-	// gives the rounds' estimates).
 	look := func(tested [2][]float64, level, eqLevel float64) *compare.ScenarioComparison {
-		var rs [2]*result.Result
-		for i := range 2 {
-			c := *caps[i]
-			rs[i] = kneeResult(p.sides[i].s, &c, p.runs[i])
-		}
-		c, err := compareKnees(name, layer, rs, tested, atLook(o.Settings, level, eqLevel))
-		if err != nil || len(c.Scenarios) == 0 {
-			return nil
-		}
-		return &c.Scenarios[0]
+		return kneeAtLook(name, layer, [2]*config.Scenario{p.sides[0].s, p.sides[1].s}, caps, p.runs, ko, tested, atLook(o.Settings, level, eqLevel))
 	}
 	kr, err := p.confirm(ctx, &run, caps, ko, s.Load.Estimates, begin, look)
 	if err != nil {
@@ -512,13 +506,19 @@ func (p *pairedProbes) confirm(ctx context.Context, run *compare.ABScenario, cap
 	if conf[0] != nil && conf[1] != nil {
 		// One bracket holding both knees and one step beyond it: each
 		// round's two estimates are read from the same rates
-		// (knee.Share).
+		// (knee.Share), unless the knees are too far apart for one.
 		bl, bh := conf[0].Bracket()
 		hl, hh := conf[1].Bracket()
-		lo, hi := knee.Share(conf[0], conf[1])
-		p.roundRates = [2]float64{lo, hi}
+		lo, hi, shared := knee.Share(conf[0], conf[1])
+		msg := fmt.Sprintf("both sides' rounds probe [%.4g, %.4g] first", lo, hi)
+		if shared {
+			p.roundRates = [2]float64{lo, hi}
+		} else {
+			p.own = true
+			msg = fmt.Sprintf("the knees are more than %g times apart: each side's rounds probe their own bracket, alone", knee.ShareApart)
+		}
 		if p.logf != nil {
-			p.logf("a/b: %s: knee confirmation: both sides' rounds probe [%.4g, %.4g] first (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.name, lo, hi, bl, bh, hl, hh)
+			p.logf("a/b: %s: knee confirmation: %s (base bracket [%.4g, %.4g], head [%.4g, %.4g])", p.name, msg, bl, bh, hl, hh)
 		}
 	}
 	design := kneeDesign(estimates, p.alpha, conf[0] != nil && conf[1] != nil)
@@ -688,6 +688,26 @@ func roundText(est [2]float64, ok [2]bool) string {
 }
 
 // kneeResult is a side's sweep as a result, as the suite writes one: the
+// kneeAtLook compares the confirmation rounds so far (tested) at a
+// look's settings, as the final comparison does: on copies of the
+// capacities, a search that never failed completed from the rounds so far
+// (knee.CompleteBracket), so that a look does not judge a knee the rounds
+// have bracketed as never found. It returns nil when nothing compares.
+func kneeAtLook(name, layer string, scen [2]*config.Scenario, caps [2]*result.Capacity, runs [2]map[float64]*result.Result, ko knee.Options,
+	tested [2][]float64, settings compare.Settings) *compare.ScenarioComparison {
+	var rs [2]*result.Result
+	for i := range 2 {
+		c := *caps[i]
+		knee.CompleteBracket(&c, ko)
+		rs[i] = kneeResult(scen[i], &c, runs[i])
+	}
+	c, err := compareKnees(name, layer, rs, tested, settings)
+	if err != nil || len(c.Scenarios) == 0 {
+		return nil
+	}
+	return &c.Scenarios[0]
+}
+
 // capacity, and the summary and trial of the highest passing probe.
 func kneeResult(s *config.Scenario, c *result.Capacity, runs map[float64]*result.Result) *result.Result {
 	l := s.Load

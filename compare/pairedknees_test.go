@@ -111,7 +111,9 @@ func simPairedKnees(t *testing.T, rng *rand.Rand, scale, runShift, capNoise floa
 		t.Fatalf("a side's search found no knee to confirm: %+v, %+v", caps[0], caps[1])
 	}
 	// One bracket holding both knees and one step, as ab's sweeps do.
-	knee.Share(conf[0], conf[1])
+	if _, _, shared := knee.Share(conf[0], conf[1]); !shared {
+		t.Fatalf("knees %v and %v too far apart to share a bracket", caps[0].Bracket, caps[1].Bracket)
+	}
 	for r := 1; r < estimates; r++ {
 		runner = math.Exp(runShift * rng.NormFloat64())
 		var est [2]float64

@@ -158,27 +158,41 @@ func (k *Confirmer) Rebracket(lo, hi float64) {
 	k.step = k.span
 }
 
+// ShareApart is how far apart two sides' knees may be for Share to give
+// their rounds one bracket: the top of the two brackets at most this many
+// times their bottom. Beyond it the knees differ by far more than a
+// round's lean, and a bracket spanning both leans a round's estimate by
+// tens of percent (interpolated between a pass far below its knee and a
+// fail far above), so each side keeps its own
+// (bench/RESULTS-rules.md#kneeshareapart).
+const ShareApart = 2.0
+
 // Share gives the two sides' confirmers of a same-runner A/B one bracket
 // holding both knees (Rebracket) and one step, the wider of their
-// searches' spans, and returns the bracket. A round whose two probes both
-// pass (or both fail) steps on by it: both sides' rounds that step probe
+// searches' spans, and returns the bracket and true. A round whose two
+// probes both pass (or both fail) steps on by it: both sides' rounds that step probe
 // the same rates (their lean cancels, as Rebracket's does), as far as
 // the coarser search resolved its knee rather than the shared bracket's
 // width, which spans both knees and, stepped by, lands far past a knee:
 // a probe far into overload drains for seconds, and the round's estimate
 // is then interpolated across a bracket several times its knee's width.
 // The narrower span would take several steps to reach a knee that moved
-// by the other's (bench/RESULTS-rules.md#kneeshare).
-func Share(a, b *Confirmer) (lo, hi float64) {
+// by the other's (bench/RESULTS-rules.md#kneeshare). Knees further apart
+// than ShareApart are left their own brackets, and it returns false.
+func Share(a, b *Confirmer) (lo, hi float64, shared bool) {
 	step := math.Max(a.span, b.span)
 	bl, bh := a.Bracket()
 	hl, hh := b.Bracket()
 	lo, hi = min(bl, hl), max(bh, hh)
+	if hi > ShareApart*lo {
+		return lo, hi, false
+	}
 	for _, k := range []*Confirmer{a, b} {
 		k.Rebracket(lo, hi)
 		k.step = step
 	}
-	return a.Bracket()
+	lo, hi = a.Bracket()
+	return lo, hi, true
 }
 
 // clamp keeps a rate within the options' bounds.

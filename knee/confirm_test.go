@@ -232,7 +232,7 @@ func TestConfirmCompletesACutSearch(t *testing.T) {
 // Share gives both sides one bracket holding both knees and the wider
 // search's span as the step: a round whose probes both pass steps on from
 // the shared bracket's top by that span (3/10 here), not by the shared
-// bracket's width (2.6 times), and both sides' rounds step through the
+// bracket's width (1.95 times), and both sides' rounds step through the
 // same rates.
 func TestShare(t *testing.T) {
 	o := DefaultOptions(50 * time.Millisecond)
@@ -249,20 +249,74 @@ func TestShare(t *testing.T) {
 		return &result.Capacity{Found: true, MaxQPS: lo, Bracket: [2]float64{lo, hi}}
 	}
 	a := NewConfirmer(capOf(100, 110), probe(0), o)
-	b := NewConfirmer(capOf(200, 260), probe(1), o)
-	if lo, hi := Share(a, b); lo != 100 || hi != 260 {
-		t.Fatalf("shared bracket [%v, %v], want [100, 260]", lo, hi)
+	b := NewConfirmer(capOf(150, 195), probe(1), o)
+	if lo, hi, shared := Share(a, b); !shared || lo != 100 || hi != 195 {
+		t.Fatalf("shared bracket [%v, %v] (shared %v), want [100, 195]", lo, hi, shared)
 	}
 	for i, k := range []*Confirmer{a, b} {
 		if _, _, err := k.Round(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if len(rates[i]) < 3 || rates[i][0] != 100 || rates[i][1] != 260 || math.Abs(rates[i][2]/(260*1.3)-1) > 1e-9 {
-			t.Errorf("side %d probed %.1f, want 100, 260, then a step of 3/10: 338", i, rates[i])
+		if len(rates[i]) < 3 || rates[i][0] != 100 || rates[i][1] != 195 || math.Abs(rates[i][2]/(195*1.3)-1) > 1e-9 {
+			t.Errorf("side %d probed %.1f, want 100, 195, then a step of 3/10: 253.5", i, rates[i])
 		}
 	}
 	if !slices.Equal(rates[0], rates[1]) {
 		t.Errorf("the sides' rounds probed %.1f and %.1f, want the same rates", rates[0], rates[1])
+	}
+}
+
+// Knees more than ShareApart times apart keep their own brackets: a
+// bracket spanning both would read each side's round from a pass far
+// below its knee and a fail far above it.
+func TestShareApart(t *testing.T) {
+	o := DefaultOptions(50 * time.Millisecond)
+	o.Drain = 0
+	var rates [2][]float64
+	probe := func(i int) Probe {
+		return func(_ context.Context, rate float64) (result.Point, error) {
+			rates[i] = append(rates[i], rate)
+			knee := []float64{105, 265}[i]
+			p99 := 10 + 40*math.Pow(rate/knee, 4) // 50 ms at the knee
+			return result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 5, P99: p99, Mean: 5}}, nil
+		}
+	}
+	capOf := func(lo, hi float64) *result.Capacity {
+		return &result.Capacity{Found: true, MaxQPS: lo, Bracket: [2]float64{lo, hi}}
+	}
+	tests := []struct {
+		name       string
+		a, b       [2]float64
+		wantShared bool
+	}{
+		{"within twice", [2]float64{100, 110}, [2]float64{180, 200}, true},
+		{"more than twice", [2]float64{100, 110}, [2]float64{250, 280}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rates = [2][]float64{}
+			a := NewConfirmer(capOf(tt.a[0], tt.a[1]), probe(0), o)
+			b := NewConfirmer(capOf(tt.b[0], tt.b[1]), probe(1), o)
+			lo, hi, shared := Share(a, b)
+			if shared != tt.wantShared || lo != tt.a[0] || hi != tt.b[1] {
+				t.Fatalf("Share: [%v, %v] shared %v, want [%v, %v] shared %v", lo, hi, shared, tt.a[0], tt.b[1], tt.wantShared)
+			}
+			for i, k := range []*Confirmer{a, b} {
+				want := [][2]float64{tt.a, tt.b}[i]
+				if shared {
+					want = [2]float64{tt.a[0], tt.b[1]}
+				}
+				if l, h := k.Bracket(); l != want[0] || h != want[1] {
+					t.Errorf("side %d: bracket [%v, %v], want [%v, %v]", i, l, h, want[0], want[1])
+				}
+				if _, _, err := k.Round(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if len(rates[i]) < 2 || rates[i][0] != want[0] || rates[i][1] != want[1] {
+					t.Errorf("side %d's round probed %.1f first, want %v", i, rates[i], want)
+				}
+			}
+		})
 	}
 }
 
