@@ -43,7 +43,8 @@
 // pair is two windows); a side whose search ends without a bracket is
 // invalid; a probe pair measured while the host was busy is measured again
 // (a few a sweep). The confirmation runs at least MinPairedKneeRounds
-// interleaved rounds, and up to MaxKneeRoundsFactor times as many when
+// interleaved rounds (from one bracket holding both knees, unless they
+// are more than knee.ShareApart apart), and up to MaxKneeRoundsFactor times as many when
 // the planned ones leave max QPS undecided (kneeDesign: two looks, the
 // level spent over them); a round with a busy probe is run once more, and max
 // QPS is tested over the quiet rounds when two or more are left (a busy

@@ -242,8 +242,8 @@ func TestSimulatedKneeRounds(t *testing.T) {
 // before any probe failed (800/s, nothing above), and its rounds stepped
 // up and bracketed its knee at [1800, 2000]; the slowed head's rounds
 // read −84%. Judged as never found, the base knee left the look
-// inconclusive and the rounds ran to their most (the demo's planted knee,
-// 86 s against 48 s); completed from the rounds, the first look decides.
+// inconclusive and the rounds ran to their most; completed from the
+// rounds, the first look decides (bench/RESULTS-rules.md#abkneeatlook).
 func TestKneeLookCompletes(t *testing.T) {
 	base := kneeSide("a", 1800, false)
 	base.Capacity.MaxQPS, base.Capacity.Bracket = 800, [2]float64{800, 0}

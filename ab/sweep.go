@@ -687,12 +687,12 @@ func roundText(est [2]float64, ok [2]bool) string {
 	return out
 }
 
-// kneeResult is a side's sweep as a result, as the suite writes one: the
 // kneeAtLook compares the confirmation rounds so far (tested) at a
 // look's settings, as the final comparison does: on copies of the
 // capacities, a search that never failed completed from the rounds so far
 // (knee.CompleteBracket), so that a look does not judge a knee the rounds
-// have bracketed as never found. It returns nil when nothing compares.
+// have bracketed as never found (bench/RESULTS-rules.md#abkneeatlook).
+// It returns nil when nothing compares.
 func kneeAtLook(name, layer string, scen [2]*config.Scenario, caps [2]*result.Capacity, runs [2]map[float64]*result.Result, ko knee.Options,
 	tested [2][]float64, settings compare.Settings) *compare.ScenarioComparison {
 	var rs [2]*result.Result
@@ -708,6 +708,7 @@ func kneeAtLook(name, layer string, scen [2]*config.Scenario, caps [2]*result.Ca
 	return &c.Scenarios[0]
 }
 
+// kneeResult is a side's sweep as a result, as the suite writes one: the
 // capacity, and the summary and trial of the highest passing probe.
 func kneeResult(s *config.Scenario, c *result.Capacity, runs map[float64]*result.Result) *result.Result {
 	l := s.Load

@@ -115,6 +115,11 @@ const (
 	NotePairedLeftOut NoteCode = "paired-left-out" // Metric, Count, Total
 	NoteFutile        NoteCode = "futile"          // Metric, Count (pairs), Need (pairs it would need; 0: none known), Pct (the chance to decide)
 	NoteMorePairs     NoteCode = "more-pairs"      // Metric, Count (pairs), Need (pairs a design would need to decide it; 0: none known)
+	// An undecided quantile's spread against its sampling floor: Metric,
+	// Need (requests a unit a side, the median), Pct (the standard
+	// deviation of the units' log ratios, ×100), FloorPct (what sampling
+	// that many requests alone gives, ×100).
+	NoteTailSampling NoteCode = "tail-sampling"
 	// Why an A/B scenario had nothing to decide from
 	// (ScenarioComparison.Undecidable).
 	NotePairedTooFewUnits NoteCode = "paired-too-few-units" // Count (units), Total (pairs), Need (requests a unit a side)

@@ -37,6 +37,26 @@ type pairedSpec struct {
 	// merged reads the metric from a merged latency summary (nil: the
 	// metric is not a quantile of the trial's latency histogram).
 	merged func(l result.Latency) float64
+	// q is the quantile the metric is, as a fraction, of the histogram
+	// hist gives a trial (encoded; 0: not a quantile): for its sampling
+	// floor (tailSpreadOf).
+	q    float64
+	hist func(t *result.Trial) string
+}
+
+// Each trial's histograms, encoded ("" where it has none).
+func latencyHist(t *result.Trial) string { return t.Histogram }
+func ttftHist(t *result.Trial) string {
+	if t.LLM == nil {
+		return ""
+	}
+	return t.LLM.TTFTHistogram
+}
+func tpotHist(t *result.Trial) string {
+	if t.LLM == nil {
+		return ""
+	}
+	return t.LLM.TPOTHistogram
 }
 
 func p50(l result.Latency) float64 { return l.P50 }
@@ -74,16 +94,16 @@ func pairedSpecs(s Settings) []pairedSpec {
 		}
 	}
 	specs := []pairedSpec{
-		{name: MetricP50, gated: med, thr: medThr, betterIs: LowerIsBetter, value: lat(p50), merged: p50},
-		{name: MetricP99, gated: true, betterIs: LowerIsBetter, value: lat(p99), merged: p99},
+		{name: MetricP50, gated: med, thr: medThr, betterIs: LowerIsBetter, value: lat(p50), merged: p50, q: 0.5, hist: latencyHist},
+		{name: MetricP99, gated: true, betterIs: LowerIsBetter, value: lat(p99), merged: p99, q: 0.99, hist: latencyHist},
 		{name: MetricErrorRate, gated: true, absolute: true, betterIs: LowerIsBetter, value: func(t *result.Trial) (float64, bool) {
 			if t.Requests <= 0 {
 				return 0, false
 			}
 			return float64(t.Errors) / float64(t.Requests), true
 		}},
-		{name: MetricTTFTP99, gated: true, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 { return l.TTFT.P99 })},
-		{name: MetricTPOTP99, gated: true, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 {
+		{name: MetricTTFTP99, gated: true, betterIs: LowerIsBetter, q: 0.99, hist: ttftHist, value: llm(func(l *result.LLM) float64 { return l.TTFT.P99 })},
+		{name: MetricTPOTP99, gated: true, betterIs: LowerIsBetter, q: 0.99, hist: tpotHist, value: llm(func(l *result.LLM) float64 {
 			if l.TPOT == nil { // no request had two tokens: nothing to compare
 				return 0
 			}
@@ -92,8 +112,8 @@ func pairedSpecs(s Settings) []pairedSpec {
 	}
 	if med {
 		specs = append(specs,
-			pairedSpec{name: MetricTTFTP50, gated: true, thr: medThr, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 { return l.TTFT.P50 })},
-			pairedSpec{name: MetricTPOTP50, gated: true, thr: medThr, betterIs: LowerIsBetter, value: llm(func(l *result.LLM) float64 {
+			pairedSpec{name: MetricTTFTP50, gated: true, thr: medThr, betterIs: LowerIsBetter, q: 0.5, hist: ttftHist, value: llm(func(l *result.LLM) float64 { return l.TTFT.P50 })},
+			pairedSpec{name: MetricTPOTP50, gated: true, thr: medThr, betterIs: LowerIsBetter, q: 0.5, hist: tpotHist, value: llm(func(l *result.LLM) float64 {
 				if l.TPOT == nil {
 					return 0
 				}
@@ -157,6 +177,7 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	}
 	conf := 1 - level
 	untestable := map[int]bool{}
+	spreads := map[int]tailSpread{} // by metric index, for the undecided
 	for _, sp := range pairedSpecs(s) {
 		if sp.optional && !everyTrialHas(sp, p.Base[:n], p.Head[:n]) {
 			continue
@@ -192,9 +213,20 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		if allZero(d) {
 			untestable[len(sc.Metrics)] = true
 		}
+		if sp.q > 0 && skipped == 0 {
+			if ts, ok := tailSpreadOf(units, sp, d); ok {
+				spreads[len(sc.Metrics)] = ts
+			}
+		}
 		sc.Metrics = append(sc.Metrics, m)
 	}
 	decidePaired(&sc, untestable, level)
+	for i, m := range sc.Metrics {
+		if ts, ok := spreads[i]; ok && m.Gated && m.Verdict == Inconclusive {
+			sc.Notes = append(sc.Notes, Note{Code: NoteTailSampling, Metric: m.Metric, Need: int(ts.requests),
+				Pct: 100 * ts.observed, FloorPct: 100 * ts.sampling})
+		}
+	}
 	gated := false
 	for _, m := range sc.Metrics {
 		gated = gated || m.Gated

@@ -128,7 +128,7 @@ func abMethod(s compare.Settings, design string) string {
 }
 
 // abKneeMethod says how a same-runner A/B sweep's max QPS was tested.
-const abKneeMethod = "max QPS under the SLO (A/B): both sides' knee confirmations interleaved, each round in fresh processes for both and from one bracket holding both knees, the two sides' rounds back to back; Student's paired t-test over the rounds' log ratios of the head's estimate to the base's, with no run-to-run term (the searches' own estimates, one side's measured while the other waited, are left out, of the test and of the sizing alike); a regression needs the change beyond the threshold and the test significant"
+const abKneeMethod = "max QPS under the SLO (A/B): both sides' knee confirmations interleaved, each round in fresh processes for both and from one bracket holding both knees (each side's own where the knees are more than twice apart), the two sides' rounds back to back; Student's paired t-test over the rounds' log ratios of the head's estimate to the base's, with no run-to-run term (the searches' own estimates, one side's measured while the other waited, are left out, of the test and of the sizing alike); a regression needs the change beyond the threshold and the test significant"
 
 // usesMethod reports whether any metric of c was tested by method.
 func usesMethod(c *compare.Comparison, method string) bool {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/perfgate/perfgate/compare"
@@ -176,6 +177,19 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 			return fmt.Sprintf("%s: undecided after %d %s, and at this estimate no number of %s would decide it", n.Metric, n.Count, unit, more)
 		}
 		return fmt.Sprintf("%s: undecided after %d %s; at this estimate and spread about %d %s would decide it (raise %s)", n.Metric, n.Count, unit, n.Need, more, raise)
+	},
+
+	compare.NoteTailSampling: func(n compare.Note) string {
+		if n.FloorPct >= 0.7*n.Pct {
+			rests := ""
+			if n.Metric == compare.MetricP99 || n.Metric == compare.MetricTTFTP99 || n.Metric == compare.MetricTPOTP99 {
+				rests = fmt.Sprintf(" (a P99 rests on its %d slowest)", max(1, int(math.Round(float64(n.Need)/100))))
+			}
+			return fmt.Sprintf("%s: a unit's ratio varies by %.1f%% (standard deviation) where sampling %d requests a side gives %.1f%% alone%s: a quieter runner would not narrow it; more requests a unit would (a longer window or a higher rate), or more pairs",
+				n.Metric, n.Pct, n.Need, n.FloorPct, rests)
+		}
+		return fmt.Sprintf("%s: a unit's ratio varies by %.1f%% (standard deviation), of which sampling %d requests a side gives %.1f%%: the rest is the runner's (other work, scheduling), which a quieter runner narrows",
+			n.Metric, n.Pct, n.Need, n.FloorPct)
 	},
 
 	compare.NoteRunInterrupted: func(n compare.Note) string { return n.Side + " run was interrupted" },

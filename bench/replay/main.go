@@ -256,7 +256,9 @@ func replay(r *run, margin float64, maxPairs int) outcome {
 	return outcome{verdict: compare.Inconclusive, pairs: r.measured, stopped: "cut"}
 }
 
-// p99Text is the scenario's P99 change with its interval and verdict.
+// p99Text is the scenario's P99 change with its interval and verdict, and
+// when undecided its units' spread beside its sampling floor (the note
+// tail-sampling).
 func p99Text(sc compare.ScenarioComparison) string {
 	for _, m := range sc.Metrics {
 		if m.Metric == compare.MetricP99 {
@@ -264,7 +266,13 @@ func p99Text(sc compare.ScenarioComparison) string {
 			if m.EquivCIPct != nil {
 				eq = *m.EquivCIPct
 			}
-			return fmt.Sprintf("p99 %+.1f%% equivalence interval [%+.1f, %+.1f] %s", m.DeltaPct, eq[0], eq[1], m.Verdict)
+			spread := ""
+			for _, n := range sc.Notes {
+				if n.Code == compare.NoteTailSampling && n.Metric == compare.MetricP99 {
+					spread = fmt.Sprintf(", units spread %.1f%% (sampling %d requests alone %.1f%%)", n.Pct, n.Need, n.FloorPct)
+				}
+			}
+			return fmt.Sprintf("p99 %+.1f%% equivalence interval [%+.1f, %+.1f] %s%s", m.DeltaPct, eq[0], eq[1], m.Verdict, spread)
 		}
 	}
 	return "no p99"

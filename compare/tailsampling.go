@@ -1,0 +1,81 @@
+package compare
+
+import (
+	"math"
+	"slices"
+
+	"github.com/perfgate/perfgate/result"
+)
+
+// The sampling floor of a quantile. A unit's P99 is read from its few
+// slowest requests, so two units of one unchanged server differ by
+// sampling alone; no quieter runner narrows that, only more requests a
+// unit (or more units) do. The estimate is distribution-free: the rank of
+// the true q-quantile among n independent requests is binomial, with
+// standard deviation √(n·q·(1−q)), and half the log distance between the
+// values one such deviation either side of rank n·q is the quantile's
+// standard error in log terms. Requests within a unit are not quite
+// independent (a stall delays several), so the floor is a least.
+
+// quantileLogSE is the standard error of ln(the q-quantile) read from the
+// trials' histograms (hist gives a trial's, encoded) merged, and the
+// requests behind it; ok is false without a histogram to read.
+func quantileLogSE(trials []result.Trial, hist func(t *result.Trial) string, q float64) (se float64, n int64, ok bool) {
+	h := result.NewHistogram()
+	for i := range trials {
+		enc := hist(&trials[i])
+		if enc == "" {
+			return 0, 0, false
+		}
+		th, err := result.DecodeHistogram(enc)
+		if err != nil || result.Merge(h, th) != nil {
+			return 0, 0, false
+		}
+	}
+	n = h.TotalCount()
+	if n < 2 {
+		return 0, n, false
+	}
+	dev := math.Sqrt(float64(n) * q * (1 - q))
+	at := func(rank float64) float64 {
+		p := 100 * min(max(rank, 1), float64(n)) / float64(n)
+		return float64(h.ValueAtQuantile(p))
+	}
+	lo, hi := at(float64(n)*q-dev), at(float64(n)*q+dev)
+	if lo <= 0 || hi <= 0 {
+		return 0, n, false
+	}
+	return (math.Log(hi) - math.Log(lo)) / 2, n, true
+}
+
+// tailSpread is what spreads a quantile's paired log ratios: their
+// standard deviation (observed) and the part sampling alone gives a
+// unit's two sides (sampling: √(mean over units of se_base² + se_head²)),
+// with the median requests a unit a side.
+type tailSpread struct {
+	observed, sampling float64
+	requests           int64
+}
+
+// tailSpreadOf is the spread of d, the log ratios of the units, against
+// the sampling floor of sp's quantile over those units' trials; ok is
+// false with fewer than three units or a unit without histograms.
+func tailSpreadOf(units []pairedUnit, sp pairedSpec, d []float64) (tailSpread, bool) {
+	if len(units) < 3 || len(d) != len(units) {
+		return tailSpread{}, false
+	}
+	var sum float64
+	var reqs []int64
+	for _, u := range units {
+		sb, nb, okb := quantileLogSE(u.base, sp.hist, sp.q)
+		sh, nh, okh := quantileLogSE(u.head, sp.hist, sp.q)
+		if !okb || !okh {
+			return tailSpread{}, false
+		}
+		sum += sb*sb + sh*sh
+		reqs = append(reqs, nb, nh)
+	}
+	slices.Sort(reqs)
+	_, v := meanVar(d)
+	return tailSpread{observed: math.Sqrt(v), sampling: math.Sqrt(sum / float64(len(units))), requests: reqs[len(reqs)/2]}, true
+}
