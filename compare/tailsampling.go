@@ -14,8 +14,12 @@ import (
 // the true q-quantile among n independent requests is binomial, with
 // standard deviation √(n·q·(1−q)), and half the log distance between the
 // values one such deviation either side of rank n·q is the quantile's
-// standard error in log terms. Requests within a unit are not quite
-// independent (a stall delays several), so the floor is a least.
+// standard error in log terms. It is an estimate, not a bound: requests
+// within a unit are not quite independent (a stall delays several), and
+// on a skewed tail the two neighbouring values sit unevenly about the
+// quantile. Where sampling is the only noise it reads about the units'
+// spread (TestTailSpread; the project's A/A runs:
+// bench/duet-2026-12-07-s11.txt).
 
 // quantileLogSE is the standard error of ln(the q-quantile) read from the
 // trials' histograms (hist gives a trial's, encoded) merged, and the

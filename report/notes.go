@@ -188,7 +188,7 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 			return fmt.Sprintf("%s: a unit's ratio varies by %.1f%% (standard deviation) where sampling %d requests a side gives %.1f%% alone%s: a quieter runner would not narrow it; more requests a unit would (a longer window or a higher rate), or more pairs",
 				n.Metric, n.Pct, n.Need, n.FloorPct, rests)
 		}
-		return fmt.Sprintf("%s: a unit's ratio varies by %.1f%% (standard deviation), of which sampling %d requests a side gives %.1f%%: the rest is the runner's (other work, scheduling), which a quieter runner narrows",
+		return fmt.Sprintf("%s: a unit's ratio varies by %.1f%% (standard deviation), of which sampling %d requests a side gives %.1f%%: the rest moves with the runner or the service from unit to unit (other work, scheduling, its own state), which more requests a unit would not remove",
 			n.Metric, n.Pct, n.Need, n.FloorPct)
 	},
 

@@ -82,7 +82,7 @@ func TestNoteText(t *testing.T) {
 		{"tail sampling", compare.Note{Code: compare.NoteTailSampling, Metric: compare.MetricP99, Need: 300, Pct: 17.7, FloorPct: 16.9},
 			"p99_ms: a unit's ratio varies by 17.7% (standard deviation) where sampling 300 requests a side gives 16.9% alone (a P99 rests on its 3 slowest): a quieter runner would not narrow it; more requests a unit would (a longer window or a higher rate), or more pairs"},
 		{"tail runner", compare.Note{Code: compare.NoteTailSampling, Metric: compare.MetricP50, Need: 300, Pct: 8.2, FloorPct: 2.1},
-			"p50_ms: a unit's ratio varies by 8.2% (standard deviation), of which sampling 300 requests a side gives 2.1%: the rest is the runner's (other work, scheduling), which a quieter runner narrows"},
+			"p50_ms: a unit's ratio varies by 8.2% (standard deviation), of which sampling 300 requests a side gives 2.1%: the rest moves with the runner or the service from unit to unit (other work, scheduling, its own state), which more requests a unit would not remove"},
 		// A code from a newer perfgate is shown, not dropped.
 		{"unknown code", compare.Note{Code: "from-the-future"}, "from-the-future"},
 	}
