@@ -209,9 +209,11 @@ func (l *looker) after(out *Measured, blocks int, elapsed time.Duration) bool {
 		case n >= p.Design.MaxPairs:
 			run.Stopped = "max_trials"
 			morePairs(&out.Comparison, n, level, p.Design.Alpha)
+			compare.TailSampling(&out.Comparison, out.Pairs, p.Settings)
 		case final:
 			run.Stopped = "budget"
 			morePairs(&out.Comparison, n, level, p.Design.Alpha)
+			compare.TailSampling(&out.Comparison, out.Pairs, p.Settings)
 		case !p.Design.NoFutility:
 			look := compare.Look{Pairs: n, EndPairs: int(math.Round(float64(n) / t)), Level: level,
 				AlphaLeft: p.Design.Spent(1) - p.Design.Spent(t), EqAlphaLeft: p.Design.EquivSpent(1) - p.Design.EquivSpent(t)}
@@ -219,6 +221,7 @@ func (l *looker) after(out *Measured, blocks int, elapsed time.Duration) bool {
 				run.Stopped = "futile"
 				out.Comparison.Notes = append(out.Comparison.Notes, compare.Note{Code: compare.NoteFutile,
 					Metric: f.Metric, Count: f.Pairs, Need: f.PairsNeeded, Pct: 100 * f.Power})
+				compare.TailSampling(&out.Comparison, out.Pairs, p.Settings)
 			}
 		}
 		p.logLook(out.Comparison, run.Looks, n, level, eqLevel, elapsed, run.Stopped)

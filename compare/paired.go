@@ -177,7 +177,6 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 	}
 	conf := 1 - level
 	untestable := map[int]bool{}
-	spreads := map[int]tailSpread{} // by metric index, for the undecided
 	for _, sp := range pairedSpecs(s) {
 		if sp.optional && !everyTrialHas(sp, p.Base[:n], p.Head[:n]) {
 			continue
@@ -213,20 +212,9 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 		if allZero(d) {
 			untestable[len(sc.Metrics)] = true
 		}
-		if sp.q > 0 && skipped == 0 {
-			if ts, ok := tailSpreadOf(units, sp, d); ok {
-				spreads[len(sc.Metrics)] = ts
-			}
-		}
 		sc.Metrics = append(sc.Metrics, m)
 	}
 	decidePaired(&sc, untestable, level)
-	for i, m := range sc.Metrics {
-		if ts, ok := spreads[i]; ok && m.Gated && m.Verdict == Inconclusive {
-			sc.Notes = append(sc.Notes, Note{Code: NoteTailSampling, Metric: m.Metric, Need: int(ts.requests),
-				Pct: 100 * ts.observed, FloorPct: 100 * ts.sampling})
-		}
-	}
 	gated := false
 	for _, m := range sc.Metrics {
 		gated = gated || m.Gated

@@ -83,3 +83,35 @@ func tailSpreadOf(units []pairedUnit, sp pairedSpec, d []float64) (tailSpread, b
 	_, v := meanVar(d)
 	return tailSpread{observed: math.Sqrt(v), sampling: math.Sqrt(sum / float64(len(units))), requests: reqs[len(reqs)/2]}, true
 }
+
+// TailSampling notes, on a paired comparison sc of the pairs p under s
+// left undecided, each gated quantile metric still inconclusive with its
+// units' spread beside its sampling floor (NoteTailSampling): whether a
+// quieter runner or only more requests would narrow it. It reads every
+// unit's histograms, so a caller runs it once, where the measuring
+// stopped, not at every look.
+func TailSampling(sc *ScenarioComparison, p Pairs, s Settings) {
+	units := pairedUnits(p, int64(RequestsForQuantile(99)))
+	for _, sp := range pairedSpecs(s) {
+		if sp.q == 0 {
+			continue
+		}
+		i := slices.IndexFunc(sc.Metrics, func(m Metric) bool { return m.Metric == sp.name })
+		if i < 0 || !sc.Metrics[i].Gated || sc.Metrics[i].Verdict != Inconclusive {
+			continue
+		}
+		d := make([]float64, 0, len(units))
+		for _, u := range units {
+			b, okb := unitValue(sp, u.base)
+			h, okh := unitValue(sp, u.head)
+			if !okb || !okh {
+				break
+			}
+			d = append(d, math.Log(h/b))
+		}
+		if ts, ok := tailSpreadOf(units, sp, d); ok {
+			sc.Notes = append(sc.Notes, Note{Code: NoteTailSampling, Metric: sp.name, Need: int(ts.requests),
+				Pct: 100 * ts.observed, FloorPct: 100 * ts.sampling})
+		}
+	}
+}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/perfgate/perfgate/compare/comparetest"
@@ -11,7 +12,8 @@ import (
 // units' log ratios. With requests drawn from one lognormal on both sides
 // (sampling the only noise), the floor is the whole spread; with every
 // trial scaled by 40% of the runner's noise beside it, sampling is a
-// small part. An undecided P99 says which in a note.
+// small part. An undecided P99 says which in a note (TailSampling, run
+// where the measuring stopped).
 func TestTailSpread(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -28,6 +30,10 @@ func TestTailSpread(t *testing.T) {
 			p := Pairs{Base: comparetest.Result(spec, rand.New(rand.NewPCG(1, 2))).Trials,
 				Head: comparetest.Result(spec, rand.New(rand.NewPCG(3, 4))).Trials}
 			sc := ComparePaired("svc", "service", p, DefaultSettings(), 0.05, 0.05)
+			if slices.ContainsFunc(sc.Notes, func(n Note) bool { return n.Code == NoteTailSampling }) {
+				t.Fatalf("ComparePaired noted the sampling floor itself: a look's comparison must stay cheap")
+			}
+			TailSampling(&sc, p, DefaultSettings())
 			var note *Note
 			for i := range sc.Notes {
 				if sc.Notes[i].Code == NoteTailSampling && sc.Notes[i].Metric == MetricP99 {

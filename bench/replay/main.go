@@ -230,6 +230,7 @@ func replay(r *run, margin float64, maxPairs int) outcome {
 		tPrev, last = t, n
 		p := compare.Pairs{Base: r.pairs.Base[:n], Head: r.pairs.Head[:n], HeadFirst: r.pairs.HeadFirst[:n]}
 		sc := compare.ComparePaired(r.scenario, "", p, s, level, eq)
+		compare.TailSampling(&sc, p, s) // a look's, where the gate notes it at its last
 		o := outcome{verdict: sc.Verdict, pairs: n, p99: p99Text(sc)}
 		switch {
 		case compare.Decided(sc):
