@@ -592,3 +592,44 @@ func TestSimulatedOrderEffect(t *testing.T) {
 		t.Errorf("P99 order effect's interval above zero in %d of %d runs: want most", found, recorded)
 	}
 }
+
+// histSide serves trials of 300 requests from one lognormal with real
+// histograms (comparetest), so that sampling is a trial's only noise.
+type histSide struct {
+	rng *rand.Rand
+}
+
+func (s *histSide) Start(context.Context) error { return nil }
+func (s *histSide) Stop()                       {}
+func (s *histSide) Trial(context.Context) (*result.Trial, error) {
+	r := comparetest.Result(comparetest.Spec{Scenario: "svc", Trials: 1, Requests: 300, MedianMs: 3, Sigma: 0.5}, s.rng)
+	return &r.Trials[0], nil
+}
+
+// An A/A run whose P99 the sampling of 300 requests a unit leaves
+// undecided where it stopped carries the note tail-sampling for P99, its
+// floor about its spread.
+func TestTailSamplingWhereStopped(t *testing.T) {
+	p := Plan{Scenario: "svc", Layer: "service", Settings: compare.DefaultSettings(),
+		Design: compare.Sequential{Alpha: 0.05, MaxPairs: 12}}
+	out, err := Interleave(context.Background(), p, &histSide{rand.New(rand.NewPCG(7, 1))}, &histSide{rand.New(rand.NewPCG(8, 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p99 *compare.Note
+	for i, n := range out.Comparison.Notes {
+		if n.Code == compare.NoteTailSampling && n.Metric == compare.MetricP99 {
+			p99 = &out.Comparison.Notes[i]
+		}
+	}
+	if out.Run.Stopped != "max_trials" && out.Run.Stopped != "futile" {
+		t.Fatalf("stopped %s (%s): want an A/A whose P99 the pairs leave undecided", out.Run.Stopped, out.Comparison.Verdict)
+	}
+	if p99 == nil {
+		t.Fatalf("stopped %s after %d pairs, %s: no tail-sampling note for p99_ms in %+v", out.Run.Stopped, out.Run.Pairs, out.Comparison.Verdict, out.Comparison.Notes)
+	}
+	t.Logf("stopped %s after %d pairs: P99 spread %.1f%%, sampling %.1f%%, %d requests", out.Run.Stopped, out.Run.Pairs, p99.Pct, p99.FloorPct, p99.Need)
+	if p99.Need != 300 || p99.FloorPct < 0.6*p99.Pct || p99.FloorPct > 1.6*p99.Pct {
+		t.Errorf("p99_ms: spread %.1f%%, sampling %.1f%%, %d requests: want 300 requests, the floor about the spread", p99.Pct, p99.FloorPct, p99.Need)
+	}
+}

@@ -180,6 +180,8 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 	},
 
 	compare.NoteTailSampling: func(n compare.Note) string {
+		// Sampling's the spread when its floor is most of it: the floor
+		// reads a little off the spread even where sampling is all of it.
 		if n.FloorPct >= 0.7*n.Pct {
 			rests := ""
 			if n.Metric == compare.MetricP99 || n.Metric == compare.MetricTTFTP99 || n.Metric == compare.MetricTPOTP99 {
