@@ -235,21 +235,9 @@ func TestConfirmCompletesACutSearch(t *testing.T) {
 // bracket's width (1.95 times), and both sides' rounds step through the
 // same rates.
 func TestShare(t *testing.T) {
-	o := DefaultOptions(50 * time.Millisecond)
-	o.Drain = 0
-	var rates [2][]float64
-	probe := func(i int) Probe {
-		return func(_ context.Context, rate float64) (result.Point, error) {
-			rates[i] = append(rates[i], rate)
-			p99 := 10 + 40*math.Pow(rate/400, 4) // 50 ms at 400 rps
-			return result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 5, P99: p99, Mean: 5}}, nil
-		}
-	}
-	capOf := func(lo, hi float64) *result.Capacity {
-		return &result.Capacity{Found: true, MaxQPS: lo, Bracket: [2]float64{lo, hi}}
-	}
-	a := NewConfirmer(capOf(100, 110), probe(0), o)
-	b := NewConfirmer(capOf(150, 195), probe(1), o)
+	o, probe, rates := shareProbes([2]float64{400, 400})
+	a := NewConfirmer(bracketCap(100, 110), probe(0), o)
+	b := NewConfirmer(bracketCap(150, 195), probe(1), o)
 	if lo, hi, shared := Share(a, b); !shared || lo != 100 || hi != 195 {
 		t.Fatalf("shared bracket [%v, %v] (shared %v), want [100, 195]", lo, hi, shared)
 	}
@@ -270,20 +258,7 @@ func TestShare(t *testing.T) {
 // bracket spanning both would read each side's round from a pass far
 // below its knee and a fail far above it.
 func TestShareApart(t *testing.T) {
-	o := DefaultOptions(50 * time.Millisecond)
-	o.Drain = 0
-	var rates [2][]float64
-	probe := func(i int) Probe {
-		return func(_ context.Context, rate float64) (result.Point, error) {
-			rates[i] = append(rates[i], rate)
-			knee := []float64{105, 265}[i]
-			p99 := 10 + 40*math.Pow(rate/knee, 4) // 50 ms at the knee
-			return result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 5, P99: p99, Mean: 5}}, nil
-		}
-	}
-	capOf := func(lo, hi float64) *result.Capacity {
-		return &result.Capacity{Found: true, MaxQPS: lo, Bracket: [2]float64{lo, hi}}
-	}
+	o, probe, rates := shareProbes([2]float64{105, 265})
 	tests := []struct {
 		name       string
 		a, b       [2]float64
@@ -294,9 +269,9 @@ func TestShareApart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rates = [2][]float64{}
-			a := NewConfirmer(capOf(tt.a[0], tt.a[1]), probe(0), o)
-			b := NewConfirmer(capOf(tt.b[0], tt.b[1]), probe(1), o)
+			*rates = [2][]float64{}
+			a := NewConfirmer(bracketCap(tt.a[0], tt.a[1]), probe(0), o)
+			b := NewConfirmer(bracketCap(tt.b[0], tt.b[1]), probe(1), o)
 			lo, hi, shared := Share(a, b)
 			if shared != tt.wantShared || lo != tt.a[0] || hi != tt.b[1] {
 				t.Fatalf("Share: [%v, %v] shared %v, want [%v, %v] shared %v", lo, hi, shared, tt.a[0], tt.b[1], tt.wantShared)
@@ -318,6 +293,26 @@ func TestShareApart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bracketCap is a found knee bracketed at [lo, hi].
+func bracketCap(lo, hi float64) *result.Capacity {
+	return &result.Capacity{Found: true, MaxQPS: lo, Bracket: [2]float64{lo, hi}}
+}
+
+// shareProbes is options without drain pauses, two sides' probes whose
+// P99 reaches 50 ms at knees, and the rates each probed, in order.
+func shareProbes(knees [2]float64) (Options, func(i int) Probe, *[2][]float64) {
+	o := DefaultOptions(50 * time.Millisecond)
+	o.Drain = 0
+	var rates [2][]float64
+	return o, func(i int) Probe {
+		return func(_ context.Context, rate float64) (result.Point, error) {
+			rates[i] = append(rates[i], rate)
+			p99 := 10 + 40*math.Pow(rate/knees[i], 4)
+			return result.Point{AchievedRPS: rate, Latency: result.Latency{P50: 5, P99: p99, Mean: 5}}, nil
+		}
+	}, &rates
 }
 
 // judgedPoint is a probe at rate that achieved it with P99 p99 ms, judged
