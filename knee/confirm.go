@@ -22,8 +22,10 @@ import (
 // steps up, a bracket's width, then two, then three further and so on (at
 // most maxConfirmSteps, about 5.8 times past the bracket), until a probe
 // fails; when both fail it steps down the same way, and a round that
-// stepped far bisects its own bracket. A round's estimate is where its
-// probes' worst latency, relative
+// stepped far bisects its own bracket. A search that never failed has no
+// bracket: its rounds probe its highest pass and a step above, until one
+// brackets the knee, whose bracket the rounds after it probe (adopt).
+// A round's estimate is where its probes' worst latency, relative
 // to the objective (severity, 1 at the SLO), crosses 1, interpolated
 // linearly in log rate and log severity between the round's highest pass
 // and lowest fail. A round without both sides extrapolates from its
@@ -100,7 +102,10 @@ type Confirmer struct {
 	// step is how far a round whose two first probes both passed (or
 	// both failed) steps on, in log rate: the bracket's span, or the one
 	// Share gives both sides.
-	step  float64
+	step float64
+	// open is set while the bracket is a guess: the search never failed,
+	// so hi is a step above its highest pass, not a measured fail.
+	open  bool
 	round int
 }
 
@@ -126,6 +131,7 @@ func NewConfirmer(c *result.Capacity, probe Probe, o Options) *Confirmer {
 		span = math.Max(math.Log(hi/lo), math.Log(1+o.Resolution))
 	} else {
 		hi = k.clamp(lo * math.Exp(span)) // the search never failed: probe a step up
+		k.open = true
 	}
 	k.hi, k.span, k.step = hi, span, span
 	k.slope = kneeSlope(c.Points, o)
@@ -156,6 +162,7 @@ func (k *Confirmer) Rebracket(lo, hi float64) {
 	k.lo, k.hi = lo, hi
 	k.span = math.Max(math.Log(hi/lo), math.Log(1+k.o.Resolution))
 	k.step = k.span
+	k.open = false
 }
 
 // ShareApart is how far apart two sides' knees may be for Share to give
@@ -289,7 +296,28 @@ func (k *Confirmer) Round(ctx context.Context) (estimate float64, ok bool, err e
 	if ok {
 		c.Estimates = append(c.Estimates, e)
 	}
+	k.adopt(pts, span)
 	return e, ok, nil
+}
+
+// adopt makes the rounds to come probe this round's bracket first when
+// the search never failed (open): its bracket was a guess a step above
+// its highest pass, and every round would otherwise step from there
+// to the knee again, several probes a round. The round's bracket is
+// adopted only when it is as narrow as the narrowing leaves a round's
+// (four spans, or narrowBeyond): a wider one would lean every later
+// round's estimate low. A bracket shared with the other side (Share,
+// Rebracket) is never open: both sides' rounds keep probing the same
+// rates (bench/RESULTS-rules.md#kneeconfirmeradopt).
+func (k *Confirmer) adopt(pts []result.Point, span float64) {
+	if !k.open {
+		return
+	}
+	pass, fail, ok := roundBracket(pts, k.o)
+	if !ok || math.Log(fail/pass) > math.Max(4*span, math.Log(1+narrowBeyond)) {
+		return
+	}
+	k.Rebracket(pass, fail)
 }
 
 // maxNarrowSteps bounds the bisections of a round's own bracket, and

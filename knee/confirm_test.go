@@ -322,3 +322,50 @@ func judgedPoint(rate, p99 float64, o Options) result.Point {
 	p.Pass, _ = judgePoint(p, o)
 	return p
 }
+
+// A search that never failed has no bracket: its first round steps up
+// from its highest pass to the knee, and the rounds after it probe that
+// round's bracket first instead of stepping up again, so each costs its
+// two probes. A bracket from Share is kept, open or not.
+func TestConfirmAdoptsTheRoundsBracket(t *testing.T) {
+	o, probe, rates := shareProbes([2]float64{800, 800})
+	open := &result.Capacity{Found: true, MaxQPS: 200, Bracket: [2]float64{200, 0}}
+	k := NewConfirmer(open, probe(0), o)
+	var first [2]float64
+	for r := 1; r <= 3; r++ {
+		rates[0] = nil
+		if _, ok, err := k.Round(context.Background()); err != nil || !ok {
+			t.Fatalf("round %d: estimate %v, error %v", r, ok, err)
+		}
+		pass, fail, ok := roundBracket(open.Points[len(open.Points)-len(rates[0]):], o)
+		if r == 1 {
+			if !ok || len(rates[0]) < 4 || !(pass < 800 && fail > 800) {
+				t.Fatalf("round 1 probed %.1f, bracket [%v, %v]: want it to step up to a bracket around 800", rates[0], pass, fail)
+			}
+			first = [2]float64{pass, fail}
+			continue
+		}
+		if len(rates[0]) != 2 || rates[0][0] != first[0] || rates[0][1] != first[1] {
+			t.Errorf("round %d probed %.1f, want round 1's bracket %v alone", r, rates[0], first)
+		}
+	}
+
+	// Shared: both sides keep the shared bracket's rates, round after round.
+	o, probe, rates = shareProbes([2]float64{800, 800})
+	a := NewConfirmer(&result.Capacity{Found: true, MaxQPS: 200, Bracket: [2]float64{200, 0}}, probe(0), o)
+	b := NewConfirmer(bracketCap(220, 260), probe(1), o)
+	if _, _, shared := Share(a, b); !shared {
+		t.Fatal("Share: not shared")
+	}
+	for r := 1; r <= 2; r++ {
+		*rates = [2][]float64{}
+		for _, k := range []*Confirmer{a, b} {
+			if _, _, err := k.Round(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(rates[0], rates[1]) || rates[0][0] != 200 {
+			t.Errorf("shared round %d probed %.1f and %.1f, want the same rates from 200", r, rates[0], rates[1])
+		}
+	}
+}

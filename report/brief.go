@@ -183,6 +183,11 @@ func (u undecided) lever(long bool) string {
 	if !long {
 		return short
 	}
+	if u.cause == causeUnits && u.units > 0 {
+		// The MDE's projection, not the estimate's: the more-pairs note
+		// says what would decide this estimate as it stands.
+		return why + ": " + short + " (enough to catch a change of the threshold's size 4 times in 5)"
+	}
 	return why + ": " + short
 }
 

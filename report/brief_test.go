@@ -80,6 +80,14 @@ func TestHeadlineLine(t *testing.T) {
 			}
 		})
 	}
+	// Under the table, the units' line says what its count is for: the
+	// more-pairs note's count decides the estimate as it stands, this one
+	// a change of the threshold's size.
+	got := decideLines(tests[5].c)
+	want := "p99_ms in api: the interval straddles the threshold: measure about 12 target processes a side (enough to catch a change of the threshold's size 4 times in 5)"
+	if len(got) == 0 || got[0] != want {
+		t.Errorf("decideLines = %q, want first %q", got, want)
+	}
 }
 
 // A headline too long for its title drops the title, then is cut, never
