@@ -160,6 +160,7 @@ func Interleave(ctx context.Context, p Plan, base, head Side) (*Measured, error)
 	}
 	p.finish(out, order.String(), clock(), aTimes, aP99)
 	run.OrderEffect = compare.EstimateOrderEffect(out.Pairs, p.Settings.Confidence)
+	compare.FirstTrialNotes(&out.Comparison, out.Pairs, p.Settings.Confidence)
 	if oe := run.OrderEffect; oe != nil {
 		p.logf("a/b: %s: %s", p.Scenario, orderEffectLine(oe))
 	}

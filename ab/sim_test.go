@@ -633,3 +633,46 @@ func TestTailSamplingWhereStopped(t *testing.T) {
 		t.Errorf("p99_ms: spread %.1f%%, sampling %.1f%%, %d requests: want 300 requests, the floor about the spread", p99.Pct, p99.FloorPct, p99.Need)
 	}
 }
+
+// warmingSide is a target whose every fresh process serves its first
+// trial slower by slow (a fraction) than its later ones, with a little
+// noise; it numbers its processes as a real side does.
+type warmingSide struct {
+	rng        *rand.Rand
+	slow       float64
+	gen, count int
+}
+
+func (s *warmingSide) Start(context.Context) error { s.gen++; s.count = 0; return nil }
+func (s *warmingSide) Stop()                       {}
+func (s *warmingSide) Trial(context.Context) (*result.Trial, error) {
+	s.count++
+	p50 := 10 * math.Exp(0.03*s.rng.NormFloat64())
+	if s.count == 1 {
+		p50 *= 1 + s.slow
+	}
+	return &result.Trial{Process: s.gen, Requests: 300, Valid: true, OfferedRPS: 100, AchievedRPS: 100,
+		Latency: result.Latency{P50: p50, P99: 2 * p50, P999: 3 * p50, Mean: p50}}, nil
+}
+
+// A side whose processes run their first trial slow (a warm-up too short)
+// gets the note first-trial when the run ends; the steady side does not.
+func TestFirstTrialNoteWhereStopped(t *testing.T) {
+	p := Plan{Scenario: "svc", Layer: "service", Settings: compare.DefaultSettings(),
+		Design: compare.Sequential{Alpha: 0.05, MaxPairs: 12}}
+	out, err := Interleave(context.Background(), p, &warmingSide{rng: rand.New(rand.NewPCG(5, 1)), slow: 0.25},
+		&warmingSide{rng: rand.New(rand.NewPCG(6, 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sides []string
+	for _, n := range out.Comparison.Notes {
+		if n.Code == compare.NoteFirstTrial {
+			sides = append(sides, n.Side)
+			t.Logf("%s: %+.1f%% [%+.1f%%, %+.1f%%] over %d processes", n.Side, n.Pct, n.CIPct[0], n.CIPct[1], n.Count)
+		}
+	}
+	if len(sides) != 1 || sides[0] != "base" {
+		t.Errorf("first-trial notes on %q after %d pairs (%s), want the base side's alone", sides, out.Run.Pairs, out.Run.Stopped)
+	}
+}

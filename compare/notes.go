@@ -46,6 +46,8 @@ type Note struct {
 	CandRange *[2]float64 `json:"cand_range,omitempty"`
 	// Pct is a percentage: a threshold, or how far runs disagreed.
 	Pct float64 `json:"pct,omitempty"`
+	// CIPct is Pct's interval, where the note states an estimate.
+	CIPct *[2]float64 `json:"ci_pct,omitempty"`
 	// FloorPct is the baseline's noise floor a threshold was raised to.
 	FloorPct float64 `json:"floor_pct,omitempty"`
 	// DF is degrees of freedom.
@@ -120,6 +122,10 @@ const (
 	// deviation of the units' log ratios, ×100), FloorPct (what sampling
 	// that many requests alone gives, ×100).
 	NoteTailSampling NoteCode = "tail-sampling"
+	// A side's target processes ran their first trial slower than their
+	// later ones (FirstTrial): Side, Metric (p50_ms), Count (processes),
+	// Pct and CIPct (the first against the later, in percent).
+	NoteFirstTrial NoteCode = "first-trial"
 	// Why an A/B scenario had nothing to decide from
 	// (ScenarioComparison.Undecidable).
 	NotePairedTooFewUnits NoteCode = "paired-too-few-units" // Count (units), Total (pairs), Need (requests a unit a side)

@@ -179,6 +179,15 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 		return fmt.Sprintf("%s: undecided after %d %s; at this estimate and spread about %d %s would decide it (raise %s)", n.Metric, n.Count, unit, n.Need, more, raise)
 	},
 
+	compare.NoteFirstTrial: func(n compare.Note) string {
+		ci := ""
+		if n.CIPct != nil {
+			ci = fmt.Sprintf(" [%+.1f%%, %+.1f%%]", n.CIPct[0], n.CIPct[1])
+		}
+		return fmt.Sprintf("%s side: a target process's first trial read its P50 %+.1f%%%s above the same process's later trials, over %d processes: its warm-up ended before it was steady; the paired estimate cancels the bias, but a longer load.warmup would narrow the interval",
+			n.Side, n.Pct, ci, n.Count)
+	},
+
 	compare.NoteTailSampling: func(n compare.Note) string {
 		// Sampling's the spread when its floor is most of it: the floor
 		// reads a little off the spread even where sampling is all of it.
