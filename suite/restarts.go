@@ -6,6 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/perfgate/perfgate/compare"
 	"github.com/perfgate/perfgate/harness"
 	"github.com/perfgate/perfgate/result"
 )
@@ -83,7 +84,24 @@ func mergeRuns(parts []*result.Result) *result.Result {
 	}
 	out.Load.Trials = len(out.Trials)
 	out.Summary = summarize(out.Trials, &out)
+	if w := firstTrialWarning(out.Trials, out.Load.WarmupS); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
 	return &out
+}
+
+// firstTrialWarning says, when the processes ran their first trial slower
+// than their later ones (compare.FirstTrial at 95%: its interval above
+// zero), that the warm-up ends before the target is steady: every
+// process's first trial then adds the warm-up's tail to its figures. ""
+// when they did not, or too few processes served two trials to tell.
+func firstTrialWarning(trials []result.Trial, warmupS float64) string {
+	e, ok := compare.FirstTrial(trials, 0.95)
+	if !ok || !(e.CIPct[0] > 0) {
+		return ""
+	}
+	return fmt.Sprintf("each target process ran its first trial slower than its later ones: P50 %+.1f%% [%+.1f%%, %+.1f%%] over %d processes; the warm-up (%gs) ends before the target is steady: lengthen load.warmup",
+		e.Pct, e.CIPct[0], e.CIPct[1], e.Processes, warmupS)
 }
 
 // summarize recomputes res's summary from trials (result.SummaryOf, the

@@ -275,3 +275,38 @@ func compiled(t testing.TB, cfg *config.Config) *config.Plan {
 	}
 	return p
 }
+
+// Processes whose first trial runs slower than their later ones (a
+// warm-up that ends too soon) leave a warning on the merged result that
+// names the warm-up; steady ones leave none.
+func TestMergeRunsFirstTrial(t *testing.T) {
+	parts := func(slow float64) []*result.Result {
+		var ps []*result.Result
+		for p := range 5 {
+			r := &result.Result{Valid: true, Load: result.Load{WarmupS: 0.2}}
+			for k := range 2 {
+				p50 := 10 * (1 + 0.02*float64(p%3))
+				if k == 0 {
+					p50 *= 1 + slow + 0.01*float64(p%2)
+				}
+				r.Trials = append(r.Trials, result.Trial{Requests: 100, Valid: true, Latency: result.Latency{P50: p50, P99: 2 * p50}})
+			}
+			ps = append(ps, r)
+		}
+		return ps
+	}
+	warned := func(r *result.Result) string {
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "first trial") {
+				return w
+			}
+		}
+		return ""
+	}
+	if w := warned(mergeRuns(parts(0.23))); !strings.Contains(w, "over 5 processes") || !strings.Contains(w, "warm-up (0.2s)") {
+		t.Errorf("first trials 23%% slow: warning %q, want one over 5 processes naming the warm-up", w)
+	}
+	if w := warned(mergeRuns(parts(0))); w != "" {
+		t.Errorf("steady processes: warning %q, want none", w)
+	}
+}
