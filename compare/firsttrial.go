@@ -10,8 +10,8 @@ import (
 // than the same process's later trials, at P50, over one side's processes
 // that served two or more: 100·(exp(θ) − 1), θ the mean over processes of
 // ln(first) − the mean of ln(later), with Student's interval. A warm-up
-// that ends before the target is steady (caches, pools and heap still
-// growing under load) shows here. In ABBA order it lands on the
+// that ends before the target is steady (a server still warming under
+// load) shows here. In ABBA order it lands on the
 // first-measured side of a block's first pair only, so the paired estimate
 // cancels it as it does the order effect, but it widens the interval.
 type FirstTrialEffect struct {

@@ -44,8 +44,9 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		return withCode(exitRunFailed, fmt.Errorf("demo: finding the perfgate binary to start the reference server: %w", err))
 	}
 	start := time.Now()
-	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s\n",
-		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demo.Planned(cfg, *quick, scenarios).Round(time.Second))
+	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s (each pair decided at its first look; a pair's second look adds up to %s)\n",
+		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demo.Planned(cfg, *quick, scenarios).Round(time.Second),
+		demo.SecondLook(cfg, *quick, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
 	// The full log: every log line of the run, each result's notes and
 	// the full reports. The terminal shows one screen of it (the live

@@ -42,21 +42,54 @@ func Planned(cfg *config.Config, quick bool, only []string) time.Duration {
 	inPair := map[string]bool{}
 	for _, p := range cfg.Pairs {
 		inPair[p.Base], inPair[p.Head] = true, true
-		if len(only) == 0 || slices.Contains(only, p.Base) || slices.Contains(only, p.Head) {
-			d += PairPlanned(cfg, cfg.ScenarioNamed(p.Base))
-		}
 	}
 	for _, s := range cfg.Scenarios {
 		if !inPair[s.Name] && (len(only) == 0 || slices.Contains(only, s.Name)) {
 			d += suite.PlannedDuration(s, StartCost)
 		}
 	}
-	if pc, pairs, err := Planted(cfg, PlantedSelection(quick, only)); err == nil { // the planted regression
-		for _, p := range pairs {
-			d += PairPlanned(pc, pc.ScenarioNamed(p.Base))
-		}
+	for _, p := range selectedPairs(cfg, quick, only) {
+		d += PairPlanned(p.cfg, p.base)
 	}
 	return d
+}
+
+// SecondLook is the most a second look adds to the plan: the longest
+// selected fixed-load pair's PairPlanned, since the second look measures
+// as many pairs again as the first (a knee's further rounds are not
+// counted). Planned holds every pair decided at its first look.
+func SecondLook(cfg *config.Config, quick bool, only []string) time.Duration {
+	var most time.Duration
+	for _, p := range selectedPairs(cfg, quick, only) {
+		if p.base.Load.Mode != "sweep" {
+			most = max(most, PairPlanned(p.cfg, p.base))
+		}
+	}
+	return most
+}
+
+// plannedPair is a selected pair's base scenario and the config it runs
+// under (the demo's, or the planted regression's).
+type plannedPair struct {
+	cfg  *config.Config
+	base *config.Scenario
+}
+
+// selectedPairs are the demo's pairs that only selects (empty: all), the
+// planted regression's (PlantedSelection) after them.
+func selectedPairs(cfg *config.Config, quick bool, only []string) []plannedPair {
+	var out []plannedPair
+	for _, p := range cfg.Pairs {
+		if len(only) == 0 || slices.Contains(only, p.Base) || slices.Contains(only, p.Head) {
+			out = append(out, plannedPair{cfg, cfg.ScenarioNamed(p.Base)})
+		}
+	}
+	if pc, pairs, err := Planted(cfg, PlantedSelection(quick, only)); err == nil {
+		for _, p := range pairs {
+			out = append(out, plannedPair{pc, pc.ScenarioNamed(p.Base)})
+		}
+	}
+	return out
 }
 
 // PairPlanned is a pair's planned time, measured by ab.MeasurePairs

@@ -154,3 +154,24 @@ func TestPairTrialsAreUnits(t *testing.T) {
 		}
 	}
 }
+
+// SecondLook is the longest selected fixed-load pair's first look, and
+// nothing for knee pairs alone: their later rounds are not planned.
+func TestSecondLook(t *testing.T) {
+	cfg, err := Config(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm := PairPlanned(cfg, cfg.ScenarioNamed("llm-fp32"))
+	if got := SecondLook(cfg, false, []string{"llm-fp32"}); got != llm {
+		t.Errorf("SecondLook of the LLM model pair = %v, want its plan %v", got, llm)
+	}
+	if got := SecondLook(cfg, false, []string{"service-batch32"}); got != 0 {
+		t.Errorf("SecondLook of the knee pairs alone = %v, want 0", got)
+	}
+	full := SecondLook(cfg, false, nil)
+	if full < llm || full >= Planned(cfg, false, nil)/2 {
+		t.Errorf("SecondLook of the full demo = %v, want at least the LLM model pair's %v and well under the plan", full, llm)
+	}
+	t.Logf("a second look adds up to %v", full)
+}
