@@ -44,7 +44,7 @@ func cmdDemo(ctx context.Context, e *env, args []string) error {
 		return withCode(exitRunFailed, fmt.Errorf("demo: finding the perfgate binary to start the reference server: %w", err))
 	}
 	start := time.Now()
-	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s (each pair decided at its first look; a pair's second look adds up to %s)\n",
+	fmt.Fprintf(e.stdout, "perfgate demo: %d scenarios against the reference server (perfgate fixture serve), %s, planned about %s if each pair decides at its first look (a second look: up to %s more)\n",
 		len(cfg.Scenarios), map[bool]string{true: "quick", false: "full"}[*quick], demo.Planned(cfg, *quick, scenarios).Round(time.Second),
 		demo.SecondLook(cfg, *quick, scenarios).Round(time.Second))
 	resultsDir := filepath.Join(*out, "results")
