@@ -23,7 +23,9 @@
 #   llm     `gate --ab` of an LLM stream scenario (the reference server's
 #           sim-llm, 80 requests/s, 16 tokens each): LLM_AA (2) A/A runs,
 #           then LLM_10 (2) whose decode step costs LLM_STEP_10 (4.5ms, 4ms
-#           in A: TPOT about +10%).
+#           in A: TPOT about +10%); LLM_PROCS (empty) sets the server's
+#           GOMAXPROCS (1: one core, the other for the load generator),
+#           LLM_MAX_TRIALS (20) its ab.max_trials.
 #   demo    DEMO_RUNS runs of `perfgate demo` (its layer pairs and ladder
 #           steps measured interleaved and paired, then the planted
 #           regression: the service layer's batched variant at 200 req/s
@@ -229,6 +231,8 @@ if [[ " $PHASES " == *" llm "* ]]; then
 	# sequence, so TPOT moves about +10%; the comparison says by how much).
 	d=$work/llm
 	mkdir -p "$d"
+	llm_env=
+	[ -n "${LLM_PROCS:-}" ] && llm_env=$'\n'"    env: {GOMAXPROCS: \"$LLM_PROCS\"}"
 	git -C "$d" init -q
 	cat >"$d/perfgate.yaml" <<EOF
 version: 1
@@ -236,11 +240,12 @@ gate:
   p99_regression: 5%
   confidence: 0.95
   on_inconclusive: pass
+ab: {max_trials: ${LLM_MAX_TRIALS:-20}}
 targets:
   llm:
     command: ["sh", "-c", 'exec $pg fixture serve --addr 127.0.0.1:\$0 --model sim --llm-step \$(cat step.txt)', "{port}"]
     ready: "http://127.0.0.1:{port}/v2/health/ready"
-    dir: .
+    dir: .$llm_env
 scenarios:
   - name: llm-stream
     layer: model
