@@ -29,6 +29,50 @@ type tinySeq struct {
 	cache   *tinyllm.Cache
 	sampler *tinyllm.Sampler
 	logits  []float32
+	probs   []float64 // the sampler's buffer
+}
+
+// seqPool keeps finished sequences' KV caches and buffers for the next
+// sequences admitted, as vLLM allocates its KV cache blocks once and
+// reuses them: without it every sequence grows a cache of its own, and a
+// fresh server runs slower until its heap stops growing (its first
+// trials slower than its later ones: the note first-trial). It holds at
+// most poolBytes; a cache grown past that by a long sequence is dropped.
+type seqPool struct {
+	model *tinyllm.Model
+	free  []tinySeq
+	bytes int
+}
+
+const poolBytes = 64 << 20
+
+// get gives t a cache and buffers: a finished sequence's, or new ones.
+func (p *seqPool) get(t *tinySeq) {
+	if n := len(p.free); n > 0 {
+		f := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.bytes -= f.cache.Bytes()
+		t.cache, t.logits, t.probs = f.cache, f.logits, f.probs
+	} else {
+		t.cache = p.model.NewCache()
+		t.logits = make([]float32, p.model.VocabSize())
+		t.probs = make([]float64, p.model.VocabSize())
+	}
+	t.sampler.Use(t.probs)
+}
+
+// put takes back t's cache and buffers, once t will not run again.
+func (p *seqPool) put(t *tinySeq) {
+	if t.cache == nil {
+		return
+	}
+	if b := t.cache.Bytes(); p.bytes+b <= poolBytes {
+		t.cache.Reset()
+		p.free = append(p.free, tinySeq{cache: t.cache, logits: t.logits, probs: t.probs})
+		p.bytes += b
+	}
+	t.cache, t.logits, t.probs = nil, nil, nil
+	t.sampler.Use(nil)
 }
 
 // tinyEngine serves the tiny-llm, a real transformer (package tinyllm),
@@ -83,6 +127,18 @@ func (e *tinyEngine) loop() {
 	var waiting, running []*llmSeq
 	var items []tinyllm.Item
 	var owners []*llmSeq // the sequence of each item
+	pool := seqPool{model: e.model}
+	// retire drops the running sequences that ok rejects and takes back
+	// their memory.
+	retire := func(running []*llmSeq, ok func(*llmSeq) bool) []*llmSeq {
+		return keep(running, func(s *llmSeq) bool {
+			if ok(s) {
+				return true
+			}
+			pool.put(&s.tiny)
+			return false
+		})
+	}
 	defer func() {
 		for _, s := range append(waiting, running...) {
 			failSeq(s)
@@ -108,11 +164,10 @@ func (e *tinyEngine) loop() {
 		for len(running) < e.o.LLMMaxSeqs && len(waiting) > 0 {
 			s := waiting[0]
 			waiting = waiting[1:]
-			s.tiny.cache = e.model.NewCache()
-			s.tiny.logits = make([]float32, e.model.VocabSize())
+			pool.get(&s.tiny)
 			running = append(running, s)
 		}
-		running = dropGone(running)
+		running = retire(running, func(s *llmSeq) bool { return s.ctx.Err() == nil })
 		e.m.waiting.Set(float64(len(waiting) + e.sched.pending()))
 		e.m.running.Set(float64(len(running)))
 		if len(running) == 0 {
@@ -134,7 +189,7 @@ func (e *tinyEngine) loop() {
 				s.events <- llmToken{err: fmt.Errorf("%s: %w", NameTinyLLM, err)}
 				s.gen = -1
 			}
-			running = keep(running, func(s *llmSeq) bool { return s.gen >= 0 })
+			running = retire(running, func(s *llmSeq) bool { return s.gen >= 0 })
 			continue
 		}
 		e.m.promptToks.Add(float64(prompt))
@@ -171,7 +226,7 @@ func (e *tinyEngine) loop() {
 				owners[i].events <- owners[i].last
 			}
 		}
-		running = keep(running, func(s *llmSeq) bool { return s.gen < s.max })
+		running = retire(running, func(s *llmSeq) bool { return s.gen < s.max })
 		// Let the handlers stream this step's tokens before the next step
 		// takes the core: with one core (GOMAXPROCS=1, as the demo runs
 		// it) they would otherwise wait for the scheduler to preempt the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -135,6 +136,40 @@ func TestTinyLLMBatchingKeepsTokens(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A steady load allocates less a request than one sequence's KV cache
+// grows: the engine reuses finished sequences' caches and buffers
+// (seqPool), so a fresh server's heap stops growing after its first few
+// requests instead of after its first thousands.
+func TestTinyLLMReusesCaches(t *testing.T) {
+	srv, hs := newTestServer(t, Options{Model: ModelSim})
+	const prompt = "the quick brown fox jumps over the lazy dog"
+	cache := srv.tiny.NewCache()
+	toks := srv.tiny.Tokenizer().Encode(prompt)
+	if err := srv.tiny.Forward([]tinyllm.Item{{Cache: cache, Tokens: toks}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		if err := srv.tiny.Forward([]tinyllm.Item{{Cache: cache, Tokens: []int{1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		streamCompletion(t, hs.Client(), hs.URL, "/v1/completions", tinyReq(prompt, 4))
+	}
+	const n = 40
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		streamCompletion(t, hs.Client(), hs.URL, "/v1/completions", tinyReq(prompt, 4))
+	}
+	runtime.ReadMemStats(&after)
+	per := (after.TotalAlloc - before.TotalAlloc) / n
+	t.Logf("a request allocated %d bytes (client and server); a new sequence's KV cache grows %d", per, cache.Bytes())
+	if per >= uint64(cache.Bytes()) {
+		t.Errorf("a request allocated %d bytes (client and server), as much as a new sequence's KV cache grows (%d): want the caches reused", per, cache.Bytes())
 	}
 }
 
