@@ -23,9 +23,13 @@
 #   llm     `gate --ab` of an LLM stream scenario (the reference server's
 #           sim-llm, 80 requests/s, 16 tokens each): LLM_AA (2) A/A runs,
 #           then LLM_10 (2) whose decode step costs LLM_STEP_10 (4.5ms, 4ms
-#           in A: TPOT about +10%); LLM_PROCS (empty) sets the server's
-#           GOMAXPROCS (1: one core, the other for the load generator),
-#           LLM_MAX_TRIALS (20) its ab.max_trials.
+#           in A: TPOT about +10%); LLM_PROCS (1) sets the server's
+#           GOMAXPROCS (one core, the other for the load generator, as
+#           the demo runs its server; empty: both cores shared, as
+#           sessions 10 to 12 measured), LLM_MAX_TRIALS (40; 20 before
+#           session 13) its ab.max_trials: on its own core the stream's
+#           TTFT P99 is bound by its own sampling and needs about 30
+#           pairs (bench/decisive-2026-12-07-s12.txt).
 #   demo    DEMO_RUNS runs of `perfgate demo` (its layer pairs and ladder
 #           steps measured interleaved and paired, then the planted
 #           regression: the service layer's batched variant at 200 req/s
@@ -77,7 +81,7 @@ if [ -n "${HOG:-}" ]; then
 	(while :; do :; done) &
 	hog=$!
 fi
-say "# bench/decisive.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) hog ${HOG:-none} pinned ${PIN:-no} load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "# bench/decisive.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) cores $(nproc) hog ${HOG:-none} pinned ${PIN:-no} phases '$PHASES' llm_procs '${LLM_PROCS-1}' llm_max_trials ${LLM_MAX_TRIALS:-40} load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The service and its config (bench/lib.sh): the cost comes from the
 # target's folder (cost.txt), so an A/B checkout carries its own.
@@ -232,7 +236,7 @@ if [[ " $PHASES " == *" llm "* ]]; then
 	d=$work/llm
 	mkdir -p "$d"
 	llm_env=
-	[ -n "${LLM_PROCS:-}" ] && llm_env=$'\n'"    env: {GOMAXPROCS: \"$LLM_PROCS\"}"
+	[ -n "${LLM_PROCS-1}" ] && llm_env=$'\n'"    env: {GOMAXPROCS: \"${LLM_PROCS-1}\"}"
 	git -C "$d" init -q
 	cat >"$d/perfgate.yaml" <<EOF
 version: 1
@@ -240,7 +244,7 @@ gate:
   p99_regression: 5%
   confidence: 0.95
   on_inconclusive: pass
-ab: {max_trials: ${LLM_MAX_TRIALS:-20}}
+ab: {max_trials: ${LLM_MAX_TRIALS:-40}}
 targets:
   llm:
     command: ["sh", "-c", 'exec $pg fixture serve --addr 127.0.0.1:\$0 --model sim --llm-step \$(cat step.txt)', "{port}"]
