@@ -184,7 +184,7 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 		if n.CIPct != nil {
 			ci = fmt.Sprintf(" [%+.1f%%, %+.1f%%]", n.CIPct[0], n.CIPct[1])
 		}
-		return fmt.Sprintf("%s side: a target process's first trial read its P50 %+.1f%%%s above the same process's later trials, over %d processes: its warm-up ended before it was steady; the paired estimate cancels the bias, but a longer load.warmup would narrow the interval",
+		return fmt.Sprintf("%s side: a target process's first trial read its P50 %+.1f%%%s above the same process's later trials, over %d processes: its warm-up ended before it was steady; the paired estimate cancels the bias, but a longer load.warmup, or a service steady sooner (memory and caches set up before it is ready), would narrow the interval",
 			n.Side, n.Pct, ci, n.Count)
 	},
 

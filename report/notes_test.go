@@ -85,7 +85,7 @@ func TestNoteText(t *testing.T) {
 			"p50_ms: a unit's ratio varies by 8.2% (standard deviation), of which sampling 300 requests a side gives 2.1%: the rest moves with the runner or the service from unit to unit (other work, scheduling, its own state), which more requests a unit would not remove"},
 		// A warm-up that ended before the target was steady.
 		{"first trial", compare.Note{Code: compare.NoteFirstTrial, Metric: compare.MetricP50, Side: "base", Count: 6, Pct: 23.4, CIPct: &[2]float64{12.1, 35.8}},
-			"base side: a target process's first trial read its P50 +23.4% [+12.1%, +35.8%] above the same process's later trials, over 6 processes: its warm-up ended before it was steady; the paired estimate cancels the bias, but a longer load.warmup would narrow the interval"},
+			"base side: a target process's first trial read its P50 +23.4% [+12.1%, +35.8%] above the same process's later trials, over 6 processes: its warm-up ended before it was steady; the paired estimate cancels the bias, but a longer load.warmup, or a service steady sooner (memory and caches set up before it is ready), would narrow the interval"},
 		// A code from a newer perfgate is shown, not dropped.
 		{"unknown code", compare.Note{Code: "from-the-future"}, "from-the-future"},
 	}
