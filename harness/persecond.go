@@ -28,6 +28,7 @@ type seconds struct {
 	n        int       // seconds in the window, the last possibly partial
 	achieved []int64
 	errors   []int64
+	offered  []int64
 	hists    []*hdrhistogram.Histogram // allocated on a second's first success
 	p99Ms    []float64                 // a reduced second's P99
 	reduced  []bool
@@ -41,7 +42,7 @@ type seconds struct {
 func newSeconds(start time.Time, window time.Duration) *seconds {
 	n := int((window + time.Second - 1) / time.Second)
 	return &seconds{start: start, end: start.Add(window), n: n, achieved: make([]int64, n), errors: make([]int64, n),
-		hists: make([]*hdrhistogram.Histogram, n), p99Ms: make([]float64, n), reduced: make([]bool, n)}
+		offered: make([]int64, n), hists: make([]*hdrhistogram.Histogram, n), p99Ms: make([]float64, n), reduced: make([]bool, n)}
 }
 
 // at returns the second t falls in, or -1 outside the window.
@@ -53,7 +54,7 @@ func (s *seconds) at(t time.Time) int {
 }
 
 // add counts one sample: its response in the second it arrived, its
-// latency (or its error) in the second it was scheduled.
+// latency (or its error) and its send in the second it was scheduled.
 func (s *seconds) add(smp *Sample) {
 	if i := s.at(smp.End); i >= 0 {
 		s.achieved[i]++
@@ -62,6 +63,7 @@ func (s *seconds) add(smp *Sample) {
 	if i < 0 {
 		return
 	}
+	s.offered[i]++
 	if !smp.OK() {
 		s.errors[i]++
 		return
@@ -107,7 +109,7 @@ func (s *seconds) series() *result.PerSecond {
 	for j := range s.hists {
 		s.reduce(j)
 	}
-	return &result.PerSecond{Achieved: s.achieved, Errors: s.errors, P99Ms: s.p99Ms}
+	return &result.PerSecond{Achieved: s.achieved, Errors: s.errors, P99Ms: s.p99Ms, Offered: s.offered}
 }
 
 // perSecond hands a sample to the timelines of the trials it belongs to:

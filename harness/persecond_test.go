@@ -32,9 +32,11 @@ func TestRecorderPerSecond(t *testing.T) {
 	}
 	res := rec.result()
 	// P99 per second comes from 2-significant-digit histograms: within 1%.
+	// A send counts in the second it was scheduled, answered or failed,
+	// and not before the window (the warm-up's).
 	want := []*result.PerSecond{
-		{Achieved: []int64{3, 1, 0}, Errors: []int64{0, 1, 0}, P99Ms: []float64{30, 0, 200}},
-		{Achieved: []int64{1, 1, 0}, Errors: []int64{0, 0, 0}, P99Ms: []float64{0, 5, 0}},
+		{Achieved: []int64{3, 1, 0}, Errors: []int64{0, 1, 0}, P99Ms: []float64{30, 0, 200}, Offered: []int64{2, 1, 1}},
+		{Achieved: []int64{1, 1, 0}, Errors: []int64{0, 0, 0}, P99Ms: []float64{0, 5, 0}, Offered: []int64{0, 1, 0}},
 	}
 	for i, w := range want {
 		got := res.Trials[i].PerSecond

@@ -428,6 +428,9 @@ func (r *Report) mode() string {
 		}
 		m = fmt.Sprintf("same-runner A/B: base %s (%s) against head %s, measured %s on this runner; no stored baseline was read",
 			c.AB.Ref, shortSHA(c.AB.BaseSHA), shortSHA(c.AB.HeadSHA), how)
+		if c.AB.Declared {
+			m = fmt.Sprintf("declared pairs: each pair's base scenario against its head scenario, measured %s on this runner; no stored baseline was read", how)
+		}
 	case r.Mode != "":
 		m = r.Mode
 	case c.Verdict == compare.NoBaseline:

@@ -219,6 +219,8 @@ func TestHTMLSaysItsMode(t *testing.T) {
 	}
 	ab := base()
 	ab.AB = &compare.ABRun{Ref: "main", BaseSHA: "0a1b2c3d4e5f60718293", HeadSHA: "4f2c1e0d9b8a7f6e5d4c"}
+	declared := base()
+	declared.AB = &compare.ABRun{Declared: true}
 	learned := base()
 	learned.Settings.Learned = map[string]compare.LearnedNoise{"api": {}}
 	alone := base()
@@ -230,6 +232,7 @@ func TestHTMLSaysItsMode(t *testing.T) {
 	}{
 		{"stored", &Report{Comparison: base()}, "Mode: stored baselines</p>"},
 		{"A/B", &Report{Comparison: ab}, "Mode: same-runner A/B: base main (0a1b2c3d4e5f) against head 4f2c1e0d9b8a"},
+		{"declared pairs", &Report{Comparison: declared}, "Mode: declared pairs: each pair&#39;s base scenario against its head scenario, measured interleaved on this runner"},
 		{"history", &Report{Comparison: learned}, "Mode: stored baselines, the run-to-run noise learned from the history (1 scenario)"},
 		{"history trend", &Report{Comparison: base(), Trend: &Trend{Series: []history.Series{{}}}}, "Mode: stored baselines; trends from the history"},
 		{"results alone", &Report{Comparison: alone}, "Mode: results alone"},

@@ -90,3 +90,41 @@ func TestHTMLEscapesNames(t *testing.T) {
 		t.Errorf("the escaped name is missing from the page")
 	}
 }
+
+// An open loop's timeline draws the schedule's sends per second beside
+// the responses, so that a quiet second of the schedule is not read as a
+// stall; a closed loop's does not, and neither does a result without them.
+func TestTimelineOffered(t *testing.T) {
+	res := func(mode string, offered []int64) *result.Result {
+		ps := &result.PerSecond{Achieved: []int64{80, 19}, Errors: []int64{0, 0}, P99Ms: []float64{40, 30}, Offered: offered}
+		return &result.Result{Load: result.Load{Mode: mode}, Summary: result.Summary{OfferedRPS: 80},
+			Trials: []result.Trial{{DurationS: 1.4, PerSecond: ps}}}
+	}
+	for _, tt := range []struct {
+		name    string
+		r       *result.Result
+		offered bool
+	}{
+		{"open loop", res("rate", []int64{81, 19}), true},
+		{"closed loop", res("concurrency", []int64{81, 19}), false},
+		{"recorded before offered", res("rate", nil), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			figs := timelineFigures(sides{base: tt.r, cand: tt.r})
+			if len(figs) == 0 || figs[0].Kind != "timeline-rate" {
+				t.Fatalf("figures %v: want the rate timeline first", figs)
+			}
+			f := figs[0]
+			svg := string(f.SVG)
+			drawn := strings.Contains(svg, `class="series base offered"`) && strings.Contains(svg, `class="series pr offered"`)
+			said := strings.Contains(f.Caption, "the requests the schedule sent")
+			if drawn != tt.offered || said != tt.offered {
+				t.Errorf("offered drawn %v, caption says so %v; want %v (caption %q)", drawn, said, tt.offered, f.Caption)
+			}
+			flat := strings.Contains(svg, "offered 80.0 rps")
+			if flat == tt.offered {
+				t.Errorf("the flat offered line drawn %v; want it only without the per-second sends", flat)
+			}
+		})
+	}
+}

@@ -304,9 +304,16 @@ func timelineFigures(s sides) []*figure {
 	var legend []legendItem
 	end, topR, topL := 0.0, 0.0, 0.0
 	var bounds []float64
+	scheduled := false // a side drew its schedule's sends per second
 	s.each(func(r *result.Result, class, label string) {
 		rs := series{Label: label + " achieved rate", Class: class, Line: true}
 		ls := series{Label: label + " P99", Class: class, Line: true, Dots: true}
+		// An open loop's schedule, second by second: a Poisson schedule's
+		// quiet seconds dip in both lines, a stall only in the achieved
+		// one. A closed loop sends as it is
+		// answered, so its sends say nothing more.
+		os := series{Label: label + " offered", Class: class + " offered", Line: true}
+		open := r.Load.Mode != "concurrency"
 		off := 0.0
 		any := false
 		for ti, t := range r.Trials {
@@ -330,6 +337,10 @@ func timelineFigures(s sides) []*figure {
 				x := off + float64(i) + width/2
 				rs.Pts = append(rs.Pts, pt{x, float64(ps.Achieved[i]) / width})
 				topR = math.Max(topR, float64(ps.Achieved[i])/width)
+				if open && ps.Offered != nil {
+					os.Pts = append(os.Pts, pt{x, float64(ps.Offered[i]) / width})
+					topR = math.Max(topR, float64(ps.Offered[i])/width)
+				}
 				if ps.P99Ms[i] > 0 {
 					ls.Pts = append(ls.Pts, pt{x, ps.P99Ms[i]})
 					ls.Titles = append(ls.Titles, fmt.Sprintf("%s trial %d second %d: P99 %s ms, %d responses, %d errors", label, ti+1, i+1, ms(ps.P99Ms[i]), ps.Achieved[i], ps.Errors[i]))
@@ -347,7 +358,10 @@ func timelineFigures(s sides) []*figure {
 			lat.Series = append(lat.Series, ls)
 		}
 		legend = append(legend, legendItem{class, label})
-		if o := r.Summary.OfferedRPS; o > 0 {
+		if len(os.Pts) > 0 {
+			rate.Series = append(rate.Series, os)
+			scheduled = true
+		} else if o := r.Summary.OfferedRPS; o > 0 {
 			if len(rate.HRules) == 1 && math.Abs(rate.HRules[0].At-o) < 0.02*o {
 				// Both sides offered the same: one line says so.
 				rate.HRules[0] = rule{At: o, Class: "offered", Label: "offered " + qps(o) + " rps"}
@@ -369,8 +383,14 @@ func timelineFigures(s sides) []*figure {
 		p.X.Min, p.X.Max = 0, math.Max(end, 1)
 	}
 	rate.Y.Min, rate.Y.Max = 0, niceCeil(topR*1.1)
-	out := []*figure{{Kind: "timeline-rate", Title: "Achieved rate per second", Legend: legend,
-		Caption: "Responses that arrived in each second of each trial; a dip is a stall, a ramp a warm-up that was too short.",
+	caption := "Responses that arrived in each second of each trial; a dip is a stall, a ramp a warm-up that was too short."
+	rateLegend := legend
+	if scheduled {
+		caption = "Responses that arrived in each second of each trial (solid) and the requests the schedule sent in it (dotted): a dip in both is the schedule's, achieved below offered a stall, a ramp a warm-up that was too short."
+		rateLegend = append(slices.Clip(legend), legendItem{"offered", "offered (the schedule)"})
+	}
+	out := []*figure{{Kind: "timeline-rate", Title: "Achieved rate per second", Legend: rateLegend,
+		Caption: caption,
 		SVG:     template.HTML(rate.svg("achieved requests per second over the run"))}}
 	if len(lat.Series) > 0 {
 		lat.Y.Min, lat.Y.Max = 0, niceCeil(topL*1.1)
