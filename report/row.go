@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/compare"
@@ -17,7 +18,8 @@ type row struct {
 	QPS, QPSPct, QPSCI string
 	// P99Regressed and QPSRegressed: that metric regressed.
 	P99Regressed, QPSRegressed bool
-	// Notes qualify the verdict: (invalid run), (host busy), (simulated).
+	// Notes qualify the verdict: (invalid run), (host busy), (simulated),
+	// (by p50_ms): the metrics that decided it, where the row shows none.
 	Notes []string
 }
 
@@ -56,6 +58,12 @@ func (r *Report) scenarioRow(s compare.ScenarioComparison, dash string) row {
 	}
 	if s.Simulated {
 		w.Notes = append(w.Notes, "(simulated)")
+	}
+	// A verdict the row's columns do not show (a stream whose TPOT
+	// regressed while its P99 improved, a median that decided where the
+	// P99 could not) names the metrics that decided it.
+	if len(s.DecidedBy) > 0 && !slices.Contains(s.DecidedBy, compare.MetricP99) && !slices.Contains(s.DecidedBy, compare.MetricMaxQPS) {
+		w.Notes = append(w.Notes, "(by "+strings.Join(s.DecidedBy, ", ")+")")
 	}
 	return w
 }
