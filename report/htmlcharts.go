@@ -310,9 +310,9 @@ func timelineFigures(s sides) []*figure {
 		ls := series{Label: label + " P99", Class: class, Line: true, Dots: true}
 		// An open loop's schedule, second by second: a Poisson schedule's
 		// quiet seconds dip in both lines, a stall only in the achieved
-		// one. A closed loop sends as it is
-		// answered, so its sends say nothing more.
-		os := series{Label: label + " offered", Class: class + " offered", Line: true}
+		// one. A closed loop sends as it is answered, so its sends say
+		// nothing more.
+		sent := series{Label: label + " offered", Class: class + " offered", Line: true}
 		open := r.Load.Mode != "concurrency"
 		off := 0.0
 		any := false
@@ -338,7 +338,7 @@ func timelineFigures(s sides) []*figure {
 				rs.Pts = append(rs.Pts, pt{x, float64(ps.Achieved[i]) / width})
 				topR = math.Max(topR, float64(ps.Achieved[i])/width)
 				if open && ps.Offered != nil {
-					os.Pts = append(os.Pts, pt{x, float64(ps.Offered[i]) / width})
+					sent.Pts = append(sent.Pts, pt{x, float64(ps.Offered[i]) / width})
 					topR = math.Max(topR, float64(ps.Offered[i])/width)
 				}
 				if ps.P99Ms[i] > 0 {
@@ -358,8 +358,8 @@ func timelineFigures(s sides) []*figure {
 			lat.Series = append(lat.Series, ls)
 		}
 		legend = append(legend, legendItem{class, label})
-		if len(os.Pts) > 0 {
-			rate.Series = append(rate.Series, os)
+		if len(sent.Pts) > 0 {
+			rate.Series = append(rate.Series, sent)
 			scheduled = true
 		} else if o := r.Summary.OfferedRPS; o > 0 {
 			if len(rate.HRules) == 1 && math.Abs(rate.HRules[0].At-o) < 0.02*o {
