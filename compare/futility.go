@@ -67,7 +67,7 @@ func Futile(sc ScenarioComparison, l Look) (Futility, bool) {
 	f := Futility{Power: 1, Pairs: l.Pairs}
 	var regress float64 // the chance that some undecided metric regresses
 	for _, m := range sc.Metrics {
-		if !m.Gated || m.Verdict != Inconclusive || computeYields(sc.Metrics, m) != "" {
+		if !m.Gated || m.Verdict != Inconclusive || yields(sc.Metrics, m) != nil {
 			continue
 		}
 		p, need, ok := metricPower(m, l)
@@ -101,7 +101,7 @@ func PairsToDecide(sc ScenarioComparison, l Look, alpha float64) (metric string,
 	// levels; EndPairs only shapes the chance it also projects, unused here.
 	at := Look{Pairs: l.Pairs, EndPairs: 2 * l.Pairs, Level: l.Level, AlphaLeft: alpha, EqAlphaLeft: alpha}
 	for _, m := range sc.Metrics {
-		if !m.Gated || m.Verdict != Inconclusive || computeYields(sc.Metrics, m) != "" {
+		if !m.Gated || m.Verdict != Inconclusive || yields(sc.Metrics, m) != nil {
 			continue
 		}
 		_, n, ok := metricPower(m, at)

@@ -102,6 +102,10 @@ const (
 	NoteSparseStands       NoteCode = "sparse-stands"        // Metric, Count, Need, Verdict
 	NoteMediansNotGated    NoteCode = "medians-not-gated"    // Names, NBase, NCand, P, Tests (with), Count (without)
 	NoteComputeYields      NoteCode = "compute-yields"       // Metric (inconclusive), Names (the median it yields to), Verdict (the median's)
+	// An inconclusive metric whose interval rules out a regression beside
+	// an improvement (noWorse): Metric, Names (the improved metrics), Pct
+	// (its margin), CIPct (its equivalence interval).
+	NoteNoWorse NoteCode = "no-worse"
 
 	// How max QPS was compared.
 	NoteKneeOneSweep  NoteCode = "knee-one-sweep" // only one side ran a sweep

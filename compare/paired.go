@@ -228,8 +228,9 @@ func ComparePaired(scenario, layer string, p Pairs, s Settings, level, eqLevel f
 // Decided reports whether a paired scenario is decided: regressed (a
 // gated metric regressed beyond its threshold, significant at the look's
 // level), or every gated metric decided: regressed or improved beyond its
-// threshold, or unchanged inside it (a compute time that yields to a
-// decided median aside: computeYields). A sequential A/B run stops
+// threshold, or unchanged inside it (a metric that yields aside: a compute
+// time beside a decided median, or one no worse beside an improvement:
+// yields). A sequential A/B run stops
 // measuring a scenario once it is: a look's rejection is what its level
 // was spent on, and measuring on would only settle the other metrics.
 func Decided(sc ScenarioComparison) bool {
@@ -238,7 +239,7 @@ func Decided(sc ScenarioComparison) bool {
 	}
 	any := false
 	for _, m := range sc.Metrics {
-		if !m.Gated || computeYields(sc.Metrics, m) != "" {
+		if !m.Gated || yields(sc.Metrics, m) != nil {
 			continue
 		}
 		any = true

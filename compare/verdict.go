@@ -265,12 +265,13 @@ var metricGuards = []metricGuard{
 }
 
 // scenarioVerdict is the worst verdict of the gated metrics (Regressed
-// before Inconclusive before Improved before Unchanged); Inconclusive when
-// none is gated.
+// before Inconclusive before Improved before Unchanged), leaving out an
+// inconclusive metric that yields (yields); Inconclusive when none is
+// gated.
 func scenarioVerdict(ms []Metric) Verdict {
 	v, any := Unchanged, false
 	for _, m := range ms {
-		if !m.Gated || computeYields(ms, m) != "" {
+		if !m.Gated || yields(ms, m) != nil {
 			continue
 		}
 		any = true
@@ -301,14 +302,64 @@ func computeYields(ms []Metric, m Metric) string {
 	return ""
 }
 
-// noteComputeYield states, as the scenario's note, which median its
-// compute time yielded to (computeYields), replacing an earlier one: a
-// guard may since have taken the median's decision away.
+// yields names the gated metrics that m, left inconclusive, yields to, so
+// that it does not hold the scenario's verdict (nil when it holds it): the
+// median its compute time yields to (computeYields), or, where m is no
+// worse (noWorse), the scenario's improved metrics.
+func yields(ms []Metric, m Metric) []string {
+	if med := computeYields(ms, m); med != "" {
+		return []string{med}
+	}
+	if !noWorse(m) {
+		return nil
+	}
+	var to []string
+	for _, o := range ms {
+		if o.Gated && o.Verdict == Improved {
+			to = append(to, o.Metric)
+		}
+	}
+	return to
+}
+
+// noWorse reports whether m, gated and left inconclusive by its own
+// evidence (no guard's), has ruled out a regression: the bad end of its
+// equivalence interval inside its margin of unchanged and its point change
+// inside the threshold. That is the bad side of Decide's two one-sided
+// tests at the same level, so a real regression of the margin passes it
+// at most as often as it would be called unchanged. Beside an improvement
+// it makes the scenario improved (better in one metric, worse in none)
+// where a tail's own interval, still spanning zero or the good side's
+// threshold, would hold it to the last look. A censored knee's interval is
+// a bound, not an estimate: it never yields.
+func noWorse(m Metric) bool {
+	if !m.Gated || m.Verdict != Inconclusive || m.Guard != "" || m.Censored != "" {
+		return false
+	}
+	eq := m.equivalenceCI()
+	if math.IsNaN(eq[0]) || math.IsNaN(eq[1]) || math.IsNaN(m.DeltaPct) {
+		return false
+	}
+	margin := max(m.ThresholdPct, m.EquivalencePct)
+	if m.BetterIs == HigherIsBetter {
+		return eq[0] >= -margin && m.DeltaPct >= -m.ThresholdPct
+	}
+	return eq[1] <= margin && m.DeltaPct <= m.ThresholdPct
+}
+
+// noteComputeYield states, as the scenario's notes, what each metric that
+// yields yielded to (yields): the median its compute time yielded to
+// (NoteComputeYields), or the improvement beside which it is no worse
+// (NoteNoWorse), replacing earlier ones: a guard may since have taken a
+// decision away.
 func noteComputeYield(sc *ScenarioComparison) {
-	sc.Notes = slices.DeleteFunc(sc.Notes, func(n Note) bool { return n.Code == NoteComputeYields })
+	sc.Notes = slices.DeleteFunc(sc.Notes, func(n Note) bool { return n.Code == NoteComputeYields || n.Code == NoteNoWorse })
 	for _, m := range sc.Metrics {
 		if med := computeYields(sc.Metrics, m); med != "" {
 			sc.Notes = append(sc.Notes, Note{Code: NoteComputeYields, Metric: m.Metric, Names: []string{med}, Verdict: metricVerdict(sc.Metrics, med)})
+		} else if to := yields(sc.Metrics, m); to != nil {
+			eq := m.equivalenceCI()
+			sc.Notes = append(sc.Notes, Note{Code: NoteNoWorse, Metric: m.Metric, Names: to, Pct: max(m.ThresholdPct, m.EquivalencePct), CIPct: &eq})
 		}
 	}
 }

@@ -284,3 +284,77 @@ func TestComputeYields(t *testing.T) {
 		}
 	})
 }
+
+// TestNoWorse: a metric left inconclusive whose equivalence interval rules
+// out a regression does not hold a scenario that improved in another
+// metric (the demo's LLM model pair: P50 −34.5% improved, P99 −24.3%
+// with its equivalence interval [−39.9, −4.5] at the last look, which
+// neither a significant improvement nor ±5% could decide); an interval
+// reaching into a regression, a point beyond the threshold, a guard's
+// downgrade or no improvement beside it keep the scenario inconclusive,
+// and a regression anywhere still fails it.
+func TestNoWorse(t *testing.T) {
+	tail := func(lo, hi, delta, margin float64) Metric {
+		return Metric{Metric: MetricP99, Verdict: Inconclusive, Gated: true, DeltaPct: delta,
+			CIPct: [2]float64{lo - 3, hi + 3}, EquivCIPct: &[2]float64{lo, hi}, ThresholdPct: 5, EquivalencePct: margin, BetterIs: LowerIsBetter}
+	}
+	p50 := func(v Verdict) Metric {
+		m := gatedMetric(MetricP50, v)
+		m.ThresholdPct, m.BetterIs = 5, LowerIsBetter
+		return m
+	}
+	knee := func(lo, hi float64) Metric {
+		return Metric{Metric: MetricMaxQPS, Verdict: Inconclusive, Gated: true, DeltaPct: (lo + hi) / 2,
+			CIPct: [2]float64{lo, hi}, EquivCIPct: &[2]float64{lo, hi}, ThresholdPct: 5, BetterIs: HigherIsBetter}
+	}
+	guarded := tail(-39.9, -4.5, -24.3, 0)
+	guarded.Guard = ReasonSparseQuantile
+	censored := knee(-3, 40)
+	censored.Censored = "baseline"
+	tests := []struct {
+		name    string
+		metrics []Metric
+		want    Verdict
+		yields  bool
+	}{
+		{"improved beside a tail no worse", []Metric{p50(Improved), tail(-39.9, -4.5, -24.3, 0)}, Improved, true},
+		{"its interval's top at the threshold", []Metric{p50(Improved), tail(-20, 5, -8, 0)}, Improved, true},
+		{"its interval reaching past the threshold", []Metric{p50(Improved), tail(-20, 5.1, -8, 0)}, Inconclusive, false},
+		{"inside a wider tail margin", []Metric{p50(Improved), tail(-12, 8, 1, 10)}, Improved, true},
+		{"a point beyond the threshold inside the margin", []Metric{p50(Improved), tail(3, 9, 6, 10)}, Inconclusive, false},
+		{"a guard's downgrade holds", []Metric{p50(Improved), guarded}, Inconclusive, false},
+		{"no improvement beside it", []Metric{p50(Unchanged), tail(-39.9, -4.5, -24.3, 0)}, Inconclusive, false},
+		{"a regression beside it", []Metric{p50(Regressed), tail(-39.9, -4.5, -24.3, 0)}, Regressed, false},
+		{"a knee no worse", []Metric{p50(Improved), knee(-4, 30)}, Improved, true},
+		{"a knee that may have lost capacity", []Metric{p50(Improved), knee(-6, 30)}, Inconclusive, false},
+		{"a censored knee's bound", []Metric{p50(Improved), censored}, Inconclusive, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := ScenarioComparison{Metrics: tt.metrics}
+			guardScenario(&sc, &scenarioEvidence{})
+			if sc.Verdict != tt.want {
+				t.Errorf("scenario verdict %s, want %s", sc.Verdict, tt.want)
+			}
+			if got := Decided(sc); got != (tt.want != Inconclusive) {
+				t.Errorf("Decided = %v, want %v", got, tt.want != Inconclusive)
+			}
+			var notes []Note
+			if tt.yields {
+				m := tt.metrics[1]
+				notes = []Note{{Code: NoteNoWorse, Metric: m.Metric, Names: []string{MetricP50}, Pct: max(m.ThresholdPct, m.EquivalencePct), CIPct: m.EquivCIPct}}
+			}
+			if d := cmp.Diff(notes, sc.Notes); d != "" {
+				t.Errorf("notes (-want +got):\n%s", d)
+			}
+		})
+	}
+	t.Run("a guard takes the improvement away", func(t *testing.T) {
+		sc := ScenarioComparison{Metrics: []Metric{p50(Improved), tail(-39.9, -4.5, -24.3, 0)}}
+		guardScenario(&sc, &scenarioEvidence{})
+		applyDowngrade(&sc, Downgrade{Code: ReasonGateWide, at: []int{0}})
+		if sc.Verdict != Inconclusive || len(sc.Notes) != 0 {
+			t.Errorf("verdict %s, notes %v: want inconclusive and no note", sc.Verdict, sc.Notes)
+		}
+	})
+}
