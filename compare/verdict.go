@@ -305,7 +305,8 @@ func computeYields(ms []Metric, m Metric) string {
 // yields names the gated metrics that m, left inconclusive, yields to, so
 // that it does not hold the scenario's verdict (nil when it holds it): the
 // median its compute time yields to (computeYields), or, where m is no
-// worse (noWorse), the scenario's improved metrics.
+// worse (noWorse) and no gated metric regressed, the scenario's improved
+// metrics.
 func yields(ms []Metric, m Metric) []string {
 	if med := computeYields(ms, m); med != "" {
 		return []string{med}
@@ -315,7 +316,11 @@ func yields(ms []Metric, m Metric) []string {
 	}
 	var to []string
 	for _, o := range ms {
-		if o.Gated && o.Verdict == Improved {
+		switch {
+		case !o.Gated:
+		case o.Verdict == Regressed:
+			return nil // the regression decides; no improvement stands
+		case o.Verdict == Improved:
 			to = append(to, o.Metric)
 		}
 	}

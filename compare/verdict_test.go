@@ -325,6 +325,7 @@ func TestNoWorse(t *testing.T) {
 		{"a guard's downgrade holds", []Metric{p50(Improved), guarded}, Inconclusive, false},
 		{"no improvement beside it", []Metric{p50(Unchanged), tail(-39.9, -4.5, -24.3, 0)}, Inconclusive, false},
 		{"a regression beside it", []Metric{p50(Regressed), tail(-39.9, -4.5, -24.3, 0)}, Regressed, false},
+		{"an improvement and a regression beside it", []Metric{p50(Improved), tail(-39.9, -4.5, -24.3, 0), gatedMetric(MetricTPOTP99, Regressed)}, Regressed, false},
 		{"a knee no worse", []Metric{p50(Improved), knee(-4, 30)}, Improved, true},
 		{"a knee that may have lost capacity", []Metric{p50(Improved), knee(-6, 30)}, Inconclusive, false},
 		{"a censored knee's bound", []Metric{p50(Improved), censored}, Inconclusive, false},

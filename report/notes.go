@@ -113,11 +113,11 @@ var noteTexts = map[compare.NoteCode]func(compare.Note) string{
 		return fmt.Sprintf("%s: undecided, so %s, which holds it, decides (%s)", n.Metric, strings.Join(n.Names, ", "), n.Verdict)
 	},
 	compare.NoteNoWorse: func(n compare.Note) string {
-		eq := ""
+		eq := "its equivalence interval"
 		if n.CIPct != nil {
-			eq = fmt.Sprintf(" (equivalence interval [%+.1f%%, %+.1f%%])", n.CIPct[0], n.CIPct[1])
+			eq += fmt.Sprintf(" [%+.1f%%, %+.1f%%]", n.CIPct[0], n.CIPct[1])
 		}
-		return fmt.Sprintf("%s: undecided, but no worse: its interval%s rules out a regression of %g%% or more, so the improvement in %s stands",
+		return fmt.Sprintf("%s: undecided, but no worse: %s rules out a regression of %g%% or more, so the improvement in %s stands",
 			n.Metric, eq, n.Pct, strings.Join(n.Names, ", "))
 	},
 
