@@ -83,3 +83,44 @@ func unchangedRate(t *testing.T, rng *rand.Rand, runs, n int, sigma, shift, conf
 	}
 	return float64(hits) / float64(runs)
 }
+
+// TestNoWorseCalibrated: beside an improved median, a tail whose true
+// change is a regression of exactly its margin (the threshold, or a wider
+// P99 margin) lets the scenario read improved (noWorse) in at most α of
+// comparisons: the bad half of the two one-sided tests, at the level of
+// unchanged. A tail that did not move yields far more often, which is what
+// the rule is for.
+func TestNoWorseCalibrated(t *testing.T) {
+	const runs, n, sigma, thr = 4000, 8, 0.05, 5.0
+	improvedRate := func(seed uint64, shift, margin float64) float64 {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		p50 := Metric{Metric: MetricP50, Verdict: Improved, Gated: true, ThresholdPct: thr, BetterIs: LowerIsBetter}
+		hits := 0
+		for range runs {
+			x, y := lognormals(rng, n, 10, sigma), lognormals(rng, n, 10*(1+shift/100), sigma)
+			tt, ok := processTest(x, y, equivConf(0.95), 0)
+			if !ok {
+				t.Fatal("processTest refused the sample")
+			}
+			m := Metric{Metric: MetricP99, Gated: true, DeltaPct: pctChange(tt.base, tt.cand), EquivCIPct: &tt.ci,
+				ThresholdPct: thr, EquivalencePct: margin, BetterIs: LowerIsBetter}
+			m.Verdict = Decide(m.evidence(tt.p, 0.05))
+			if scenarioVerdict([]Metric{p50, m}) == Improved {
+				hits++
+			}
+		}
+		return float64(hits) / float64(runs)
+	}
+	bound := 0.05 + 3*math.Sqrt(0.05*0.95/runs)
+	for _, margin := range []float64{0, 10} {
+		edge := max(thr, margin)
+		r, a := improvedRate(5, edge, margin), improvedRate(6, 0, margin)
+		if r > bound {
+			t.Errorf("margin %.0f%%: a tail %+.0f%% worse read improved beside the median in %.1f%% of comparisons, want at most α = 5%% (bound %.1f%%)", edge, edge, 100*r, 100*bound)
+		}
+		if a < 0.5 {
+			t.Errorf("margin %.0f%%: a tail that did not move yielded in %.1f%% of comparisons, want most", edge, 100*a)
+		}
+		t.Logf("margin %.0f%%: improved beside a tail %+.0f%% worse in %.1f%%, beside one unmoved in %.1f%%", edge, edge, 100*r, 100*a)
+	}
+}

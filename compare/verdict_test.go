@@ -288,7 +288,7 @@ func TestComputeYields(t *testing.T) {
 // TestNoWorse: a metric left inconclusive whose equivalence interval rules
 // out a regression does not hold a scenario that improved in another
 // metric (the demo's LLM model pair: P50 −34.5% improved, P99 −24.3%
-// with its equivalence interval [−39.9, −4.5] at the last look, which
+// with its equivalence interval [−35.2, −11.4] at the last look, which
 // neither a significant improvement nor ±5% could decide); an interval
 // reaching into a regression, a point beyond the threshold, a guard's
 // downgrade or no improvement beside it keep the scenario inconclusive,
@@ -307,7 +307,7 @@ func TestNoWorse(t *testing.T) {
 		return Metric{Metric: MetricMaxQPS, Verdict: Inconclusive, Gated: true, DeltaPct: (lo + hi) / 2,
 			CIPct: [2]float64{lo, hi}, EquivCIPct: &[2]float64{lo, hi}, ThresholdPct: 5, BetterIs: HigherIsBetter}
 	}
-	guarded := tail(-39.9, -4.5, -24.3, 0)
+	guarded := tail(-35.2, -11.4, -24.3, 0)
 	guarded.Guard = ReasonSparseQuantile
 	censored := knee(-3, 40)
 	censored.Censored = "baseline"
@@ -317,15 +317,15 @@ func TestNoWorse(t *testing.T) {
 		want    Verdict
 		yields  bool
 	}{
-		{"improved beside a tail no worse", []Metric{p50(Improved), tail(-39.9, -4.5, -24.3, 0)}, Improved, true},
+		{"improved beside a tail no worse", []Metric{p50(Improved), tail(-35.2, -11.4, -24.3, 0)}, Improved, true},
 		{"its interval's top at the threshold", []Metric{p50(Improved), tail(-20, 5, -8, 0)}, Improved, true},
 		{"its interval reaching past the threshold", []Metric{p50(Improved), tail(-20, 5.1, -8, 0)}, Inconclusive, false},
 		{"inside a wider tail margin", []Metric{p50(Improved), tail(-12, 8, 1, 10)}, Improved, true},
 		{"a point beyond the threshold inside the margin", []Metric{p50(Improved), tail(3, 9, 6, 10)}, Inconclusive, false},
 		{"a guard's downgrade holds", []Metric{p50(Improved), guarded}, Inconclusive, false},
-		{"no improvement beside it", []Metric{p50(Unchanged), tail(-39.9, -4.5, -24.3, 0)}, Inconclusive, false},
-		{"a regression beside it", []Metric{p50(Regressed), tail(-39.9, -4.5, -24.3, 0)}, Regressed, false},
-		{"an improvement and a regression beside it", []Metric{p50(Improved), tail(-39.9, -4.5, -24.3, 0), gatedMetric(MetricTPOTP99, Regressed)}, Regressed, false},
+		{"no improvement beside it", []Metric{p50(Unchanged), tail(-35.2, -11.4, -24.3, 0)}, Inconclusive, false},
+		{"a regression beside it", []Metric{p50(Regressed), tail(-35.2, -11.4, -24.3, 0)}, Regressed, false},
+		{"an improvement and a regression beside it", []Metric{p50(Improved), tail(-35.2, -11.4, -24.3, 0), gatedMetric(MetricTPOTP99, Regressed)}, Regressed, false},
 		{"a knee no worse", []Metric{p50(Improved), knee(-4, 30)}, Improved, true},
 		{"a knee that may have lost capacity", []Metric{p50(Improved), knee(-6, 30)}, Inconclusive, false},
 		{"a censored knee's bound", []Metric{p50(Improved), censored}, Inconclusive, false},
@@ -351,7 +351,7 @@ func TestNoWorse(t *testing.T) {
 		})
 	}
 	t.Run("a guard takes the improvement away", func(t *testing.T) {
-		sc := ScenarioComparison{Metrics: []Metric{p50(Improved), tail(-39.9, -4.5, -24.3, 0)}}
+		sc := ScenarioComparison{Metrics: []Metric{p50(Improved), tail(-35.2, -11.4, -24.3, 0)}}
 		guardScenario(&sc, &scenarioEvidence{})
 		applyDowngrade(&sc, Downgrade{Code: ReasonGateWide, at: []int{0}})
 		if sc.Verdict != Inconclusive || len(sc.Notes) != 0 {
