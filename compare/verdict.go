@@ -52,9 +52,10 @@ func (v Verdict) Decided() bool { return v == Regressed || v == Improved || v ==
 //     (one knee a side).
 //  3. Scenario guards (scenarioGuards), each downgrading the metrics it
 //     cannot stand behind and recomputing the scenario's verdict (the
-//     worst of its gated metrics, but a server compute time left
-//     inconclusive beside a median that decided: computeYields): a sparse
-//     quantile, a busy host, a runner shift, an invalid run.
+//     worst of its gated metrics, leaving out an inconclusive metric that
+//     yields: a server compute time beside a median that decided, or a
+//     metric no worse beside an improvement: yields): a sparse quantile,
+//     a busy host, a runner shift, an invalid run.
 //  4. The gate-wide family (gateWideGuard): a regression or improvement
 //     not significant after Holm's correction over every gated test of
 //     the comparison.
@@ -225,7 +226,7 @@ func decidePaired(sc *ScenarioComparison, untestable map[int]bool, level float64
 		decideMetric(m, p, level)
 	}
 	sc.Verdict = scenarioVerdict(sc.Metrics)
-	noteComputeYield(sc)
+	noteYields(sc)
 }
 
 // nothingCompared marks a comparison with no scenario compared (report
@@ -334,9 +335,9 @@ func yields(ms []Metric, m Metric) []string {
 // tests at the same level, so a real regression of the margin passes it
 // at most as often as it would be called unchanged. Beside an improvement
 // it makes the scenario improved (better in one metric, worse in none)
-// where a tail's own interval, still spanning zero or the good side's
-// threshold, would hold it to the last look. A censored knee's interval is
-// a bound, not an estimate: it never yields.
+// where a tail that reaches neither the look's level for improved nor
+// ±margin would hold it to the last look. A censored knee's interval is a
+// bound, not an estimate: it never yields.
 func noWorse(m Metric) bool {
 	if !m.Gated || m.Verdict != Inconclusive || m.Guard != "" || m.Censored != "" {
 		return false
@@ -352,12 +353,12 @@ func noWorse(m Metric) bool {
 	return eq[1] <= margin && m.DeltaPct <= m.ThresholdPct
 }
 
-// noteComputeYield states, as the scenario's notes, what each metric that
+// noteYields states, as the scenario's notes, what each metric that
 // yields yielded to (yields): the median its compute time yielded to
 // (NoteComputeYields), or the improvement beside which it is no worse
 // (NoteNoWorse), replacing earlier ones: a guard may since have taken a
 // decision away.
-func noteComputeYield(sc *ScenarioComparison) {
+func noteYields(sc *ScenarioComparison) {
 	sc.Notes = slices.DeleteFunc(sc.Notes, func(n Note) bool { return n.Code == NoteComputeYields || n.Code == NoteNoWorse })
 	for _, m := range sc.Metrics {
 		if med := computeYields(sc.Metrics, m); med != "" {
@@ -451,7 +452,7 @@ func guardScenario(sc *ScenarioComparison, ev *scenarioEvidence) {
 		d.Code = g.code
 		applyDowngrade(sc, *d)
 	}
-	noteComputeYield(sc)
+	noteYields(sc)
 	for _, m := range sc.Metrics {
 		if m.Gated && m.Guard == ReasonNoiseFloor {
 			sc.Levers = addLevers(sc.Levers, LeverAgreeingBaseline, LeverSameRunnerAB)
@@ -470,7 +471,7 @@ func applyDowngrade(sc *ScenarioComparison, d Downgrade) {
 	}
 	before := sc.Verdict
 	sc.Verdict = scenarioVerdict(sc.Metrics)
-	noteComputeYield(sc)
+	noteYields(sc)
 	switch d.Code {
 	case ReasonInvalidRun:
 		sc.Verdict, sc.Invalid = Inconclusive, true
