@@ -83,7 +83,7 @@ func main() {
 		fail(fmt.Errorf("-pair %q -sides %q: give both, the sides as BASE,HEAD", *pair, *sidesFlag))
 	}
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: replay [-margins 5,7.5,10,15] [-max-pairs N] DIR...")
+		fmt.Fprintln(os.Stderr, "usage: replay [-margins 5,7.5,10,15] [-max-pairs N] [-pair NAME -sides BASE,HEAD] [-rejudge] DIR...")
 		os.Exit(2)
 	}
 	var margins []float64
